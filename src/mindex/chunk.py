@@ -1,0 +1,175 @@
+"""Sections into chunks: headings first, then paragraphs, then sentences. Pure, no I/O.
+
+Fenced code blocks and tables are never cut: they travel whole (a block larger than the
+budget becomes a chunk of its own). Overlap repeats trailing paragraphs or sentences of the
+previous chunk in the same section, never code or tables.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass
+
+from mindex.models import Chunk, ParsedDocument, Section
+
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+_TABLE = re.compile(r"^\s*(\||\+[-=])")
+_SENTENCE_END = re.compile(r"(?<=[.!?。])[\"')\]]*\s+(?=\S)")
+CONTEXT_SEPARATOR = " › "
+
+
+@dataclass(frozen=True)
+class _Unit:
+    """A piece that is never split further: a block, a sentence or a word run."""
+
+    text: str
+    first: int  # 0-based line index inside the section text
+    last: int
+    block: int
+    atomic: bool
+
+
+def _blocks(lines: list[str]) -> list[tuple[int, int, bool]]:
+    """Group lines into (first, last, atomic) blocks: fences, tables and paragraphs."""
+    blocks: list[tuple[int, int, bool]] = []
+    i, n = 0, len(lines)
+    while i < n:
+        line = lines[i]
+        if not line.strip():
+            i += 1
+            continue
+        fence = _FENCE.match(line)
+        j = i
+        if fence:
+            marker = fence.group(1)
+            j = i + 1
+            while j < n:
+                close = _FENCE.match(lines[j])
+                if close and close.group(1)[0] == marker[0] and len(close.group(1)) >= len(marker):
+                    break
+                j += 1
+            blocks.append((i, min(j, n - 1), True))
+        elif _TABLE.match(line):
+            while j + 1 < n and _TABLE.match(lines[j + 1]):
+                j += 1
+            blocks.append((i, j, True))
+        else:
+            while j + 1 < n and lines[j + 1].strip() and not _FENCE.match(lines[j + 1]):
+                if _TABLE.match(lines[j + 1]):
+                    break
+                j += 1
+            blocks.append((i, j, False))
+        i = j + 1
+    return blocks
+
+
+def _split_long(text: str, first_line: int, block: int, size: int) -> list[_Unit]:
+    """Split an over-long paragraph at sentence ends, and a huge sentence at spaces."""
+    units: list[_Unit] = []
+    starts = [0] + [m.end() for m in _SENTENCE_END.finditer(text)]
+    for n, start in enumerate(starts):
+        end = starts[n + 1] if n + 1 < len(starts) else len(text)
+        piece_start = start
+        while piece_start < end:
+            piece_end = end
+            if piece_end - piece_start > size:
+                cut = text.rfind(" ", piece_start + 1, piece_start + size)
+                piece_end = cut if cut > piece_start else piece_start + size
+            piece = text[piece_start:piece_end].strip()
+            if piece:
+                line = first_line + text.count("\n", 0, piece_start)
+                last = first_line + text.count("\n", 0, piece_end)
+                units.append(_Unit(piece, line, last, block, False))
+            piece_start = piece_end
+    return units
+
+
+def _units(text: str, size: int) -> list[_Unit]:
+    lines = text.split("\n")
+    units: list[_Unit] = []
+    for number, (first, last, atomic) in enumerate(_blocks(lines)):
+        body = "\n".join(lines[first : last + 1])
+        if atomic or len(body) <= size:
+            units.append(_Unit(body, first, last, number, atomic))
+        else:
+            units.extend(_split_long(body, first, number, size))
+    return units
+
+
+def _pack(units: list[_Unit], size: int, overlap: int) -> list[list[_Unit]]:
+    """Greedily fill chunks up to `size` characters, carrying an overlap between them."""
+    groups: list[list[_Unit]] = []
+    current: list[_Unit] = []
+    length = 0
+    for unit in units:
+        if current and length + len(unit.text) + 2 > size:
+            groups.append(current)
+            carry: list[_Unit] = []
+            carried = 0
+            for previous in reversed(current):
+                if previous.atomic or carried + len(previous.text) > overlap:
+                    break
+                carry.insert(0, previous)
+                carried += len(previous.text) + 2
+            if len(carry) == len(current) or carried + len(unit.text) > size:
+                carry, carried = [], 0
+            current, length = carry, carried
+        current.append(unit)
+        length += len(unit.text) + 2
+    if current:
+        groups.append(current)
+    return groups
+
+
+def _join(units: list[_Unit]) -> str:
+    out = units[0].text
+    for before, unit in zip(units, units[1:]):
+        out += (" " if unit.block == before.block else "\n\n") + unit.text
+    return out
+
+
+def _span(section: Section, first: int, last: int) -> tuple[int | None, int | None]:
+    if section.line_map:
+        top = len(section.line_map) - 1
+        return section.line_map[min(first, top)], section.line_map[min(last, top)]
+    if section.start_line is None:
+        return None, None
+    return section.start_line + first, section.start_line + last
+
+
+def chunk_id(source: str, path: str, context: str, text: str, repeat: int) -> str:
+    """A stable id: the same text at the same place keeps its id across re-indexing."""
+    key = "\0".join((source, path, context, text, str(repeat)))
+    return hashlib.sha1(key.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+
+
+def chunk_document(
+    source: str, path: str, parsed: ParsedDocument, size: int = 1500, overlap: int = 200
+) -> tuple[Chunk, ...]:
+    """Turn a parsed document into chunks with context lines, spans, hashes and stable ids."""
+    chunks: list[Chunk] = []
+    seen: dict[str, int] = {}
+    for section in parsed.sections:
+        context = CONTEXT_SEPARATOR.join((path, *section.heading_path))
+        title = section.heading_path[-1] if section.heading_path else parsed.title
+        for group in _pack(_units(section.text, size), size, overlap):
+            text = _join(group)
+            start, end = _span(section, group[0].first, max(u.last for u in group))
+            digest = hashlib.sha1(f"{context}\n{text}".encode("utf-8", "surrogatepass")).hexdigest()
+            repeat = seen.get(digest, 0)
+            seen[digest] = repeat + 1
+            chunks.append(
+                Chunk(
+                    id=chunk_id(source, path, context, text, repeat),
+                    ordinal=len(chunks),
+                    title=title,
+                    context=context,
+                    text=text,
+                    hash=digest,
+                    start_line=start,
+                    end_line=end,
+                    page=section.page,
+                )
+            )
+    return tuple(chunks)

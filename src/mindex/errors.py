@@ -1,0 +1,103 @@
+"""The one error tree of mindex. Every message says what went wrong and what to do next.
+
+    MindexError
+    ├── ConfigError                 bad config file, value or flag
+    ├── DependencyMissingError      an optional extra is not installed
+    ├── StoreError                  the database cannot be used as it is
+    │   ├── SchemaTooNewError       written by a newer mindex
+    │   └── IndexLockedError        another process is writing
+    ├── SourceError                 a registered source is wrong
+    │   ├── SourceNotFoundError     no source by that name or path
+    │   ├── SourceExistsError       already registered
+    │   └── SourcePathError         the folder is missing or unreadable
+    ├── NotFoundError               no chunk with that id
+    └── UnsupportedModeError        a search mode this index cannot serve yet
+
+The CLI turns each into a clean exit with `exit_code`; the MCP server turns each into a tool
+error. Anything else is a bug and stays a traceback.
+"""
+
+from __future__ import annotations
+
+
+class MindexError(Exception):
+    """Base of every error mindex raises on purpose."""
+
+    exit_code = 1
+    code = "MINDEX_ERROR"
+
+
+class ConfigError(MindexError):
+    """A config file, environment variable or flag holds a value mindex cannot use."""
+
+    code = "CONFIG_ERROR"
+
+
+class DependencyMissingError(MindexError):
+    """An optional dependency is needed; the message names the extra to install."""
+
+    code = "DEPENDENCY_MISSING"
+
+    def __init__(self, module: str, extra: str, purpose: str) -> None:
+        super().__init__(
+            f"{purpose} needs the optional module {module!r}; "
+            f"install it with `pip install 'mindex[{extra}]'`"
+        )
+        self.extra = extra
+
+
+class StoreError(MindexError):
+    """The database cannot be opened or used as it is."""
+
+    code = "STORE_ERROR"
+
+
+class SchemaTooNewError(StoreError):
+    """The database was written by a newer mindex than this one."""
+
+    code = "SCHEMA_TOO_NEW"
+
+
+class IndexLockedError(StoreError):
+    """Another process holds the write lock for longer than we were told to wait."""
+
+    exit_code = 4
+    code = "INDEX_LOCKED"
+
+
+class SourceError(MindexError):
+    """A source cannot be registered, found or read."""
+
+    code = "SOURCE_ERROR"
+
+
+class SourceNotFoundError(SourceError):
+    """No registered source matches the given name or path."""
+
+    exit_code = 3
+    code = "SOURCE_NOT_FOUND"
+
+
+class SourceExistsError(SourceError):
+    """A source with that name or path is already registered."""
+
+    code = "SOURCE_EXISTS"
+
+
+class SourcePathError(SourceError):
+    """A source's folder does not exist, is not a folder, or cannot be read."""
+
+    code = "SOURCE_PATH"
+
+
+class NotFoundError(MindexError):
+    """No chunk or document has the given id."""
+
+    exit_code = 3
+    code = "NOT_FOUND"
+
+
+class UnsupportedModeError(MindexError):
+    """The requested search mode needs a part this index does not have yet."""
+
+    code = "MODE_UNAVAILABLE"

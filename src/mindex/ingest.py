@@ -1,0 +1,136 @@
+"""Indexing one source: discover, skip unchanged files, parse in parallel, write in batches.
+
+Only files whose size or mtime changed are read; of those, only files whose bytes hash
+differently are parsed. Parsing runs in worker processes; the single writer commits whole
+documents in batches, so a run killed at any moment leaves a consistent index that the next
+run completes.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable, Iterator
+from concurrent.futures import ProcessPoolExecutor
+
+from mindex.config import IndexSettings
+from mindex.errors import SourcePathError
+from mindex.models import Document, IndexReport, SkippedFile, Source
+from mindex.sources import SOURCE_KINDS
+from mindex.sources.docs import LoadResult, LoadTask, Unchanged
+from mindex.store.base import Store
+
+Progress = Callable[[str, int, int], None]
+"""Called as progress(source name, files done, files to do)."""
+
+BATCH_DOCUMENTS = 64
+BATCH_CHUNKS = 2000
+# Below this many files, a process pool costs more to start than it saves.
+PARALLEL_THRESHOLD = 24
+
+
+def _load_all(
+    load: Callable[[LoadTask], LoadResult], tasks: list[LoadTask], workers: int
+) -> Iterator[LoadResult]:
+    if workers <= 1 or len(tasks) < PARALLEL_THRESHOLD:
+        yield from map(load, tasks)
+        return
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        yield from pool.map(load, tasks, chunksize=max(1, min(16, len(tasks) // (workers * 8))))
+
+
+def index_source(
+    store: Store, source: Source, settings: IndexSettings, progress: Progress | None = None
+) -> IndexReport:
+    """Bring one source's documents in the store up to date with its folder.
+
+    Raises:
+        SourcePathError: the source's folder is gone or is not a folder.
+    """
+    started = time.perf_counter()
+    if not os.path.isdir(source.root):
+        raise SourcePathError(
+            f"source {source.name!r}: {source.root} is missing or not a folder; "
+            f"restore it, or drop the source with `mindex remove {source.name}`"
+        )
+    assert source.id is not None
+    kind = SOURCE_KINDS[source.kind]
+    report = IndexReport()
+    entries, skipped = kind.discover(source)
+    report.skipped.extend(skipped)
+    markers = store.document_markers(source.id)
+    tasks: list[LoadTask] = []
+    present: set[str] = set()
+    for entry in entries:
+        present.add(entry.rel)
+        known = markers.get(entry.rel)
+        if entry.size > settings.max_file_bytes:
+            limit = settings.max_file_bytes / 1_048_576
+            report.skipped.append(
+                SkippedFile(entry.rel, f"larger than the {limit:g} MB limit (index.max_file_bytes)")
+            )
+            present.discard(entry.rel)
+        elif known is not None and known[0] == entry.size and known[1] == entry.mtime_ns:
+            report.unchanged += 1
+        else:
+            tasks.append(
+                LoadTask(source.name, entry, known[2] if known else None,
+                         settings.chunk_size, settings.chunk_overlap)
+            )
+    deleted = [path for path in markers if path not in present]
+    writer = _BatchWriter(store, source.id, report, markers)
+    writer.deletes.extend(deleted)
+    workers = settings.workers or os.cpu_count() or 1
+    if progress:
+        progress(source.name, 0, len(tasks))
+    for done, result in enumerate(_load_all(kind.load, tasks, workers), start=1):
+        writer.add(result)
+        if progress:
+            progress(source.name, done, len(tasks))
+    writer.flush()
+    report.removed = len(deleted) + writer.dropped
+    store.finish_run(source.id, report.skipped)
+    report.seconds = time.perf_counter() - started
+    return report
+
+
+class _BatchWriter:
+    """Collects load results and commits them in transactions of whole documents."""
+
+    def __init__(
+        self, store: Store, source_id: int, report: IndexReport,
+        markers: dict[str, tuple[int, int, str]],
+    ) -> None:
+        self.store, self.source_id, self.report, self.markers = store, source_id, report, markers
+        self.upserts: list[Document] = []
+        self.touches: list[tuple[str, int, int]] = []
+        self.deletes: list[str] = []
+        self.chunks = 0
+        self.dropped = 0
+
+    def add(self, result: LoadResult) -> None:
+        if isinstance(result, Unchanged):
+            entry = result.entry
+            self.touches.append((entry.rel, entry.size, entry.mtime_ns))
+            self.report.unchanged += 1
+        elif isinstance(result, SkippedFile):
+            self.report.skipped.append(result)
+            if result.path in self.markers:  # it was indexed before: it must not linger
+                self.deletes.append(result.path)
+                self.dropped += 1
+        else:
+            self.upserts.append(result)
+            self.chunks += len(result.chunks)
+            if result.path in self.markers:
+                self.report.updated += 1
+            else:
+                self.report.added += 1
+            self.report.chunks += len(result.chunks)
+            self.report.bytes += result.size
+        if len(self.upserts) + len(self.touches) >= BATCH_DOCUMENTS or self.chunks >= BATCH_CHUNKS:
+            self.flush()
+
+    def flush(self) -> None:
+        if self.upserts or self.touches or self.deletes:
+            self.store.write_batch(self.source_id, self.upserts, self.touches, self.deletes)
+        self.upserts, self.touches, self.deletes, self.chunks = [], [], [], 0

@@ -1,0 +1,193 @@
+"""Shared nouns of the pipeline: frozen dataclasses, passed between stages."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Source:
+    """Something the user registered: a folder of docs (later code, changelogs, memory)."""
+
+    name: str
+    kind: str
+    root: str
+    include: tuple[str, ...] = ()
+    exclude: tuple[str, ...] = ()
+    id: int | None = None
+    indexed_at: float | None = None
+
+
+@dataclass(frozen=True)
+class Section:
+    """A heading-delimited part of a parsed document, before chunking.
+
+    `heading_path` holds the titles from H1 down to this section's own heading. `start_line`
+    is the 1-based line in the original file where `text` begins; `line_map` (when present)
+    maps each line of `text` to its line in the original file, for formats whose text is
+    converted (HTML) and so no longer lines up one to one.
+    """
+
+    heading_path: tuple[str, ...]
+    text: str
+    start_line: int | None = None
+    page: int | None = None
+    line_map: tuple[int, ...] | None = None
+
+
+@dataclass(frozen=True)
+class ParsedDocument:
+    """The output of a parser: a title, metadata (front-matter) and sections."""
+
+    title: str
+    sections: tuple[Section, ...]
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """A unit of retrieval: text plus the context line that situates it."""
+
+    id: str
+    ordinal: int
+    title: str
+    context: str
+    text: str
+    hash: str
+    start_line: int | None = None
+    end_line: int | None = None
+    page: int | None = None
+
+
+@dataclass(frozen=True)
+class Document:
+    """A file of a source as stored: identity, change markers and its chunks."""
+
+    path: str
+    kind: str
+    title: str
+    size: int
+    mtime_ns: int
+    content_hash: str
+    metadata: dict[str, Any] = field(default_factory=dict)
+    chunks: tuple[Chunk, ...] = ()
+
+
+@dataclass(frozen=True)
+class SkippedFile:
+    """A file a run did not index, with the reason a person can act on."""
+
+    path: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class Hit:
+    """One search result, with everything the JSON schema promises."""
+
+    id: str
+    source: str
+    kind: str
+    path: str
+    title: str
+    context: str
+    start_line: int | None
+    end_line: int | None
+    page: int | None
+    score: float
+    snippet: str
+    text: str
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the documented JSON shape (`page` only where the document has pages)."""
+        out: dict[str, Any] = {
+            "id": self.id,
+            "source": self.source,
+            "kind": self.kind,
+            "path": self.path,
+            "title": self.title,
+            "context": self.context,
+            "start_line": self.start_line,
+            "end_line": self.end_line,
+            "score": round(self.score, 6),
+            "snippet": self.snippet,
+            "text": self.text,
+        }
+        if self.page is not None:
+            out["page"] = self.page
+        return out
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    """The answer to one query: mode actually used, time taken and ranked hits."""
+
+    query: str
+    mode: str
+    took_ms: float
+    hits: tuple[Hit, ...]
+    note: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the documented `--json` object."""
+        out: dict[str, Any] = {
+            "query": self.query,
+            "mode": self.mode,
+            "took_ms": round(self.took_ms, 2),
+            "results": [hit.to_dict() for hit in self.hits],
+        }
+        if self.note:
+            out["note"] = self.note
+        return out
+
+
+@dataclass(frozen=True)
+class SourceStats:
+    """A registered source with its document and chunk counts."""
+
+    source: Source
+    documents: int
+    chunks: int
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return a JSON-ready description."""
+        return {
+            "name": self.source.name,
+            "kind": self.source.kind,
+            "root": self.source.root,
+            "include": list(self.source.include),
+            "exclude": list(self.source.exclude),
+            "documents": self.documents,
+            "chunks": self.chunks,
+            "indexed_at": self.source.indexed_at,
+        }
+
+
+@dataclass
+class IndexReport:
+    """What one `index` run did, per source and in total."""
+
+    added: int = 0
+    updated: int = 0
+    unchanged: int = 0
+    removed: int = 0
+    chunks: int = 0
+    bytes: int = 0
+    seconds: float = 0.0
+    skipped: list[SkippedFile] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return a JSON-ready summary, skipped files included."""
+        return {
+            "added": self.added,
+            "updated": self.updated,
+            "unchanged": self.unchanged,
+            "removed": self.removed,
+            "chunks": self.chunks,
+            "bytes": self.bytes,
+            "seconds": round(self.seconds, 3),
+            "skipped": [{"path": s.path, "reason": s.reason} for s in self.skipped],
+            "errors": list(self.errors),
+        }

@@ -1,0 +1,1 @@
+"""Front doors: the CLI and the MCP server, thin over `Index`."""

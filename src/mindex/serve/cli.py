@@ -1,0 +1,262 @@
+"""The `mindex` command. Each command validates input, calls one `Index` method, renders.
+
+Exit codes: 0 success; 1 an error mindex explains (bad config, unreadable source, ...);
+2 bad usage; 3 not found (unknown chunk id or source); 4 the index is locked by a writer.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import wraps
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+from rich.console import Console
+
+from mindex import __version__
+from mindex.config import Settings, load_settings, resolve_db_path
+from mindex.errors import MindexError
+from mindex.index import MODES, Index
+from mindex.serve import render
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+out = Console(soft_wrap=True)
+err = Console(stderr=True)
+
+
+@dataclass
+class State:
+    """What the group callback hands to commands: settings and the database path."""
+
+    settings: Settings
+    db: Path
+
+    def open(self, create: bool = False) -> Index:
+        """Open the index; read-only commands refuse to create one."""
+        return Index(self.db, self.settings.index, create=create)
+
+
+def handle_errors(func: F) -> F:
+    """Turn a `MindexError` into a one-line message and its exit code."""
+
+    @wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return func(*args, **kwargs)
+        except MindexError as exc:
+            err.print(f"[red]error:[/] {exc}", highlight=False)
+            sys.exit(exc.exit_code)
+
+    return wrapper  # type: ignore[return-value]
+
+
+def emit_json(data: Any) -> None:
+    """Write one JSON document to stdout."""
+    click.echo(json.dumps(data, ensure_ascii=False, indent=2))
+
+
+json_option = click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of text.")
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@click.version_option(__version__, prog_name="mindex")
+@click.option("--db", type=click.Path(path_type=Path), help="Index file (default: .mindex/index.db in the project root; env MINDEX_DB).")
+@click.option("-v", "--verbose", count=True, help="More log output on stderr (-vv for debug).")
+@click.pass_context
+@handle_errors
+def cli(ctx: click.Context, db: Path | None, verbose: int) -> None:
+    """mindex: one local index of your docs, searchable from the shell and by agents over MCP.
+
+    \b
+    Quick start:
+      mindex add ./docs                  register a folder of docs
+      mindex index                       index every source (incremental)
+      mindex search "configure retries"  keyword search, best first
+      mindex serve                       MCP server over stdio for your agent
+    """
+    level = [logging.WARNING, logging.INFO, logging.DEBUG][min(verbose, 2)]
+    logging.basicConfig(level=level, format="%(levelname)s %(message)s", stream=sys.stderr)
+    settings = load_settings(db=db)
+    ctx.obj = State(settings, resolve_db_path(settings))
+
+
+@cli.command()
+@click.argument("path", type=click.Path(path_type=Path))
+@click.option("--name", help="Name for the source (default: the folder's name).")
+@click.option("--kind", default="docs", show_default=True, type=click.Choice(["docs"]), help="What the folder holds.")
+@click.option("--include", multiple=True, metavar="GLOB", help="Only index files matching GLOB (repeatable).")
+@click.option("--exclude", multiple=True, metavar="GLOB", help="Skip files matching GLOB (repeatable).")
+@json_option
+@click.pass_obj
+@handle_errors
+def add(state: State, path: Path, name: str | None, kind: str, include: tuple[str, ...],
+        exclude: tuple[str, ...], as_json: bool) -> None:
+    """Register a folder as a source. Run `mindex index` afterwards.
+
+    \b
+    Examples:
+      mindex add ./docs
+      mindex add ~/src/django/docs --name django --exclude 'releases/**'
+      mindex add ./site --include '**/*.html'
+    """
+    with state.open(create=True) as index:
+        source = index.add_source(path, name=name, kind=kind, include=include, exclude=exclude)
+    if as_json:
+        emit_json({"name": source.name, "kind": source.kind, "root": source.root})
+    else:
+        out.print(f"Added source [bold]{source.name}[/] → {source.root}. Next: [bold]mindex index[/]")
+
+
+@cli.command()
+@click.argument("source")
+@json_option
+@click.pass_obj
+@handle_errors
+def remove(state: State, source: str, as_json: bool) -> None:
+    """Unregister a source (by name or folder) and drop what was indexed from it."""
+    with state.open() as index:
+        removed = index.remove_source(source)
+    if as_json:
+        emit_json({"removed": removed.name})
+    else:
+        out.print(f"Removed source [bold]{removed.name}[/] and its documents.")
+
+
+@cli.command()
+@json_option
+@click.pass_obj
+@handle_errors
+def sources(state: State, as_json: bool) -> None:
+    """List registered sources with document and chunk counts."""
+    with state.open() as index:
+        listed = index.sources()
+    if as_json:
+        emit_json({"sources": [s.to_dict() for s in listed]})
+    else:
+        render.print_sources(out, listed)
+
+
+@cli.command("index")
+@click.argument("names", nargs=-1, metavar="[SOURCE]...")
+@json_option
+@click.option("-q", "--quiet", is_flag=True, help="No progress bar.")
+@click.pass_obj
+@handle_errors
+def index_cmd(state: State, names: tuple[str, ...], as_json: bool, quiet: bool) -> None:
+    """Index all sources (or those named): new and changed files in, deleted files out.
+
+    Unchanged files are skipped by size and mtime, then by content hash, so running it
+    again is cheap. Skipped files are listed with their reasons at the end.
+
+    \b
+    Examples:
+      mindex index
+      mindex index django --json | jq .django.skipped
+    """
+    from mindex.serve.progress import IndexProgress
+
+    with state.open() as index, IndexProgress(err, enabled=not quiet) as progress:
+        reports = index.index(names, progress=progress.update)
+    if as_json:
+        emit_json({name: report.to_dict() for name, report in reports.items()})
+    else:
+        render.print_reports(out, reports)
+    if any(report.errors for report in reports.values()):
+        sys.exit(1)
+
+
+@cli.command()
+@click.argument("query")
+@click.option("-n", "--limit", default=10, show_default=True, type=click.IntRange(1, 1000), help="How many results.")
+@click.option("--offset", default=0, type=click.IntRange(0), help="Skip this many results (paging).")
+@click.option("--mode", type=click.Choice(MODES), help="Search mode (default: best available; keyword for now).")
+@click.option("--source", help="Only this source.")
+@click.option("--kind", help="Only this kind of source (docs).")
+@click.option("--path", "path_glob", metavar="GLOB", help="Only files matching GLOB, e.g. 'guide/**' or '*.md'.")
+@json_option
+@click.pass_obj
+@handle_errors
+def search(state: State, query: str, limit: int, offset: int, mode: str | None, source: str | None,
+           kind: str | None, path_glob: str | None, as_json: bool) -> None:
+    """Search the index. Any text is a valid query; "quoted words" match as a phrase.
+
+    \b
+    Examples:
+      mindex search "how do I configure retries" --limit 5
+      mindex search "connection pool" --json | jq '.results[].path'
+      mindex search 'foo.bar()' --path 'api/**'
+    """
+    with state.open() as index:
+        result = index.search(query, limit, offset, mode, source, kind, path_glob)
+    if as_json:
+        emit_json(result.to_dict())
+    else:
+        render.print_search(out, result)
+
+
+@cli.command()
+@click.argument("chunk_id")
+@json_option
+@click.pass_obj
+@handle_errors
+def get(state: State, chunk_id: str, as_json: bool) -> None:
+    """Show one chunk in full, by id (or a unique prefix of 6+ characters)."""
+    with state.open() as index:
+        hit = index.get(chunk_id)
+    if as_json:
+        data = hit.to_dict()
+        data.pop("score")
+        data.pop("snippet")
+        emit_json(data)
+    else:
+        render.print_chunk(out, hit)
+
+
+@cli.command()
+@json_option
+@click.pass_obj
+@handle_errors
+def status(state: State, as_json: bool) -> None:
+    """Show where the index is, its size and counts, and files skipped last time."""
+    with state.open() as index:
+        info = index.status()
+    if as_json:
+        emit_json(info)
+    else:
+        render.print_status(out, info)
+
+
+@cli.command()
+@click.option("--http", is_flag=True, help="Serve streamable HTTP instead of stdio.")
+@click.option("--host", help="HTTP address (default 127.0.0.1; any other needs a token).")
+@click.option("--port", type=click.IntRange(1, 65535), help="HTTP port (default 8765).")
+@click.option("--token", envvar="MINDEX_TOKEN", help="Bearer token HTTP clients must send (env MINDEX_TOKEN).")
+@click.pass_obj
+@handle_errors
+def serve(state: State, http: bool, host: str | None, port: int | None, token: str | None) -> None:
+    """Run the MCP server (stdio by default) for Claude Code, Cursor, Codex CLI and others.
+
+    \b
+    Examples:
+      mindex serve
+      mindex serve --http --port 8765
+      MINDEX_TOKEN=s3cret mindex serve --http --host 0.0.0.0
+    """
+    from mindex.serve.mcp_server import run_http, run_stdio
+
+    conf = state.settings.serve
+    if http:
+        run_http(state.db, state.settings, host or conf.host, port or conf.port, token or conf.token)
+    else:
+        run_stdio(state.db, state.settings)
+
+
+def main() -> None:
+    """Console-script entry point."""
+    cli(prog_name="mindex")

@@ -1,0 +1,143 @@
+"""Rendering results for people (rich terminal) and agents (markdown in a token budget)."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from mindex.models import Hit, IndexReport, SearchResult, SourceStats
+
+_BOLD = re.compile(r"\*\*(.+?)\*\*", re.DOTALL)
+
+
+def estimate_tokens(text: str) -> int:
+    """chars/4: within a few percent in aggregate for English and code, and free."""
+    return (len(text) + 3) // 4
+
+
+def location(hit: Hit) -> str:
+    """`path:12-30`, `path (page 3)` or just `path`."""
+    if hit.page is not None:
+        return f"{hit.path} (page {hit.page})"
+    if hit.start_line is not None:
+        return f"{hit.path}:{hit.start_line}-{hit.end_line}"
+    return hit.path
+
+
+def _fence(text: str) -> str:
+    ticks = "`" * max(3, max((len(m) for m in re.findall(r"`{3,}", text)), default=0) + 1)
+    return f"{ticks}markdown\n{text}\n{ticks}"
+
+
+def search_markdown(result: SearchResult, budget_tokens: int) -> str:
+    """Agent-facing markdown: a header, then hits with full text while the budget lasts.
+
+    Once the budget is spent, remaining hits are listed by id and location only, so the
+    agent still knows they exist and can `get_chunk` them.
+    """
+    if not result.hits:
+        note = f" ({result.note})" if result.note else ""
+        return f"No results for `{result.query}`{note}. Try other words or fewer filters."
+    lines = [f"{len(result.hits)} results for `{result.query}` ({result.mode}, {result.took_ms:.0f} ms)"]
+    used = estimate_tokens(lines[0])
+    brief: list[Hit] = []
+    for n, hit in enumerate(result.hits, 1):
+        block = f"\n## {n}. {hit.context}\n`{location(hit)}` · id `{hit.id}` · score {hit.score:.2f}\n\n{_fence(hit.text)}"
+        cost = estimate_tokens(block)
+        if brief or used + cost > budget_tokens:
+            brief.append(hit)
+            continue
+        lines.append(block)
+        used += cost
+    if brief:
+        lines.append("\nMore results (over the token budget; fetch with get_chunk):")
+        lines.extend(f"- `{hit.id}` {location(hit)} — {hit.context}" for hit in brief)
+    return "\n".join(lines)
+
+
+def chunk_markdown(hit: Hit, budget_tokens: int) -> str:
+    """One chunk for an agent: breadcrumb, location, then its text (cut to the budget)."""
+    text = hit.text
+    limit = budget_tokens * 4
+    if len(text) > limit:
+        text = text[:limit] + "\n… (cut to the token budget)"
+    return f"## {hit.context}\n`{location(hit)}` · id `{hit.id}` · source {hit.source}\n\n{_fence(text)}"
+
+
+def sources_markdown(sources: list[SourceStats]) -> str:
+    """A markdown table of sources for agents."""
+    if not sources:
+        return "No sources registered. A person adds one with `mindex add <folder>`."
+    rows = ["| source | kind | documents | chunks | root |", "| --- | --- | --- | --- | --- |"]
+    rows.extend(
+        f"| {s.source.name} | {s.source.kind} | {s.documents} | {s.chunks} | {s.source.root} |"
+        for s in sources
+    )
+    return "\n".join(rows)
+
+
+def print_search(console: Console, result: SearchResult) -> None:
+    """Terminal rendering of a search: location, breadcrumb and highlighted snippet."""
+    if not result.hits:
+        note = f" ({result.note})" if result.note else ""
+        console.print(f"No results for [bold]{escape(result.query)}[/]{escape(note)}.")
+        return
+    for n, hit in enumerate(result.hits, 1):
+        console.print(
+            f"[bold cyan]{n}.[/] [green]{escape(location(hit))}[/]  "
+            f"[dim]{hit.id}  score {hit.score:.2f}[/]"
+        )
+        console.print(f"   [bold]{escape(hit.context)}[/]")
+        snippet = " ".join((hit.snippet or hit.text[:200]).split())
+        console.print("   " + _BOLD.sub(r"[reverse]\1[/reverse]", escape(snippet)))
+    console.print(f"[dim]{len(result.hits)} results · {result.mode} · {result.took_ms:.1f} ms[/]")
+
+
+def print_chunk(console: Console, hit: Hit) -> None:
+    """Terminal rendering of one chunk."""
+    console.print(f"[green]{escape(location(hit))}[/]  [dim]{hit.id} · {hit.source}[/]")
+    console.print(f"[bold]{escape(hit.context)}[/]\n")
+    console.print(escape(hit.text), highlight=False)
+
+
+def print_sources(console: Console, sources: list[SourceStats]) -> None:
+    """Terminal table of sources."""
+    if not sources:
+        console.print("No sources yet. Register one with [bold]mindex add <folder>[/].")
+        return
+    table = Table("name", "kind", "documents", "chunks", "root", "filters")
+    for s in sources:
+        filters = " ".join([*(f"+{g}" for g in s.source.include), *(f"-{g}" for g in s.source.exclude)])
+        table.add_row(s.source.name, s.source.kind, str(s.documents), str(s.chunks), s.source.root, filters)
+    console.print(table)
+
+
+def print_reports(console: Console, reports: dict[str, IndexReport]) -> None:
+    """End-of-run summary: counts per source, then every skipped file with its reason."""
+    table = Table("source", "added", "updated", "unchanged", "removed", "chunks", "skipped", "seconds")
+    for name, r in reports.items():
+        table.add_row(name, str(r.added), str(r.updated), str(r.unchanged), str(r.removed),
+                      str(r.chunks), str(len(r.skipped)), f"{r.seconds:.2f}")
+    console.print(table)
+    for name, r in reports.items():
+        for error in r.errors:
+            console.print(f"[red]error[/] {escape(name)}: {escape(error)}")
+        for skip in r.skipped:
+            console.print(f"[yellow]skipped[/] {escape(name)}/{escape(skip.path)}: {escape(skip.reason)}")
+
+
+def print_status(console: Console, status: dict[str, Any]) -> None:
+    """Terminal rendering of `mindex status`."""
+    size = status["db_bytes"] / 1_048_576
+    console.print(f"[bold]index[/] {escape(status['db'])} (schema v{status['schema_version']}, {size:.1f} MB)")
+    console.print(
+        f"{status['sources']} sources · {status['documents']} documents · {status['chunks']} chunks"
+    )
+    if not status["sources"]:
+        console.print("No sources yet. Register one with [bold]mindex add <folder>[/].")
+    for skip in status["skipped"]:
+        console.print(f"[yellow]skipped[/] {escape(skip['source'])}/{escape(skip['path'])}: {escape(skip['reason'])}")

@@ -1,0 +1,136 @@
+"""The docs source: folders of markdown, MDX, HTML, reStructuredText, text and PDF files."""
+
+from __future__ import annotations
+
+import codecs
+import hashlib
+import logging
+from dataclasses import dataclass
+from pathlib import Path
+
+import pathspec
+
+from mindex.chunk import chunk_document
+from mindex.errors import DependencyMissingError
+from mindex.models import Document, ParsedDocument, SkippedFile, Source
+from mindex.parse import BINARY_SUFFIXES, PARSERS
+from mindex.sources.walk import FileEntry, walk_files
+
+log = logging.getLogger("mindex")
+
+_BOMS = (
+    (codecs.BOM_UTF32_LE, "utf-32"), (codecs.BOM_UTF32_BE, "utf-32"),
+    (codecs.BOM_UTF8, "utf-8-sig"), (codecs.BOM_UTF16_LE, "utf-16"), (codecs.BOM_UTF16_BE, "utf-16"),
+)
+
+
+@dataclass(frozen=True)
+class LoadTask:
+    """Everything a worker process needs to turn one file into a document."""
+
+    source: str
+    entry: FileEntry
+    known_hash: str | None
+    chunk_size: int
+    chunk_overlap: int
+
+
+@dataclass(frozen=True)
+class Unchanged:
+    """The file's bytes hash as before: only its size/mtime markers need refreshing."""
+
+    entry: FileEntry
+
+
+LoadResult = Document | Unchanged | SkippedFile
+
+
+def decode(data: bytes) -> tuple[str, str]:
+    """Decode file bytes: BOM, then UTF-8, then cp1252, then latin-1 (never fails).
+
+    Returns the text and the encoding used, which is kept in the document's metadata.
+    """
+    for bom, encoding in _BOMS:
+        if data.startswith(bom):
+            try:
+                return data.decode(encoding), encoding
+            except UnicodeDecodeError:
+                break
+    for encoding in ("utf-8", "cp1252"):
+        try:
+            return data.decode(encoding), encoding
+        except UnicodeDecodeError:
+            continue
+    return data.decode("latin-1"), "latin-1"
+
+
+def _looks_binary(data: bytes) -> bool:
+    head = data[:8192]
+    if any(head.startswith(bom) for bom, _ in _BOMS):
+        return False
+    return b"\x00" in head
+
+
+def _parse(task: LoadTask, data: bytes) -> tuple[ParsedDocument, dict[str, object]] | SkippedFile:
+    entry = task.entry
+    suffix = Path(entry.rel).suffix.lower()
+    if suffix in BINARY_SUFFIXES:
+        from mindex.parse.pdf import PdfError, parse_pdf
+
+        try:
+            return parse_pdf(Path(entry.abspath), entry.rel), {"format": "pdf"}
+        except PdfError as exc:
+            return SkippedFile(entry.rel, f"not a readable PDF: {exc}")
+        except DependencyMissingError:
+            return SkippedFile(entry.rel, "PDF support is not installed: pip install 'mindex[pdf]'")
+    if _looks_binary(data):
+        return SkippedFile(entry.rel, f"binary content in a {suffix} file")
+    text, encoding = decode(data)
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    parsed = PARSERS[suffix](text, entry.rel)
+    return parsed, {"format": suffix.lstrip("."), "encoding": encoding}
+
+
+def load(task: LoadTask) -> LoadResult:
+    """Read, hash, parse and chunk one file. Runs in a worker process; never raises."""
+    entry = task.entry
+    try:
+        with open(entry.abspath, "rb") as handle:
+            data = handle.read()
+    except FileNotFoundError:
+        return SkippedFile(entry.rel, "vanished while indexing")
+    except PermissionError:
+        return SkippedFile(entry.rel, "permission denied: cannot read the file")
+    except OSError as exc:
+        return SkippedFile(entry.rel, f"unreadable: {exc.strerror or exc}")
+    if not data.strip():
+        return SkippedFile(entry.rel, "empty file")
+    digest = hashlib.sha256(data).hexdigest()
+    if digest == task.known_hash:
+        return Unchanged(entry)
+    try:
+        outcome = _parse(task, data)
+    except Exception as exc:  # bad input must not stop the run; the reason goes in the summary
+        log.debug("parser failed on %s", entry.rel, exc_info=True)
+        return SkippedFile(entry.rel, f"parser failed ({type(exc).__name__}: {exc}); please report it")
+    if isinstance(outcome, SkippedFile):
+        return outcome
+    parsed, extra = outcome
+    chunks = chunk_document(task.source, entry.rel, parsed, task.chunk_size, task.chunk_overlap)
+    metadata = {**parsed.metadata, **extra}
+    error = metadata.get("front_matter_error")
+    if error:
+        log.info("%s: %s (indexed without it)", entry.rel, error)
+    return Document(
+        entry.rel, "docs", parsed.title, len(data), entry.mtime_ns, digest, metadata, chunks
+    )
+
+
+def _globs(patterns: tuple[str, ...]) -> pathspec.GitIgnoreSpec | None:
+    return pathspec.GitIgnoreSpec.from_lines(patterns) if patterns else None
+
+
+def discover(source: Source) -> tuple[list[FileEntry], list[SkippedFile]]:
+    """List the source's candidate files and the ones skipped while walking."""
+    suffixes = [*PARSERS, *BINARY_SUFFIXES]
+    return walk_files(source.root, suffixes, _globs(source.include), _globs(source.exclude))

@@ -1,0 +1,110 @@
+"""Finding files under a source root: .gitignore and .mindexignore honoured, loops survived."""
+
+from __future__ import annotations
+
+import os
+import stat as statmod
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+import pathspec
+
+from mindex.models import SkippedFile
+
+IGNORE_FILES = (".gitignore", ".mindexignore")
+# Folders that hold tooling state or third-party copies, never a user's documentation.
+SKIP_DIRS = {
+    ".git", ".hg", ".svn", ".mindex", "node_modules", ".venv", "venv", "__pycache__", ".tox",
+    ".nox", ".mypy_cache", ".pytest_cache", ".ruff_cache", "site-packages", ".idea", ".cache",
+}
+
+
+@dataclass(frozen=True)
+class FileEntry:
+    """A candidate file: path relative to the root (`/`-separated) and its change markers."""
+
+    rel: str
+    abspath: str
+    size: int
+    mtime_ns: int
+
+
+def _spec_for(folder: str) -> pathspec.GitIgnoreSpec | None:
+    lines: list[str] = []
+    for name in IGNORE_FILES:
+        try:
+            with open(os.path.join(folder, name), encoding="utf-8", errors="replace") as handle:
+                lines.extend(handle.read().splitlines())
+        except OSError:
+            continue
+    return pathspec.GitIgnoreSpec.from_lines(lines) if lines else None
+
+
+def _ignored(specs: list[tuple[str, pathspec.GitIgnoreSpec]], rel: str, is_dir: bool) -> bool:
+    """Apply ignore files from the root down; a deeper file's verdict overrides."""
+    verdict = False
+    for base, spec in specs:
+        sub = rel[len(base) + 1 :] if base else rel
+        result = spec.check_file(sub + "/" if is_dir else sub)
+        if result.include is not None:
+            verdict = result.include
+    return verdict
+
+
+def walk_files(
+    root: str, wanted: Iterable[str], include: pathspec.GitIgnoreSpec | None,
+    exclude: pathspec.GitIgnoreSpec | None,
+) -> tuple[list[FileEntry], list[SkippedFile]]:
+    """List files under `root` with a wanted suffix, honouring ignore files and globs.
+
+    Symlinked folders are followed once; a loop back to a folder already visited is
+    reported as skipped instead of recursing forever.
+    """
+    suffixes = {s.lower() for s in wanted}
+    files: list[FileEntry] = []
+    skipped: list[SkippedFile] = []
+    seen: set[tuple[int, int]] = set()
+    root_stat = os.stat(root)
+    seen.add((root_stat.st_dev, root_stat.st_ino))
+    stack: list[tuple[str, str, list[tuple[str, pathspec.GitIgnoreSpec]]]] = [(root, "", [])]
+    while stack:
+        folder, rel_folder, specs = stack.pop()
+        own = _spec_for(folder)
+        if own is not None:
+            specs = specs + [(rel_folder, own)]
+        try:
+            entries = sorted(os.scandir(folder), key=lambda e: e.name)
+        except OSError as exc:
+            skipped.append(SkippedFile(rel_folder or ".", f"folder unreadable ({exc.strerror})"))
+            continue
+        for entry in entries:
+            rel = f"{rel_folder}/{entry.name}" if rel_folder else entry.name
+            try:
+                info = entry.stat()  # follows symlinks
+            except OSError:
+                if entry.is_symlink():
+                    skipped.append(SkippedFile(rel, "broken symlink"))
+                continue
+            if statmod.S_ISDIR(info.st_mode):
+                if entry.name in SKIP_DIRS or _ignored(specs, rel, True):
+                    continue
+                key = (info.st_dev, info.st_ino)
+                if key in seen:
+                    skipped.append(SkippedFile(rel, "symlink loop (folder already visited)"))
+                    continue
+                seen.add(key)
+                stack.append((entry.path, rel, specs))
+                continue
+            if not statmod.S_ISREG(info.st_mode):
+                continue
+            if os.path.splitext(entry.name)[1].lower() not in suffixes:
+                continue
+            if _ignored(specs, rel, False):
+                continue
+            if include is not None and not include.match_file(rel):
+                continue
+            if exclude is not None and exclude.match_file(rel):
+                continue
+            files.append(FileEntry(rel, entry.path, info.st_size, info.st_mtime_ns))
+    files.sort(key=lambda f: f.rel)
+    return files, skipped

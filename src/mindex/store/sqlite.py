@@ -1,0 +1,324 @@
+"""The embedded store: one SQLite file in WAL mode, FTS5 kept in sync by triggers.
+
+Writers hold a `WriteLock` and commit in batches (one transaction per batch of whole
+documents), so a reader never sees half a document and a killed writer leaves the last
+committed batch. Readers need no lock at all.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from mindex.errors import NotFoundError, SchemaTooNewError, SourceExistsError, StoreError
+from mindex.models import Document, Hit, SkippedFile, Source, SourceStats
+from mindex.pathglob import glob_match
+from mindex.store.lock import WriteLock
+
+# BM25 column weights for (title, context, text): a word in a heading or breadcrumb says
+# more about what a chunk is about than the same word in its body.
+BM25_WEIGHTS = (8.0, 4.0, 1.0)
+SNIPPET_OPEN, SNIPPET_CLOSE = "\x01", "\x02"
+
+_HIT_COLUMNS = """
+    c.id, s.name, d.kind, d.path, c.title, c.context, c.start_line, c.end_line, c.page, c.text
+"""
+
+
+def _migrations() -> list[tuple[int, str]]:
+    folder = resources.files("mindex.store") / "migrations"
+    found = []
+    for entry in folder.iterdir():
+        if entry.name.endswith(".sql"):
+            found.append((int(entry.name.split("_", 1)[0]), entry.read_text(encoding="utf-8")))
+    return sorted(found)
+
+
+MIGRATIONS = _migrations()
+SCHEMA_VERSION = MIGRATIONS[-1][0]
+
+
+class SQLiteStore:
+    """All SQL of the embedded backend."""
+
+    def __init__(self, path: Path, lock_timeout: float = 30.0, create: bool = True) -> None:
+        if not path.exists() and not create:
+            raise StoreError(
+                f"no index at {path}; register a folder with `mindex add <folder>` "
+                "and build it with `mindex index` (or point --db / MINDEX_DB at one)"
+            )
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.path = path
+        self.lock = WriteLock(path, lock_timeout)
+        try:
+            self.conn = sqlite3.connect(
+                path, timeout=max(lock_timeout, 5.0), isolation_level=None, check_same_thread=False
+            )
+            self.conn.execute("PRAGMA journal_mode = WAL")
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(
+                f"cannot open {path} as a mindex index ({exc}); "
+                "move it aside and run `mindex index` to rebuild"
+            ) from None
+        self.conn.execute("PRAGMA synchronous = NORMAL")
+        self.conn.execute("PRAGMA foreign_keys = ON")
+        self.conn.create_function("mindex_glob", 2, glob_match, deterministic=True)
+        self._migrate()
+
+    def close(self) -> None:
+        """Close the connection (the WAL is checkpointed by SQLite on last close)."""
+        self.conn.close()
+
+    # -- schema ----------------------------------------------------------------------------
+
+    def schema_version(self) -> int:
+        """Return the schema version recorded in `schema_meta` (0 for a new file)."""
+        row = self.conn.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'schema_meta'"
+        ).fetchone()
+        if row is None:
+            return 0
+        value = self.conn.execute(
+            "SELECT value FROM schema_meta WHERE key = 'schema_version'"
+        ).fetchone()
+        return int(value[0]) if value else 0
+
+    def _migrate(self) -> None:
+        current = self.schema_version()
+        if current > SCHEMA_VERSION:
+            raise SchemaTooNewError(
+                f"{self.path} uses schema v{current}, newer than this mindex (v{SCHEMA_VERSION}); "
+                "upgrade with `pip install -U mindex`"
+            )
+        if current == SCHEMA_VERSION:
+            return
+        with self.lock:
+            current = self.schema_version()  # another process may have migrated meanwhile
+            for version, sql in MIGRATIONS:
+                if version <= current:
+                    continue
+                # executescript commits any open transaction first, so the migration carries
+                # its own BEGIN/COMMIT and lands whole or not at all.
+                try:
+                    self.conn.executescript(
+                        f"BEGIN IMMEDIATE;\n{sql}\nINSERT OR REPLACE INTO schema_meta "
+                        f"VALUES ('schema_version', '{version}');\nCOMMIT;"
+                    )
+                except sqlite3.Error:
+                    if self.conn.in_transaction:
+                        self.conn.execute("ROLLBACK")
+                    raise
+
+    # -- writing ---------------------------------------------------------------------------
+
+    @contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        """Hold the write lock and one IMMEDIATE transaction; roll back on any error."""
+        with self.lock:
+            self.conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield self.conn
+            except BaseException:
+                self.conn.execute("ROLLBACK")
+                raise
+            self.conn.execute("COMMIT")
+
+    def add_source(self, source: Source) -> Source:
+        """Register a source; its name and root must both be new.
+
+        Raises:
+            SourceExistsError: a source with that name or root exists.
+        """
+        options = json.dumps({"include": list(source.include), "exclude": list(source.exclude)})
+        with self.transaction() as db:
+            clash = db.execute(
+                "SELECT name FROM sources WHERE name = ? OR (root = ? AND kind = ?)",
+                (source.name, source.root, source.kind),
+            ).fetchone()
+            if clash:
+                raise SourceExistsError(
+                    f"a source {clash[0]!r} already covers that; "
+                    f"see `mindex sources`, or `mindex remove {clash[0]}` first"
+                )
+            cursor = db.execute(
+                "INSERT INTO sources (name, kind, root, options, created_at) VALUES (?, ?, ?, ?, ?)",
+                (source.name, source.kind, source.root, options, time.time()),
+            )
+        return Source(source.name, source.kind, source.root, source.include, source.exclude, cursor.lastrowid)
+
+    def remove_source(self, source_id: int) -> None:
+        """Delete a source with its documents, chunks and FTS rows."""
+        with self.transaction() as db:
+            db.execute(
+                "DELETE FROM chunks WHERE document_id IN (SELECT id FROM documents WHERE source_id = ?)",
+                (source_id,),
+            )
+            db.execute("DELETE FROM documents WHERE source_id = ?", (source_id,))
+            db.execute("DELETE FROM sources WHERE id = ?", (source_id,))
+
+    def list_sources(self) -> list[SourceStats]:
+        """Every source with its document and chunk counts, in registration order."""
+        rows = self.conn.execute(
+            """
+            SELECT s.id, s.name, s.kind, s.root, s.options, s.indexed_at,
+                   (SELECT count(*) FROM documents d WHERE d.source_id = s.id),
+                   (SELECT count(*) FROM chunks c JOIN documents d ON d.id = c.document_id
+                     WHERE d.source_id = s.id)
+            FROM sources s ORDER BY s.id
+            """
+        ).fetchall()
+        out = []
+        for sid, name, kind, root, options, indexed_at, docs, chunks in rows:
+            opts = json.loads(options)
+            source = Source(
+                name, kind, root, tuple(opts.get("include", ())), tuple(opts.get("exclude", ())),
+                sid, indexed_at,
+            )
+            out.append(SourceStats(source, docs, chunks))
+        return out
+
+    def document_markers(self, source_id: int) -> dict[str, tuple[int, int, str]]:
+        """Map each stored path of a source to (size, mtime_ns, content_hash)."""
+        rows = self.conn.execute(
+            "SELECT path, size, mtime_ns, content_hash FROM documents WHERE source_id = ?",
+            (source_id,),
+        )
+        return {path: (size, mtime, digest) for path, size, mtime, digest in rows}
+
+    def write_batch(
+        self,
+        source_id: int,
+        upserts: Sequence[Document] = (),
+        touches: Sequence[tuple[str, int, int]] = (),
+        deletes: Sequence[str] = (),
+    ) -> None:
+        """Replace whole documents, refresh markers of unchanged ones, drop deleted ones.
+
+        One transaction: after a crash either all of the batch is there or none of it.
+        """
+        now = time.time()
+        with self.transaction() as db:
+            for path in deletes:
+                self._delete_document(db, source_id, path)
+            db.executemany(
+                "UPDATE documents SET size = ?, mtime_ns = ? WHERE source_id = ? AND path = ?",
+                [(size, mtime, source_id, path) for path, size, mtime in touches],
+            )
+            for doc in upserts:
+                self._delete_document(db, source_id, doc.path)
+                cursor = db.execute(
+                    """INSERT INTO documents (source_id, path, kind, title, size, mtime_ns,
+                       content_hash, metadata, indexed_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+                    (source_id, doc.path, doc.kind, doc.title, doc.size, doc.mtime_ns,
+                     doc.content_hash, json.dumps(doc.metadata, ensure_ascii=False), now),
+                )
+                doc_id = cursor.lastrowid
+                db.executemany(
+                    """INSERT INTO chunks (id, document_id, ordinal, title, context, text, hash,
+                       start_line, end_line, page) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+                    [(c.id, doc_id, c.ordinal, c.title, c.context, c.text, c.hash,
+                      c.start_line, c.end_line, c.page) for c in doc.chunks],
+                )
+
+    @staticmethod
+    def _delete_document(db: sqlite3.Connection, source_id: int, path: str) -> None:
+        row = db.execute(
+            "SELECT id FROM documents WHERE source_id = ? AND path = ?", (source_id, path)
+        ).fetchone()
+        if row:
+            db.execute("DELETE FROM chunks WHERE document_id = ?", (row[0],))
+            db.execute("DELETE FROM documents WHERE id = ?", (row[0],))
+
+    def finish_run(self, source_id: int, skipped: Sequence[SkippedFile]) -> None:
+        """Record a complete run: its skipped files and the time it ended."""
+        with self.transaction() as db:
+            db.execute("DELETE FROM skipped_files WHERE source_id = ?", (source_id,))
+            db.executemany(
+                "INSERT OR REPLACE INTO skipped_files (source_id, path, reason) VALUES (?, ?, ?)",
+                [(source_id, s.path, s.reason) for s in skipped],
+            )
+            db.execute("UPDATE sources SET indexed_at = ? WHERE id = ?", (time.time(), source_id))
+
+    # -- reading ---------------------------------------------------------------------------
+
+    def keyword_search(
+        self,
+        match: str,
+        limit: int,
+        offset: int = 0,
+        source: str | None = None,
+        kind: str | None = None,
+        path: str | None = None,
+    ) -> list[Hit]:
+        """Run an FTS5 MATCH expression, best BM25 first, with optional filters."""
+        where, params = ["chunks_fts MATCH ?"], [match]
+        for clause, value in (
+            ("s.name = ?", source), ("d.kind = ?", kind), ("mindex_glob(?, d.path)", path)
+        ):
+            if value:
+                where.append(clause)
+                params.append(value)
+        weights = ", ".join(str(w) for w in BM25_WEIGHTS)
+        sql = f"""
+            SELECT {_HIT_COLUMNS}, -bm25(chunks_fts, {weights}) AS score,
+                   snippet(chunks_fts, 2, '{SNIPPET_OPEN}', '{SNIPPET_CLOSE}', '…', 24)
+            FROM chunks_fts
+            JOIN chunks c ON c.seq = chunks_fts.rowid
+            JOIN documents d ON d.id = c.document_id
+            JOIN sources s ON s.id = d.source_id
+            WHERE {' AND '.join(where)}
+            ORDER BY bm25(chunks_fts, {weights}), c.seq
+            LIMIT ? OFFSET ?
+        """
+        rows = self.conn.execute(sql, (*params, limit, offset)).fetchall()
+        return [_hit(row[:10], score=row[10], snippet=row[11]) for row in rows]
+
+    def get_chunk(self, chunk_id: str) -> Hit:
+        """Fetch a chunk by id, or by a unique prefix of at least 6 characters.
+
+        Raises:
+            NotFoundError: no chunk (or more than one) matches.
+        """
+        base = f"""SELECT {_HIT_COLUMNS} FROM chunks c JOIN documents d ON d.id = c.document_id
+                   JOIN sources s ON s.id = d.source_id"""
+        rows = self.conn.execute(base + " WHERE c.id = ?", (chunk_id,)).fetchall()
+        if not rows and len(chunk_id) >= 6:
+            rows = self.conn.execute(
+                base + " WHERE c.id >= ? AND c.id < ? LIMIT 2", (chunk_id, chunk_id + "\U0010ffff")
+            ).fetchall()
+        if len(rows) != 1:
+            what = "matches several chunks" if rows else "matches no chunk"
+            raise NotFoundError(
+                f"chunk id {chunk_id!r} {what}; copy an id from `mindex search --json`"
+            )
+        return _hit(rows[0], score=0.0, snippet="")
+
+    def stats(self) -> dict[str, Any]:
+        """Counts and sizes for `mindex status`."""
+        one = self.conn.execute
+        skipped = one(
+            "SELECT s.name, k.path, k.reason FROM skipped_files k JOIN sources s ON s.id = k.source_id"
+        ).fetchall()
+        return {
+            "db": str(self.path),
+            "schema_version": self.schema_version(),
+            "db_bytes": sum(
+                p.stat().st_size for p in (self.path, Path(f"{self.path}-wal")) if p.exists()
+            ),
+            "sources": one("SELECT count(*) FROM sources").fetchone()[0],
+            "documents": one("SELECT count(*) FROM documents").fetchone()[0],
+            "chunks": one("SELECT count(*) FROM chunks").fetchone()[0],
+            "last_indexed": one("SELECT max(indexed_at) FROM sources").fetchone()[0],
+            "skipped": [{"source": s, "path": p, "reason": r} for s, p, r in skipped],
+        }
+
+
+def _hit(row: Sequence[Any], score: float, snippet: str) -> Hit:
+    cid, source, kind, path, title, context, start, end, page, text = row
+    return Hit(cid, source, kind, path, title, context, start, end, page, float(score), snippet, text)

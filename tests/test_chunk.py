@@ -1,0 +1,80 @@
+from __future__ import annotations
+
+from mindex.chunk import chunk_document
+from mindex.models import ParsedDocument, Section
+from mindex.parse.markdown import parse_markdown
+
+PROSE = " ".join(f"Sentence number {n} talks about pools and retries." for n in range(60))
+
+
+def doc(text: str) -> ParsedDocument:
+    return parse_markdown(text, "doc.md")
+
+
+def test_prose_is_split_within_the_size_budget() -> None:
+    chunks = chunk_document("s", "doc.md", doc(f"# Title\n\n{PROSE}\n"), size=400, overlap=80)
+    assert len(chunks) > 4
+    assert all(len(c.text) <= 400 for c in chunks)
+    assert chunks[0].text.startswith("# Title")
+
+
+def test_consecutive_chunks_overlap_by_whole_sentences() -> None:
+    chunks = chunk_document("s", "doc.md", doc(PROSE), size=400, overlap=120)
+    for before, after in zip(chunks, chunks[1:]):
+        first_sentence = after.text.split(". ")[0] + "."
+        assert first_sentence in before.text
+
+
+def test_zero_overlap_repeats_nothing() -> None:
+    chunks = chunk_document("s", "doc.md", doc(PROSE), size=400, overlap=0)
+    sentences = [s for c in chunks for s in c.text.split(". ")]
+    assert len(sentences) == len(set(sentences))
+
+
+def test_fenced_code_block_is_never_split() -> None:
+    code = "```python\n" + "\n".join(f"x_{n} = {n}  # comment" for n in range(80)) + "\n```"
+    chunks = chunk_document("s", "doc.md", doc(f"# Code\n\nIntro.\n\n{code}\n\nAfter.\n"), size=300, overlap=50)
+    holders = [c for c in chunks if "x_0 = 0" in c.text]
+    assert len(holders) == 1 and code in holders[0].text
+    assert sum(c.text.count("```") for c in chunks) == 2
+
+
+def test_table_is_never_split() -> None:
+    table = "| a | b |\n| - | - |\n" + "\n".join(f"| row{n} | value{n} |" for n in range(40))
+    chunks = chunk_document("s", "doc.md", doc(f"Text before.\n\n{table}\n"), size=200, overlap=40)
+    holders = [c for c in chunks if "row0" in c.text]
+    assert len(holders) == 1 and table in holders[0].text
+
+
+def test_context_line_is_the_heading_breadcrumb() -> None:
+    chunks = chunk_document("s", "guide/a.md", doc("# One\n\nx\n\n## Two\n\ny\n"))
+    assert [c.context for c in chunks] == ["guide/a.md › One", "guide/a.md › One › Two"]
+    assert [c.title for c in chunks] == ["One", "Two"]
+
+
+def test_line_spans_point_at_the_chunk_text_in_the_file() -> None:
+    text = "# T\n\n" + "\n\n".join(f"Paragraph {n} line one.\nParagraph {n} line two." for n in range(30))
+    lines = text.split("\n")
+    for chunk in chunk_document("s", "doc.md", doc(text), size=200, overlap=0):
+        assert chunk.start_line is not None and chunk.end_line is not None
+        span = "\n".join(lines[chunk.start_line - 1 : chunk.end_line])
+        assert span == chunk.text
+
+
+def test_ids_are_stable_and_survive_edits_elsewhere() -> None:
+    first = chunk_document("s", "doc.md", doc("# A\n\nalpha\n\n# B\n\nbeta\n"))
+    again = chunk_document("s", "doc.md", doc("# A\n\nalpha\n\n# B\n\nbeta\n"))
+    edited = chunk_document("s", "doc.md", doc("# A\n\nalpha changed\n\n# B\n\nbeta\n"))
+    assert [c.id for c in first] == [c.id for c in again]
+    assert first[1].id == edited[1].id and first[0].id != edited[0].id
+
+
+def test_identical_chunks_get_distinct_ids() -> None:
+    chunks = chunk_document("s", "doc.md", doc("# A\n\nsame\n\n# A\n\nsame\n"))
+    assert len({c.id for c in chunks}) == 2
+
+
+def test_page_sections_keep_their_page() -> None:
+    parsed = ParsedDocument("m", (Section(("page 2",), "text", None, page=2),))
+    (chunk,) = chunk_document("s", "m.pdf", parsed)
+    assert chunk.page == 2 and chunk.start_line is None and chunk.context == "m.pdf › page 2"

@@ -1,0 +1,167 @@
+from __future__ import annotations
+
+import os
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from mindex import Index, IndexSettings
+from mindex.errors import SourceExistsError, SourceNotFoundError, SourcePathError
+from mindex.sources.docs import LoadTask, load
+from mindex.sources.walk import FileEntry
+
+INDEXED = {
+    "guide/install.mdx", "guide/pooling.md", "guide/retries.md", "reference/api.html",
+    "reference/changelog.txt", "reference/cli.rst", "reference/manual.pdf",
+}
+
+
+def paths(ix: Index) -> set[str]:
+    rows = ix.store.conn.execute("SELECT path FROM documents")  # type: ignore[attr-defined]
+    return {row[0] for row in rows}
+
+
+def test_index_covers_every_format_and_honours_ignore_files(indexed: Index) -> None:
+    assert paths(indexed) == INDEXED  # drafts/ (.gitignore) and *.tmp.md (.mindexignore) left out
+    (stats,) = indexed.sources()
+    assert stats.documents == len(INDEXED) and stats.chunks >= len(INDEXED)
+
+
+def test_pdf_results_carry_their_page(indexed: Index) -> None:
+    (hit,) = indexed.search("HTTPS_PROXY corporate proxy").hits
+    assert hit.path == "reference/manual.pdf" and hit.page == 2 and hit.start_line is None
+
+
+def test_reindex_skips_unchanged_files(indexed: Index) -> None:
+    report = indexed.index()["docs"]
+    assert (report.added, report.updated, report.removed, report.unchanged) == (0, 0, 0, len(INDEXED))
+
+
+def test_touched_but_identical_file_is_not_reparsed(indexed: Index, docs_dir: Path) -> None:
+    target = docs_dir / "guide/pooling.md"
+    os.utime(target, ns=(1, 1))
+    report = indexed.index()["docs"]
+    assert (report.updated, report.unchanged) == (0, len(INDEXED))
+    assert indexed.index()["docs"].unchanged == len(INDEXED)  # new mtime was recorded
+
+
+def test_changed_and_deleted_files_are_updated_and_removed(indexed: Index, docs_dir: Path) -> None:
+    (docs_dir / "guide/pooling.md").write_text("# Pool\n\nThe quokka pool is new.\n")
+    (docs_dir / "reference/changelog.txt").unlink()
+    (docs_dir / "guide/new.md").write_text("# New\n\nFresh narwhal page.\n")
+    report = indexed.index()["docs"]
+    assert (report.added, report.updated, report.removed) == (1, 1, 1)
+    assert indexed.search("quokka").hits[0].path == "guide/pooling.md"
+    assert not indexed.search("PoolTimeout").hits
+    assert all(h.path != "reference/changelog.txt" for h in indexed.search("deadline").hits)
+    assert "reference/changelog.txt" not in paths(indexed)
+
+
+def test_bad_inputs_are_skipped_with_reasons_and_good_files_still_indexed(index: Index, docs_dir: Path) -> None:
+    bad = docs_dir / "bad"
+    bad.mkdir()
+    (bad / "binary.md").write_bytes(b"# Title\x00\x01\x02 binary")
+    (bad / "empty.md").write_text("")
+    (bad / "blank.txt").write_text("   \n\n")
+    (bad / "latin1.md").write_bytes("# Café crème\n\nNaïve résumé.\n".encode("cp1252"))
+    (bad / "front.md").write_text("---\ntitle: [oops\n---\n# Still indexed\n\nwombat body\n")
+    (bad / "broken.pdf").write_bytes(b"%PDF-1.4 this is not really a pdf")
+    (bad / "big.md").write_text("# Big\n\n" + "word " * 5000)
+    (bad / "dangling.md").symlink_to(bad / "nowhere.md")
+    (bad / "loop").symlink_to(docs_dir)
+    index.settings = IndexSettings(workers=1, max_file_bytes=10_000)
+    index.add_source(docs_dir, name="docs")
+    report = index.index()["docs"]
+    reasons = {s.path: s.reason for s in report.skipped}
+    assert reasons["bad/binary.md"] == "binary content in a .md file"
+    assert reasons["bad/empty.md"] == "empty file" and reasons["bad/blank.txt"] == "empty file"
+    assert reasons["bad/broken.pdf"].startswith("not a readable PDF")
+    assert "larger than" in reasons["bad/big.md"] and "index.max_file_bytes" in reasons["bad/big.md"]
+    assert reasons["bad/dangling.md"] == "broken symlink"
+    assert reasons["bad/loop"].startswith("symlink loop")
+    assert INDEXED | {"bad/latin1.md", "bad/front.md"} == paths(index)
+    assert index.search("résumé").hits[0].path == "bad/latin1.md"
+    assert index.search("wombat").hits[0].path == "bad/front.md"
+    meta = index.store.conn.execute(  # type: ignore[attr-defined]
+        "SELECT metadata FROM documents WHERE path = 'bad/latin1.md'"
+    ).fetchone()[0]
+    assert '"encoding": "cp1252"' in meta
+    status = index.status()
+    assert {s["path"] for s in status["skipped"]} == set(reasons)
+
+
+def test_unreadable_file_is_skipped_not_fatal(tmp_path: Path) -> None:
+    folder = tmp_path / "a.md"
+    folder.mkdir()  # opening a folder as a file fails like an unreadable file does
+    result = load(LoadTask("s", FileEntry("a.md", str(folder), 1, 1), None, 1500, 200))
+    assert result.path == "a.md" and result.reason.startswith("unreadable")  # type: ignore[union-attr]
+
+
+def test_file_vanishing_mid_run_is_skipped(tmp_path: Path) -> None:
+    result = load(LoadTask("s", FileEntry("gone.md", str(tmp_path / "gone.md"), 1, 1), None, 1500, 200))
+    assert result.reason == "vanished while indexing"  # type: ignore[union-attr]
+
+
+def test_previously_indexed_file_that_turns_binary_is_removed(indexed: Index, docs_dir: Path) -> None:
+    (docs_dir / "guide/pooling.md").write_bytes(b"\x00\x00garbage")
+    report = indexed.index()["docs"]
+    assert report.removed == 1 and "guide/pooling.md" not in paths(indexed)
+
+
+def test_vanished_source_folder_is_reported_and_others_still_indexed(index: Index, tmp_path: Path, docs_dir: Path) -> None:
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "a.md").write_text("# A\n\nplatypus\n")
+    index.add_source(docs_dir, name="docs")
+    index.add_source(other, name="other")
+    docs_dir.rename(tmp_path / "moved")
+    reports = index.index()
+    assert "is missing or not a folder" in reports["docs"].errors[0]
+    assert "mindex remove docs" in reports["docs"].errors[0]
+    assert reports["other"].added == 1
+
+
+def test_include_and_exclude_globs_filter_files(index: Index, docs_dir: Path) -> None:
+    index.add_source(docs_dir, name="docs", include=["guide/**"], exclude=["*.mdx"])
+    index.index()
+    assert paths(index) == {"guide/pooling.md", "guide/retries.md"}
+
+
+def test_source_registration_errors_name_the_fix(index: Index, docs_dir: Path, tmp_path: Path) -> None:
+    index.add_source(docs_dir)
+    with pytest.raises(SourceExistsError, match="mindex remove docs"):
+        index.add_source(docs_dir, name="again")
+    with pytest.raises(SourcePathError, match="not a folder"):
+        index.add_source(tmp_path / "missing")
+    with pytest.raises(SourceNotFoundError, match="registered: docs"):
+        index.remove_source("nope")
+    assert index.add_source(tmp_path, name=None).name == tmp_path.name
+
+
+def test_remove_source_drops_documents_chunks_and_fts_rows(indexed: Index) -> None:
+    indexed.remove_source("docs")
+    conn: sqlite3.Connection = indexed.store.conn  # type: ignore[attr-defined]
+    for table in ("documents", "chunks", "chunks_fts", "skipped_files"):
+        assert conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0] == 0
+    assert not indexed.search("retries").hits
+
+
+def test_real_docs_tree_git_release_notes(index: Index) -> None:
+    """Index git's release notes (shipped by the git package on every machine here)."""
+    root = Path("/usr/share/doc/git/RelNotes")
+    files = sorted(p for p in root.glob("*.txt") if p.stat().st_size)
+    assert len(files) > 300
+    index.settings = IndexSettings(workers=2)
+    index.add_source(root, name="git")
+    report = index.index()["git"]
+    assert report.added == len(files) and not report.skipped
+    hits = index.search('"git stash push" pathspec', limit=20).hits
+    match = [h for h in hits if h.path == "2.13.0.txt"]
+    assert match, [h.path for h in hits]
+    lines = (root / "2.13.0.txt").read_text().split("\n")
+    hit = match[0]
+    assert hit.start_line is not None and hit.end_line is not None
+    span = "\n".join(lines[hit.start_line - 1 : hit.end_line])
+    assert hit.text.split("\n")[0] in span and hit.text.split("\n")[-1] in span
+    assert index.index()["git"].unchanged == len(files)

@@ -1,0 +1,103 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+from mindex.parse.html import parse_html
+from mindex.parse.markdown import parse_markdown, parse_mdx, split_front_matter
+from mindex.parse.rst import parse_rst
+from mindex.parse.text import parse_text
+
+FIXTURES = Path(__file__).parent / "fixtures" / "docs"
+
+
+def read(rel: str) -> str:
+    return (FIXTURES / rel).read_text(encoding="utf-8")
+
+
+def test_markdown_front_matter_becomes_metadata_and_title() -> None:
+    parsed = parse_markdown(read("guide/retries.md"), "guide/retries.md")
+    assert parsed.title == "Configuring retries"
+    assert parsed.metadata == {"title": "Configuring retries", "tags": ["http", "resilience"], "version": 2}
+
+
+def test_markdown_headings_inside_fenced_code_are_not_sections() -> None:
+    parsed = parse_markdown(read("guide/retries.md"), "guide/retries.md")
+    paths = [s.heading_path for s in parsed.sections]
+    assert paths == [
+        ("Retries",),
+        ("Retries", "Configuring retries"),
+        ("Retries", "Backoff"),
+        ("Retries", "Timeouts"),  # a setext heading
+    ]
+
+
+def test_markdown_section_start_lines_count_front_matter() -> None:
+    text = read("guide/retries.md")
+    lines = text.split("\n")
+    for section in parse_markdown(text, "guide/retries.md").sections:
+        assert section.start_line is not None
+        assert lines[section.start_line - 1] == section.text.split("\n")[0]
+
+
+def test_invalid_front_matter_is_reported_and_the_body_kept() -> None:
+    meta, body, consumed = split_front_matter("---\ntitle: [unclosed\n---\n# Body\n")
+    assert "invalid YAML front-matter" in meta["front_matter_error"]
+    assert body == "# Body\n"
+    assert consumed == 3
+
+
+def test_front_matter_that_is_not_a_mapping_is_reported() -> None:
+    meta, body, _ = split_front_matter("---\n- a\n- b\n---\ntext")
+    assert meta == {"front_matter_error": "front-matter is not a mapping"}
+    assert body == "text"
+
+
+def test_mdx_imports_and_exports_are_dropped() -> None:
+    parsed = parse_mdx(read("guide/install.mdx"), "guide/install.mdx")
+    text = "\n".join(s.text for s in parsed.sections)
+    assert "import Tabs" not in text and "export const" not in text
+    assert parsed.sections[0].heading_path == ("Installation",)
+    assert parsed.sections[0].start_line == 4
+
+
+def test_html_drops_navigation_and_footer_and_keeps_code() -> None:
+    parsed = parse_html(read("reference/api.html"), "reference/api.html")
+    text = "\n".join(s.text for s in parsed.sections)
+    assert parsed.title == "API reference"
+    assert "Sidebar navigation" not in text and "Copyright footer" not in text
+    assert "```" in text and 'client = Client(base_url="https://api.example.org")' in text
+
+
+def test_html_sections_report_original_file_lines() -> None:
+    source = read("reference/api.html")
+    lines = source.split("\n")
+    parsed = parse_html(source, "reference/api.html")
+    by_heading = {s.heading_path[-1]: s for s in parsed.sections}
+    session = by_heading["Session.send"]
+    assert session.start_line is not None and "Session.send" in lines[session.start_line - 1]
+    assert session.line_map is not None
+    assert "TransportError" in lines[session.line_map[-1] - 1]
+
+
+def test_broken_html_still_parses() -> None:
+    parsed = parse_html("<html><body><h1>Title<p>Unclosed <b>bold <div>text", "broken.html")
+    assert "Unclosed" in "\n".join(s.text for s in parsed.sections)
+
+
+def test_rst_levels_follow_adornment_order() -> None:
+    parsed = parse_rst(read("reference/cli.rst"), "reference/cli.rst")
+    assert parsed.title == "Command line"
+    assert parsed.metadata == {"author": "Acme docs team"}
+    paths = [s.heading_path for s in parsed.sections if s.heading_path]
+    assert paths == [
+        ("Command line",),
+        ("Command line", "Global options"),
+        ("Command line", "Global options", "Subcommands"),
+        ("Command line", "Environment"),
+    ]
+
+
+def test_plain_text_is_one_section_titled_by_its_first_line() -> None:
+    parsed = parse_text(read("reference/changelog.txt"), "reference/changelog.txt")
+    assert parsed.title == "Acme HTTP changelog"
+    assert len(parsed.sections) == 1 and parsed.sections[0].start_line == 1
