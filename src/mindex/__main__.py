@@ -1,0 +1,5 @@
+"""`python -m mindex` runs the CLI."""
+
+from mindex.serve.cli import main
+
+main()

@@ -1,0 +1,99 @@
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+import pytest
+from click.testing import CliRunner
+
+from mindex.serve.cli import cli
+
+
+@pytest.fixture
+def run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untyped-def]
+    monkeypatch.chdir(tmp_path)
+    runner = CliRunner()
+
+    def invoke(*args: str, code: int = 0) -> str:
+        result = runner.invoke(cli, list(args), catch_exceptions=False)
+        assert result.exit_code == code, result.output + result.stderr
+        return result.output + (result.stderr if code else "")
+
+    return invoke
+
+
+def test_add_index_search_get_sources_status_remove(run, docs_dir: Path, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    assert "Added source docs" in run("add", str(docs_dir))
+    assert (tmp_path / ".mindex" / "index.db").exists()  # default store in the project root
+    summary = json.loads(run("index", "--json", "-q"))
+    assert summary["docs"]["added"] == 7 and summary["docs"]["skipped"] == []
+    text = run("search", "connection pool", "--limit", "3")
+    assert "guide/pooling.md:1-" in text and "keyword" in text
+    data = json.loads(run("search", "connection pool", "--json"))
+    assert data["mode"] == "keyword" and data["results"][0]["path"] == "guide/pooling.md"
+    chunk = json.loads(run("get", data["results"][0]["id"], "--json"))
+    assert chunk["text"] == data["results"][0]["text"] and "score" not in chunk
+    assert "idle connections" in run("get", data["results"][0]["id"])
+    listed = json.loads(run("sources", "--json"))["sources"]
+    assert listed[0]["name"] == "docs" and listed[0]["documents"] == 7
+    status = json.loads(run("status", "--json"))
+    assert status["documents"] == 7 and status["schema_version"] == 1
+    assert "Removed source docs" in run("remove", "docs")
+    assert json.loads(run("search", "pool", "--json"))["results"] == []
+
+
+def test_project_root_is_found_from_a_subfolder(run, docs_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+    run("add", str(docs_dir))
+    run("index", "-q")
+    monkeypatch.chdir(docs_dir / "guide")
+    assert json.loads(run("search", "retries", "--json"))["results"]
+
+
+def test_db_flag_and_environment_choose_the_store(run, docs_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+    run("--db", str(tmp_path / "custom.db"), "add", str(docs_dir))
+    assert (tmp_path / "custom.db").exists()
+    monkeypatch.setenv("MINDEX_DB", str(tmp_path / "custom.db"))
+    assert json.loads(run("sources", "--json"))["sources"][0]["name"] == "docs"
+
+
+def test_exit_codes_mean_something(run, docs_dir: Path, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    assert "mindex add" in run("search", "x", code=1)  # no index yet: says how to make one
+    run("add", str(docs_dir))
+    assert "matches no chunk" in run("get", "ffffffffffffffff", code=3)
+    assert "no source named" in run("remove", "nope", code=3)
+    assert "needs an embedding model" in run("search", "x", "--mode", "semantic", code=1)
+    run("search", "x", "--limit", "0", code=2)
+    docs_dir.rename(tmp_path / "elsewhere")
+    assert "missing or not a folder" in run("index", "-q", code=1)
+
+
+def test_index_summary_lists_skipped_files_with_reasons(run, docs_dir: Path) -> None:  # type: ignore[no-untyped-def]
+    (docs_dir / "blob.md").write_bytes(b"\x00\x01binary")
+    run("add", str(docs_dir))
+    text = run("index", "-q")
+    assert "blob.md: binary content in a .md file" in text
+    data = json.loads(run("index", "--json", "-q"))
+    assert data["docs"]["skipped"] == [{"path": "blob.md", "reason": "binary content in a .md file"}]
+
+
+def test_invalid_config_is_reported_with_the_key(run, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    (tmp_path / ".mindex").mkdir()
+    (tmp_path / ".mindex" / "config.toml").write_text("[index]\nchunk_size = 10\n")
+    assert "index.chunk_size" in run("sources", code=1)
+
+
+def test_every_command_has_help_with_a_description() -> None:
+    runner = CliRunner()
+    assert isinstance(cli, click.Group)
+    for name, command in cli.commands.items():
+        result = runner.invoke(cli, [name, "--help"])
+        assert result.exit_code == 0 and (command.help or "").strip(), name
+    readme = (Path(__file__).parents[1] / "README.md").read_text()
+    for name in cli.commands:
+        assert f"mindex {name}" in readme, f"README does not document `mindex {name}`"
+
+
+def test_query_commands_offer_json() -> None:
+    for name in ("search", "get", "sources", "status", "index", "add", "remove"):
+        assert any(p.name == "as_json" for p in cli.commands[name].params), name

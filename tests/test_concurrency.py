@@ -1,0 +1,154 @@
+"""A killed indexer, readers during indexing, and a second writer: real processes."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from mindex import Index, IndexSettings
+from mindex.errors import StoreError
+
+FILES = 1500
+
+
+def write_corpus(root: Path) -> None:
+    for n in range(FILES):
+        folder = root / f"part{n % 20}"
+        folder.mkdir(parents=True, exist_ok=True)
+        sections = "\n\n".join(
+            f"## Section {s}\n\n" + " ".join(f"Page {n} section {s} explains topic{(n * s) % 97} in depth." for _ in range(12))
+            for s in range(6)
+        )
+        (folder / f"page{n}.md").write_text(f"# Page {n}\n\nshared marker text\n\n{sections}\n")
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, int]]:
+    """A generated docs tree and, from a clean index of it, the chunk count of every file."""
+    root = tmp_path_factory.mktemp("corpus") / "docs"
+    write_corpus(root)
+    reference = tmp_path_factory.mktemp("ref") / "ref.db"
+    with Index(reference, IndexSettings(workers=2)) as ix:
+        ix.add_source(root, name="docs")
+        ix.index()
+        counts = dict(ix.store.conn.execute(  # type: ignore[attr-defined]
+            "SELECT d.path, count(c.seq) FROM documents d JOIN chunks c ON c.document_id = d.id GROUP BY d.path"
+        ).fetchall())
+    assert len(counts) == FILES
+    return root, counts
+
+
+def mindex(db: Path, *args: str, workers: int = 1) -> subprocess.Popen[bytes]:
+    env = {**os.environ, "MINDEX_DB": str(db), "MINDEX_INDEX__WORKERS": str(workers)}
+    return subprocess.Popen(
+        [sys.executable, "-m", "mindex.serve", *args], env=env,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )
+
+
+def documents(db: Path) -> int:
+    conn = sqlite3.connect(db)
+    try:
+        return int(conn.execute("SELECT count(*) FROM documents").fetchone()[0])
+    except sqlite3.OperationalError:
+        return 0
+    finally:
+        conn.close()
+
+
+def check_consistent(db: Path, reference: dict[str, int]) -> int:
+    conn = sqlite3.connect(db)
+    assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    conn.execute("INSERT INTO chunks_fts (chunks_fts, rank) VALUES ('integrity-check', 1)")
+    rows = conn.execute(
+        "SELECT d.path, count(c.seq) FROM documents d LEFT JOIN chunks c ON c.document_id = d.id GROUP BY d.id"
+    ).fetchall()
+    for path, count in rows:
+        assert count == reference[path], f"{path} has {count} chunks, expected {reference[path]}"
+    orphans = conn.execute(
+        "SELECT count(*) FROM chunks WHERE document_id NOT IN (SELECT id FROM documents)"
+    ).fetchone()[0]
+    assert orphans == 0
+    conn.close()
+    return len(rows)
+
+
+def test_killed_indexer_leaves_a_consistent_index_that_the_next_run_completes(
+    corpus: tuple[Path, dict[str, int]], tmp_path: Path
+) -> None:
+    root, reference = corpus
+    db = tmp_path / "index.db"
+    with Index(db) as ix:
+        ix.add_source(root, name="docs")
+    proc = mindex(db, "index", "-q")
+    deadline = time.monotonic() + 60
+    while documents(db) < 100 and time.monotonic() < deadline and proc.poll() is None:
+        time.sleep(0.01)
+    proc.send_signal(signal.SIGKILL)
+    proc.communicate()
+    partial = check_consistent(db, reference)
+    assert 0 < partial < FILES, "the kill should land mid-run"
+    finish = mindex(db, "index", "-q", "--json", workers=2)
+    out, err = finish.communicate(timeout=300)
+    assert finish.returncode == 0, err.decode()
+    assert check_consistent(db, reference) == FILES
+    conn = sqlite3.connect(db)
+    assert conn.execute("SELECT count(*) FROM chunks").fetchone()[0] == sum(reference.values())
+    assert conn.execute("SELECT count(DISTINCT path) FROM documents").fetchone()[0] == FILES
+    conn.close()
+
+
+def test_searches_during_indexing_see_only_whole_documents(
+    corpus: tuple[Path, dict[str, int]], tmp_path: Path
+) -> None:
+    root, reference = corpus
+    db = tmp_path / "index.db"
+    with Index(db) as ix:
+        ix.add_source(root, name="docs")
+    proc = mindex(db, "index", "-q")
+    searches = 0
+    seen: set[int] = set()
+    reader = Index(db, create=False)
+    conn = reader.store.conn  # type: ignore[attr-defined]
+    while proc.poll() is None:
+        hits = reader.search("shared marker text", limit=50).hits
+        searches += 1
+        for path in {hit.path for hit in hits}:
+            count = conn.execute(
+                "SELECT count(*) FROM chunks c JOIN documents d ON d.id = c.document_id WHERE d.path = ?",
+                (path,),
+            ).fetchone()[0]
+            assert count == reference[path]
+        seen.add(documents(db))
+    reader.close()
+    _, err = proc.communicate()
+    assert proc.returncode == 0, err.decode()
+    assert searches > 5 and len(seen) > 2, "searches should have run while documents were arriving"
+    assert check_consistent(db, reference) == FILES
+
+
+def test_second_indexer_waits_then_reports_the_holder(corpus: tuple[Path, dict[str, int]], tmp_path: Path) -> None:
+    root, _ = corpus
+    db = tmp_path / "index.db"
+    with Index(db) as ix:
+        ix.add_source(root, name="docs")
+        with ix.store.transaction():  # hold the write lock like a running indexer would
+            env = {**os.environ, "MINDEX_DB": str(db), "MINDEX_INDEX__LOCK_TIMEOUT": "0.5"}
+            done = subprocess.run(
+                [sys.executable, "-m", "mindex.serve", "index", "-q"],
+                env=env, capture_output=True, text=True, timeout=60,
+            )
+    assert done.returncode == 4
+    assert f"pid {os.getpid()}" in done.stderr and "waiting for the write lock" in done.stderr
+
+
+def test_reader_on_missing_index_gets_next_step(tmp_path: Path) -> None:
+    with pytest.raises(StoreError, match="mindex index"):
+        Index(tmp_path / "none.db", create=False)

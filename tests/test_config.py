@@ -1,0 +1,64 @@
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from pathlib import Path
+
+import pytest
+
+import mindex
+from mindex.config import find_project_root, load_settings, resolve_db_path
+from mindex.errors import ConfigError
+
+
+def write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+
+
+def test_precedence_project_then_user_then_env_then_flags(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    write(tmp_path / ".mindex/config.toml", "[index]\nchunk_size = 1000\nchunk_overlap = 10\nworkers = 1\n")
+    write(tmp_path / "user-config.toml", "[index]\nchunk_overlap = 20\nworkers = 2\n")
+    monkeypatch.setenv("MINDEX_INDEX__WORKERS", "3")
+    settings = load_settings(cwd=tmp_path)
+    assert (settings.index.chunk_size, settings.index.chunk_overlap, settings.index.workers) == (1000, 20, 3)
+    flagged = load_settings(cwd=tmp_path, db=tmp_path / "flag.db")
+    assert flagged.db == tmp_path / "flag.db"
+    monkeypatch.setenv("MINDEX_DB", str(tmp_path / "env.db"))
+    assert load_settings(cwd=tmp_path).db == tmp_path / "env.db"
+    assert load_settings(cwd=tmp_path, db=tmp_path / "flag.db").db == tmp_path / "flag.db"
+
+
+def test_project_root_is_found_like_git(tmp_path: Path) -> None:
+    (tmp_path / "repo/.git").mkdir(parents=True)
+    (tmp_path / "repo/a/b").mkdir(parents=True)
+    assert find_project_root(tmp_path / "repo/a/b") == tmp_path / "repo"
+    (tmp_path / "repo/a/.mindex").mkdir()
+    assert find_project_root(tmp_path / "repo/a/b") == tmp_path / "repo/a"
+    settings = load_settings(cwd=tmp_path / "repo/a/b")
+    assert resolve_db_path(settings, tmp_path / "repo/a/b") == tmp_path / "repo/a/.mindex/index.db"
+
+
+def test_bad_values_name_the_key_and_where_to_fix_it(tmp_path: Path) -> None:
+    write(tmp_path / ".mindex/config.toml", "[index]\nchunk_overlap = 900\n")
+    with pytest.raises(ConfigError, match="chunk_overlap must be under half"):
+        load_settings(cwd=tmp_path)
+    write(tmp_path / ".mindex/config.toml", "[index\nbroken")
+    with pytest.raises(ConfigError, match="TOML"):
+        load_settings(cwd=tmp_path)
+    write(tmp_path / ".mindex/config.toml", "unknown_key = 1\n")
+    with pytest.raises(ConfigError, match="unknown_key"):
+        load_settings(cwd=tmp_path)
+
+
+def test_public_api_is_exported() -> None:
+    for name in mindex.__all__:
+        assert hasattr(mindex, name), name
+    assert {"Index", "MindexError", "SearchResult", "Hit"} <= set(mindex.__all__)
+
+
+def test_every_module_imports() -> None:
+    for info in pkgutil.walk_packages(mindex.__path__, "mindex."):
+        if info.name.endswith("__main__"):
+            continue
+        importlib.import_module(info.name)

@@ -1,0 +1,177 @@
+"""The MCP server through the SDK's own client: in-process, then over real stdio and HTTP."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import anyio
+import httpx2
+import pytest
+from mcp import Client, StdioServerParameters
+from mcp.client.streamable_http import streamable_http_client
+
+from mindex import Index
+from mindex.config import Settings
+from mindex.serve.mcp_server import build_server
+
+
+def call(server: Any, work: Callable[[Client], Awaitable[Any]]) -> Any:
+    async def main() -> Any:
+        async with Client(server) as client:
+            return await work(client)
+
+    return anyio.run(main)
+
+
+def text_of(result: Any) -> str:
+    return "\n".join(block.text for block in result.content)
+
+
+@pytest.fixture
+def server(indexed: Index) -> Any:
+    return build_server(indexed.db_path, Settings())
+
+
+def test_tools_are_listed_with_agent_docstrings_and_schemas(server: Any) -> None:
+    tools = call(server, lambda c: c.list_tools()).tools
+    by_name = {t.name: t for t in tools}
+    assert set(by_name) == {"search_docs", "get_chunk", "list_sources"}
+    assert "Use it first" in by_name["search_docs"].description
+    assert set(by_name["search_docs"].input_schema["properties"]) == {"query", "limit", "mode", "source", "path"}
+    assert "results" in by_name["search_docs"].output_schema["properties"]
+
+
+def test_search_docs_returns_markdown_and_structured_results(server: Any) -> None:
+    result = call(server, lambda c: c.call_tool("search_docs", {"query": "connection pool", "limit": 3}))
+    assert not result.is_error
+    data = result.structured_content
+    assert data["mode"] == "keyword" and data["results"][0]["path"] == "guide/pooling.md"
+    text = text_of(result)
+    assert "guide/pooling.md:1-4" in text and data["results"][0]["id"] in text
+
+
+def test_search_docs_filters_by_source_and_path(server: Any) -> None:
+    result = call(server, lambda c: c.call_tool("search_docs", {"query": "retries", "path": "reference/**"}))
+    assert {r["path"] for r in result.structured_content["results"]} <= {
+        "reference/changelog.txt", "reference/cli.rst", "reference/api.html", "reference/manual.pdf"
+    }
+    result = call(server, lambda c: c.call_tool("search_docs", {"query": "retries", "source": "nope"}))
+    assert result.structured_content["results"] == []
+
+
+def test_answers_stay_within_the_token_budget(indexed: Index) -> None:
+    settings = Settings(serve={"token_budget": 200})
+    result = call(build_server(indexed.db_path, settings), lambda c: c.call_tool("search_docs", {"query": "the", "limit": 10}))
+    text = text_of(result)
+    assert len(text) / 4 < 200 + 150  # the budget plus the one-line-per-hit overflow list
+    assert "More results" in text and len(result.structured_content["results"]) == 10
+
+
+def test_get_chunk_and_list_sources(server: Any) -> None:
+    found = call(server, lambda c: c.call_tool("search_docs", {"query": "PoolTimeout"}))
+    chunk_id = found.structured_content["results"][0]["id"]
+    chunk = call(server, lambda c: c.call_tool("get_chunk", {"chunk_id": chunk_id}))
+    assert "PoolTimeout" in text_of(chunk) and chunk.structured_content["id"] == chunk_id
+    listed = call(server, lambda c: c.call_tool("list_sources", {}))
+    assert listed.structured_content["sources"][0]["documents"] == 7
+    assert "| docs | docs | 7 |" in text_of(listed)
+
+
+def test_unavailable_modes_and_unknown_ids_are_tool_errors(server: Any) -> None:
+    semantic = call(server, lambda c: c.call_tool("search_docs", {"query": "x", "mode": "semantic"}))
+    assert semantic.is_error and "mode 'keyword'" in text_of(semantic)
+    missing = call(server, lambda c: c.call_tool("get_chunk", {"chunk_id": "ffffffffffffffff"}))
+    assert missing.is_error and "matches no chunk" in text_of(missing)
+
+
+def test_missing_index_is_a_tool_error_not_a_crash(tmp_path: Path) -> None:
+    server = build_server(tmp_path / "none.db", Settings())
+    result = call(server, lambda c: c.call_tool("list_sources", {}))
+    assert result.is_error and "mindex add" in text_of(result)
+
+
+def test_stdio_server_speaks_only_protocol_on_stdout(indexed: Index) -> None:
+    env = {**os.environ, "MINDEX_DB": str(indexed.db_path)}
+    params = StdioServerParameters(command=sys.executable, args=["-m", "mindex", "serve"], env=env)
+    result = call(params, lambda c: c.call_tool("search_docs", {"query": "backoff"}))
+    assert result.structured_content["results"][0]["title"] == "Backoff"
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def start_http(db: Path, *args: str) -> tuple[subprocess.Popen[str], int]:
+    port = free_port()
+    env = {**os.environ, "MINDEX_DB": str(db)}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "mindex", "serve", "--http", "--port", str(port), *args],
+        env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+            return proc, port
+        except OSError:
+            if proc.poll() is not None:
+                break
+            time.sleep(0.05)
+    proc.kill()
+    raise AssertionError(proc.communicate()[1])
+
+
+def post(port: int, headers: dict[str, str]) -> int:
+    body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "ping"}).encode()
+    request = urllib.request.Request(
+        f"http://127.0.0.1:{port}/mcp", data=body, method="POST",
+        headers={"content-type": "application/json", "accept": "application/json, text/event-stream", **headers},
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=10) as response:
+            return int(response.status)
+    except urllib.error.HTTPError as exc:
+        exc.close()
+        return int(exc.code)
+
+
+def test_http_off_loopback_requires_the_bearer_token(indexed: Index) -> None:
+    proc, port = start_http(indexed.db_path, "--host", "0.0.0.0", "--token", "s3cret")
+    try:
+        assert post(port, {}) == 401
+        assert post(port, {"authorization": "Bearer wrong"}) == 401
+
+        async def work() -> Any:
+            headers = {"authorization": "Bearer s3cret"}
+            async with httpx2.AsyncClient(headers=headers) as http:
+                transport = streamable_http_client(f"http://127.0.0.1:{port}/mcp", http_client=http)
+                async with Client(transport) as client:
+                    return await client.call_tool("search_docs", {"query": "Retry-After"})
+
+        result = anyio.run(work)
+        assert result.structured_content["results"][0]["path"] == "guide/retries.md"
+    finally:
+        proc.terminate()
+        proc.communicate(timeout=10)
+
+
+def test_http_refuses_to_bind_off_loopback_without_a_token(indexed: Index) -> None:
+    env = {**os.environ, "MINDEX_DB": str(indexed.db_path)}
+    env.pop("MINDEX_TOKEN", None)
+    done = subprocess.run(
+        [sys.executable, "-m", "mindex", "serve", "--http", "--host", "0.0.0.0", "--port", str(free_port())],
+        env=env, capture_output=True, text=True, timeout=30,
+    )
+    assert done.returncode == 1 and "bearer token" in done.stderr

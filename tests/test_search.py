@@ -1,0 +1,92 @@
+from __future__ import annotations
+
+import pytest
+
+from mindex import Index
+from mindex.errors import ConfigError, UnsupportedModeError
+from mindex.search import query_terms
+
+HOSTILE = [
+    'C++', 'foo.bar()', '"unterminated', 'AND', 'OR NOT', 'NEAR(a b)', '*', '-', '^start', 'col:value',
+    "it's", '(((', '"" ""', 'retries"; DROP TABLE chunks; --', 'ünïcödé 日本語 emoji 🚀', '\\', "\x00",
+    'a' * 2000, '   ', 'pool* size', '{curly} [square]', 'x:y:z', '+plus', 'retries AND',
+]
+SCHEMA_KEYS = {"id", "source", "kind", "path", "title", "context", "start_line", "end_line", "score", "snippet", "text"}
+
+
+@pytest.mark.parametrize("query", HOSTILE)
+def test_any_user_string_is_a_valid_query(indexed: Index, query: str) -> None:
+    result = indexed.search(query)
+    assert result.mode == "keyword"
+    assert all(hit.score > 0 for hit in result.hits)
+
+
+def test_punctuated_identifiers_become_phrases() -> None:
+    assert query_terms("foo.bar()") == ['"foo bar"']
+    assert query_terms('how do I configure "connection pool"') == ['"connection pool"', '"configure"']
+    assert query_terms("pool*") == ['"pool"*']
+    assert query_terms("how is it") == ['"how"', '"is"', '"it"']  # only stopwords: keep them
+
+
+def test_all_terms_rank_before_any_term(indexed: Index) -> None:
+    hits = indexed.search("pool keepalive_expiry", limit=5).hits
+    assert hits[0].title == "Keep-alive"
+    assert len(hits) > 1  # any-term matches fill the rest
+
+
+def test_headings_weigh_more_than_body(indexed: Index) -> None:
+    hits = indexed.search("backoff").hits
+    assert hits[0].title == "Backoff"
+
+
+def test_snippet_highlights_matches(indexed: Index) -> None:
+    (hit, *_) = indexed.search("PoolTimeout").hits
+    assert "**PoolTimeout**" in hit.snippet
+
+
+def test_filters_by_source_kind_and_path(indexed: Index, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    other = tmp_path / "more"
+    other.mkdir()
+    (other / "retry.md").write_text("# Retry elsewhere\n\nretries in another source\n")
+    indexed.add_source(other, name="more")
+    indexed.index()
+    assert {h.source for h in indexed.search("retries", limit=50).hits} == {"docs", "more"}
+    assert {h.source for h in indexed.search("retries", source="more").hits} == {"more"}
+    assert {h.path for h in indexed.search("retries", path="guide/**").hits} == {"guide/retries.md"}
+    assert {h.path for h in indexed.search("retries", path="*.md", source="docs").hits} == {"guide/retries.md"}
+    assert indexed.search("retries", kind="docs").hits and not indexed.search("retries", kind="code").hits
+
+
+def test_limit_and_offset_page_through_results(indexed: Index) -> None:
+    everything = [h.id for h in indexed.search("the", limit=50).hits]
+    assert len(everything) > 4
+    assert [h.id for h in indexed.search("the", limit=2, offset=2).hits] == everything[2:4]
+
+
+def test_json_shape_is_the_documented_schema(indexed: Index) -> None:
+    data = indexed.search("retries").to_dict()
+    assert set(data) == {"query", "mode", "took_ms", "results"}
+    for item in data["results"]:
+        assert SCHEMA_KEYS <= set(item) <= SCHEMA_KEYS | {"page"}
+    pdf = indexed.search("HTTPS_PROXY").to_dict()["results"][0]
+    assert pdf["page"] == 2
+
+
+def test_spans_of_results_are_lines_of_the_original_file(indexed: Index, docs_dir) -> None:  # type: ignore[no-untyped-def]
+    for hit in indexed.search("retries backoff client", limit=30).hits:
+        if hit.path.endswith((".md", ".rst", ".txt", ".mdx")):
+            lines = (docs_dir / hit.path).read_text().split("\n")
+            assert "\n".join(lines[hit.start_line - 1 : hit.end_line]) == hit.text
+
+
+def test_semantic_modes_say_what_to_do_instead(indexed: Index) -> None:
+    with pytest.raises(UnsupportedModeError, match="--mode keyword"):
+        indexed.search("retries", mode="hybrid")
+    with pytest.raises(ConfigError, match="unknown search mode"):
+        indexed.search("retries", mode="fuzzy")
+
+
+def test_get_accepts_full_ids_and_unique_prefixes(indexed: Index) -> None:
+    hit = indexed.search("PoolTimeout").hits[0]
+    assert indexed.get(hit.id).text == hit.text
+    assert indexed.get(hit.id[:8]).id == hit.id
