@@ -79,3 +79,18 @@ def test_second_writer_is_told_who_holds_the_lock(tmp_path: Path) -> None:
     finally:
         holder.release()
     WriteLock(db, timeout=0).acquire()  # free again once released
+
+
+def test_full_disk_stops_cleanly_and_the_next_run_finishes(indexed: Index, docs_dir: Path) -> None:
+    conn: sqlite3.Connection = indexed.store.conn  # type: ignore[attr-defined]
+    pages = conn.execute("PRAGMA page_count").fetchone()[0]
+    conn.execute(f"PRAGMA max_page_count = {pages}")  # SQLite's own SQLITE_FULL, as on a full disk
+    for n in range(40):
+        (docs_dir / f"more{n}.md").write_text(f"# More {n}\n\n" + "filler words here " * 400)
+    with pytest.raises(StoreError, match="disk holding .* is full.*rerun `mindex index`"):
+        indexed.index()
+    assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    assert indexed.search("PoolTimeout").hits  # what was there before is intact
+    conn.execute("PRAGMA max_page_count = 1073741823")
+    report = indexed.index()["docs"]
+    assert report.added == 40

@@ -9,6 +9,7 @@ then command-line flags.
 from __future__ import annotations
 
 import os
+from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 
@@ -81,7 +82,8 @@ class Settings(BaseSettings):
         )
 
 
-_PROJECT_ROOT: Path | None = None
+# The project root whose config file `Settings` reads; set by `load_settings` for one call.
+_project_root: ContextVar[Path | None] = ContextVar("mindex_project_root", default=None)
 
 
 def user_config_path() -> Path:
@@ -93,7 +95,7 @@ def user_config_path() -> Path:
 
 
 def _config_files() -> list[Path]:
-    root = _PROJECT_ROOT or find_project_root(Path.cwd())
+    root = _project_root.get() or find_project_root(Path.cwd())
     files = [user_config_path(), root / STATE_DIR / "config.toml"]
     return [path for path in files if path.is_file()]
 
@@ -114,8 +116,7 @@ def load_settings(cwd: Path | None = None, **flags: Any) -> Settings:
     Raises:
         ConfigError: a file or value is invalid; the message names the key.
     """
-    global _PROJECT_ROOT
-    _PROJECT_ROOT = find_project_root(cwd or Path.cwd())
+    token = _project_root.set(find_project_root(cwd or Path.cwd()))
     given = {key: value for key, value in flags.items() if value is not None}
     try:
         return Settings(**given)
@@ -130,7 +131,7 @@ def load_settings(cwd: Path | None = None, **flags: Any) -> Settings:
     except (OSError, ValueError) as exc:
         raise ConfigError(f"cannot read config: {exc}; fix the TOML syntax and retry") from None
     finally:
-        _PROJECT_ROOT = None
+        _project_root.reset(token)
 
 
 def resolve_db_path(settings: Settings, cwd: Path | None = None) -> Path:

@@ -16,7 +16,13 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from mindex.errors import NotFoundError, SchemaTooNewError, SourceExistsError, StoreError
+from mindex.errors import (
+    IndexLockedError,
+    NotFoundError,
+    SchemaTooNewError,
+    SourceExistsError,
+    StoreError,
+)
 from mindex.models import Document, Hit, SkippedFile, Source, SourceStats
 from mindex.pathglob import glob_match
 from mindex.store.lock import WriteLock
@@ -121,13 +127,17 @@ class SQLiteStore:
     def transaction(self) -> Iterator[sqlite3.Connection]:
         """Hold the write lock and one IMMEDIATE transaction; roll back on any error."""
         with self.lock:
-            self.conn.execute("BEGIN IMMEDIATE")
             try:
-                yield self.conn
-            except BaseException:
-                self.conn.execute("ROLLBACK")
-                raise
-            self.conn.execute("COMMIT")
+                self.conn.execute("BEGIN IMMEDIATE")
+                try:
+                    yield self.conn
+                    self.conn.execute("COMMIT")
+                except BaseException:
+                    if self.conn.in_transaction:
+                        self.conn.execute("ROLLBACK")
+                    raise
+            except sqlite3.OperationalError as exc:
+                raise _explain(exc, self.path) from exc
 
     def add_source(self, source: Source) -> Source:
         """Register a source; its name and root must both be new.
@@ -317,6 +327,22 @@ class SQLiteStore:
             "last_indexed": one("SELECT max(indexed_at) FROM sources").fetchone()[0],
             "skipped": [{"source": s, "path": p, "reason": r} for s, p, r in skipped],
         }
+
+
+def _explain(exc: sqlite3.OperationalError, path: Path) -> Exception:
+    """Turn SQLite's failures that users can fix into errors that say how; keep the rest."""
+    message = str(exc)
+    if "full" in message:
+        return StoreError(
+            f"the disk holding {path} is full; the index still holds every batch committed "
+            "before this one. Free some space and rerun `mindex index` to finish"
+        )
+    if "locked" in message or "busy" in message:
+        return IndexLockedError(
+            f"{path} stayed locked by another process past the timeout; "
+            "wait for it to finish, or raise index.lock_timeout"
+        )
+    return exc
 
 
 def _hit(row: Sequence[Any], score: float, snippet: str) -> Hit:
