@@ -80,13 +80,19 @@ def check_consistent(db: Path, reference: dict[str, int]) -> int:
     return len(rows)
 
 
+@pytest.fixture
+def db(corpus: tuple[Path, dict[str, int]], tmp_path: Path) -> Path:
+    """An index file with the corpus registered as source `docs`, not yet indexed."""
+    path = tmp_path / "index.db"
+    with Index(path) as ix:
+        ix.add_source(corpus[0], name="docs")
+    return path
+
+
 def test_killed_indexer_leaves_a_consistent_index_that_the_next_run_completes(
-    corpus: tuple[Path, dict[str, int]], tmp_path: Path
+    corpus: tuple[Path, dict[str, int]], db: Path
 ) -> None:
-    root, reference = corpus
-    db = tmp_path / "index.db"
-    with Index(db) as ix:
-        ix.add_source(root, name="docs")
+    reference = corpus[1]
     proc = mindex(db, "index", "-q")
     deadline = time.monotonic() + 60
     while documents(db) < 100 and time.monotonic() < deadline and proc.poll() is None:
@@ -106,12 +112,9 @@ def test_killed_indexer_leaves_a_consistent_index_that_the_next_run_completes(
 
 
 def test_searches_during_indexing_see_only_whole_documents(
-    corpus: tuple[Path, dict[str, int]], tmp_path: Path
+    corpus: tuple[Path, dict[str, int]], db: Path
 ) -> None:
-    root, reference = corpus
-    db = tmp_path / "index.db"
-    with Index(db) as ix:
-        ix.add_source(root, name="docs")
+    reference = corpus[1]
     proc = mindex(db, "index", "-q")
     searches = 0
     seen: set[int] = set()
@@ -134,11 +137,8 @@ def test_searches_during_indexing_see_only_whole_documents(
     assert check_consistent(db, reference) == FILES
 
 
-def test_second_indexer_waits_then_reports_the_holder(corpus: tuple[Path, dict[str, int]], tmp_path: Path) -> None:
-    root, _ = corpus
-    db = tmp_path / "index.db"
+def test_second_indexer_waits_then_reports_the_holder(db: Path) -> None:
     with Index(db) as ix:
-        ix.add_source(root, name="docs")
         with ix.store.transaction():  # hold the write lock like a running indexer would
             env = {**os.environ, "MINDEX_DB": str(db), "MINDEX_INDEX__LOCK_TIMEOUT": "0.5"}
             done = subprocess.run(

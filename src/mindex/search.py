@@ -13,8 +13,7 @@ import time
 from dataclasses import replace
 
 from mindex.models import Hit, SearchResult
-from mindex.store.base import Store
-from mindex.store.sqlite import SNIPPET_CLOSE, SNIPPET_OPEN
+from mindex.store.base import SNIPPET_CLOSE, SNIPPET_OPEN, Store
 
 _PHRASE = re.compile(r'"([^"]*)"')
 _WORD = re.compile(r"\w+", re.UNICODE)

@@ -8,6 +8,9 @@ from typing import Any, Protocol
 
 from mindex.models import Document, Hit, SkippedFile, Source, SourceStats
 
+# Every backend marks matches in snippets with these; search turns them into `**`.
+SNIPPET_OPEN, SNIPPET_CLOSE = "\x01", "\x02"
+
 
 class Store(Protocol):
     """The only place with SQL. Methods appear in the same order in every backend."""

@@ -25,12 +25,12 @@ from mindex.errors import (
 )
 from mindex.models import Document, Hit, SkippedFile, Source, SourceStats
 from mindex.pathglob import glob_match
+from mindex.store.base import SNIPPET_CLOSE, SNIPPET_OPEN
 from mindex.store.lock import WriteLock
 
 # BM25 column weights for (title, context, text): a word in a heading or breadcrumb says
 # more about what a chunk is about than the same word in its body.
 BM25_WEIGHTS = (8.0, 4.0, 1.0)
-SNIPPET_OPEN, SNIPPET_CLOSE = "\x01", "\x02"
 
 _HIT_COLUMNS = """
     c.id, s.name, d.kind, d.path, c.title, c.context, c.start_line, c.end_line, c.page, c.text
