@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from mindex import Index, IndexSettings
+from mindex.config import EmbedSettings
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
@@ -22,6 +23,8 @@ def _isolated_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
         if key.startswith("MINDEX_"):
             monkeypatch.delenv(key)
     monkeypatch.setenv("MINDEX_CONFIG", str(tmp_path / "user-config.toml"))
+    # Keyword-only unless a test asks for the model: fast, and ranking tests stay exact.
+    monkeypatch.setenv("MINDEX_EMBED__PROVIDER", "none")
 
 
 @pytest.fixture
@@ -35,7 +38,7 @@ def docs_dir(tmp_path: Path) -> Path:
 @pytest.fixture
 def index(tmp_path: Path) -> Iterator[Index]:
     """An empty index in a real SQLite file."""
-    with Index(tmp_path / "state" / "index.db", IndexSettings(workers=1)) as ix:
+    with Index(tmp_path / "state" / "index.db", IndexSettings(workers=1), embed=EmbedSettings(provider="none")) as ix:
         yield ix
 
 

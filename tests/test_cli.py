@@ -8,6 +8,7 @@ import pytest
 from click.testing import CliRunner
 
 from mindex.serve.cli import cli
+from mindex.store import SCHEMA_VERSION
 
 
 @pytest.fixture
@@ -18,7 +19,7 @@ def run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-unt
     def invoke(*args: str, code: int = 0) -> str:
         result = runner.invoke(cli, list(args), catch_exceptions=False)
         assert result.exit_code == code, result.output + result.stderr
-        return result.output + (result.stderr if code else "")
+        return result.stdout + (result.stderr if code else "")
 
     return invoke
 
@@ -38,7 +39,7 @@ def test_add_index_search_get_sources_status_remove(run, docs_dir: Path, tmp_pat
     listed = json.loads(run("sources", "--json"))["sources"]
     assert listed[0]["name"] == "docs" and listed[0]["documents"] == 7
     status = json.loads(run("status", "--json"))
-    assert status["documents"] == 7 and status["schema_version"] == 1
+    assert status["documents"] == 7 and status["schema_version"] == SCHEMA_VERSION
     assert "Removed source docs" in run("remove", "docs")
     assert json.loads(run("search", "pool", "--json"))["results"] == []
 
@@ -62,7 +63,7 @@ def test_exit_codes_mean_something(run, docs_dir: Path, tmp_path: Path) -> None:
     run("add", str(docs_dir))
     assert "matches no chunk" in run("get", "ffffffffffffffff", code=3)
     assert "no source named" in run("remove", "nope", code=3)
-    assert "needs an embedding model" in run("search", "x", "--mode", "semantic", code=1)
+    assert "semantic search is unavailable" in run("search", "x", "--mode", "semantic", code=1)
     run("search", "x", "--limit", "0", code=2)
     docs_dir.rename(tmp_path / "elsewhere")
     assert "missing or not a folder" in run("index", "-q", code=1)

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from mindex import Index, IndexSettings
+from mindex.config import EmbedSettings
 from mindex.errors import StoreError
 
 FILES = 1500
@@ -35,7 +36,7 @@ def corpus(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, in
     root = tmp_path_factory.mktemp("corpus") / "docs"
     write_corpus(root)
     reference = tmp_path_factory.mktemp("ref") / "ref.db"
-    with Index(reference, IndexSettings(workers=2)) as ix:
+    with Index(reference, IndexSettings(workers=2), embed=EmbedSettings(provider="none")) as ix:
         ix.add_source(root, name="docs")
         ix.index()
         counts = dict(ix.store.conn.execute(  # type: ignore[attr-defined]

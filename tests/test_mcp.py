@@ -89,7 +89,7 @@ def test_get_chunk_and_list_sources(server: Any) -> None:
 
 def test_unavailable_modes_and_unknown_ids_are_tool_errors(server: Any) -> None:
     semantic = call(server, lambda c: c.call_tool("search_docs", {"query": "x", "mode": "semantic"}))
-    assert semantic.is_error and "mode 'keyword'" in text_of(semantic)
+    assert semantic.is_error and "--mode keyword" in text_of(semantic)
     missing = call(server, lambda c: c.call_tool("get_chunk", {"chunk_id": "ffffffffffffffff"}))
     assert missing.is_error and "matches no chunk" in text_of(missing)
 

@@ -44,6 +44,15 @@ class IndexSettings(BaseModel):
         return self
 
 
+class EmbedSettings(BaseModel):
+    """Which embedding model makes vectors, and how."""
+
+    provider: str = Field("onnx", description="onnx (local), or none for keyword only")
+    model: str = Field("all-MiniLM-L6-v2", description="model name or a folder with model.onnx")
+    batch_size: int = Field(16, ge=1, le=512)
+    threads: int = Field(0, ge=0, description="ONNX Runtime threads; 0 = one per core")
+
+
 class ServeSettings(BaseModel):
     """How the MCP server answers."""
 
@@ -62,6 +71,7 @@ class Settings(BaseSettings):
 
     db: Path | None = None
     index: IndexSettings = IndexSettings()
+    embed: EmbedSettings = EmbedSettings()
     serve: ServeSettings = ServeSettings()
 
     @classmethod

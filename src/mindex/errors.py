@@ -11,6 +11,7 @@
     │   ├── SourceExistsError       already registered
     │   └── SourcePathError         the folder is missing or unreadable
     ├── NotFoundError               no chunk with that id
+    ├── EmbeddingMismatchError      vectors were made by another model or dimension
     └── UnsupportedModeError        a search mode this index cannot serve yet
 
 The CLI turns each into a clean exit with `exit_code`; the MCP server turns each into a tool
@@ -95,6 +96,12 @@ class NotFoundError(MindexError):
 
     exit_code = 3
     code = "NOT_FOUND"
+
+
+class EmbeddingMismatchError(MindexError):
+    """The index's vectors belong to another embedding model or dimension."""
+
+    code = "EMBEDDING_DIM_MISMATCH"
 
 
 class UnsupportedModeError(MindexError):

@@ -4,21 +4,25 @@ from __future__ import annotations
 
 import os
 import re
+from dataclasses import replace
 from collections.abc import Iterable
 from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from mindex.config import IndexSettings
+from mindex.config import EmbedSettings, IndexSettings
+from mindex.embed import EMBEDDERS, Embedder
+from mindex.embed.models import HOW_TO_ADD, find_model
 from mindex.errors import (
     ConfigError,
+    EmbeddingMismatchError,
     SourceNotFoundError,
     SourcePathError,
     UnsupportedModeError,
 )
-from mindex.ingest import Progress, index_source
+from mindex.ingest import Progress, embed_pending, index_source
 from mindex.models import Hit, IndexReport, SearchResult, Source, SourceStats
-from mindex.search import lexical_search
+from mindex.search import VectorIndex, hybrid_search, lexical_search, semantic_search
 from mindex.sources import SOURCE_KINDS
 from mindex.store import SQLiteStore, Store
 
@@ -34,11 +38,87 @@ class Index:
     """
 
     def __init__(
-        self, db_path: Path | str, settings: IndexSettings | None = None, create: bool = True
+        self,
+        db_path: Path | str,
+        settings: IndexSettings | None = None,
+        create: bool = True,
+        embed: EmbedSettings | None = None,
     ) -> None:
         self.settings = settings or IndexSettings()
+        self.embed_settings = embed or EmbedSettings()
         self.db_path = Path(db_path)
         self.store: Store = SQLiteStore(self.db_path, self.settings.lock_timeout, create=create)
+        self._embedder: Embedder | None = None
+        self._embedder_note: str | None = None
+        self._vectors: VectorIndex | None = None
+
+    # -- embeddings ------------------------------------------------------------------------
+
+    def embedder(self) -> Embedder | None:
+        """The configured embedder, loaded on first use; None when none is available
+        (`embedder_note` then says why and how to add one).
+
+        Raises:
+            ConfigError: an unknown provider, or a model folder missing its files.
+        """
+        if self._embedder is not None or self._embedder_note is not None:
+            return self._embedder
+        conf = self.embed_settings
+        if conf.provider == "none":
+            self._embedder_note = "semantic search is off (embed.provider = none)"
+            return None
+        if conf.provider != "onnx":
+            if conf.provider not in EMBEDDERS:
+                raise ConfigError(
+                    f"unknown embed.provider {conf.provider!r}; choose one of: {', '.join(EMBEDDERS)}, none"
+                )
+            raise ConfigError(f"embed.provider {conf.provider!r} needs settings this release cannot pass yet")
+        model = find_model(conf.model)
+        if model is None:
+            self._embedder_note = HOW_TO_ADD
+            return None
+        from mindex.embed.onnx import OnnxEmbedder
+
+        self._embedder = OnnxEmbedder(model, conf.batch_size, conf.threads)
+        return self._embedder
+
+    @property
+    def embedder_note(self) -> str | None:
+        """Why there is no embedder, once `embedder()` found none."""
+        return self._embedder_note
+
+    def embed(self, force: bool = False, progress: Progress | None = None) -> int:
+        """Embed chunks without a vector for the configured model; returns how many.
+
+        Raises:
+            UnsupportedModeError: no embedding model is available.
+            EmbeddingMismatchError: the index holds another model's vectors (use force).
+        """
+        embedder = self.embedder()
+        if embedder is None:
+            raise UnsupportedModeError(self._embedder_note or HOW_TO_ADD)
+        count = embed_pending(self.store, embedder, progress, force)
+        if self._vectors is not None:
+            self._vectors.invalidate()
+        return count
+
+    def _vector_index(self, embedder: Embedder) -> VectorIndex:
+        if self._vectors is None or self._vectors.model != embedder.identity:
+            self._vectors = VectorIndex(self.store, embedder.identity)
+        return self._vectors
+
+    def _pinned_embedder(self) -> Embedder | None:
+        """The embedder, if the index's vectors were made by it (else an error, never a mix)."""
+        embedder = self.embedder()
+        pinned = self.store.get_meta("embed_model")
+        if embedder is None or pinned is None:
+            return None
+        if pinned != embedder.identity or self.store.get_meta("embed_dim") != str(embedder.dimensions):
+            raise EmbeddingMismatchError(
+                f"the index was embedded with {pinned} but the configured model is "
+                f"{embedder.identity}; re-embed with `mindex embed --force`, or set embed.model back"
+            )
+        return embedder
 
     def close(self) -> None:
         """Release the database."""
@@ -127,10 +207,13 @@ class Index:
 
     # -- indexing --------------------------------------------------------------------------
 
-    def index(self, names: Iterable[str] = (), progress: Progress | None = None) -> dict[str, IndexReport]:
+    def index(
+        self, names: Iterable[str] = (), progress: Progress | None = None, embed: bool = True
+    ) -> dict[str, IndexReport]:
         """Bring sources (all, or those named) up to date; return a report per source.
 
         A source whose folder vanished is reported as an error and the others still run.
+        With `embed` and a model available, new and changed chunks are embedded afterwards.
         """
         wanted = list(names)
         chosen = [self.source(n) for n in wanted] if wanted else [s.source for s in self.sources()]
@@ -140,6 +223,8 @@ class Index:
                 reports[source.name] = index_source(self.store, source, self.settings, progress)
             except SourcePathError as exc:
                 reports[source.name] = IndexReport(errors=[str(exc)])
+        if embed and self.embedder() is not None:
+            self.embed(progress=progress)
         return reports
 
     # -- reading ---------------------------------------------------------------------------
@@ -154,22 +239,31 @@ class Index:
         kind: str | None = None,
         path: str | None = None,
     ) -> SearchResult:
-        """Search the index; `mode=None` picks the best mode available (keyword for now).
+        """Search the index. `mode=None` picks hybrid when vectors exist, else keyword
+        (the result's `note` says why).
 
         Raises:
-            UnsupportedModeError: semantic or hybrid asked for before a model is set up.
+            UnsupportedModeError: semantic or hybrid asked for with no model or no vectors.
+            EmbeddingMismatchError: the vectors belong to another model.
             ConfigError: unknown mode or bad limit.
         """
         if mode is not None and mode not in MODES:
             raise ConfigError(f"unknown search mode {mode!r}; use one of: {', '.join(MODES)}")
-        if mode in ("semantic", "hybrid"):
-            raise UnsupportedModeError(
-                f"{mode} search needs an embedding model, and this index has none yet; "
-                "search with mode 'keyword' (`--mode keyword`)"
-            )
         if not 1 <= limit <= 1000 or offset < 0:
             raise ConfigError("limit must be between 1 and 1000 and offset at least 0")
-        return lexical_search(self.store, query, limit, offset, source, kind, path)
+        filters = {"source": source, "kind": kind, "path": path}
+        if mode == "keyword":
+            return lexical_search(self.store, query, limit, offset, **filters)
+        embedder = self._pinned_embedder()
+        vectors = self._vector_index(embedder) if embedder is not None else None
+        if embedder is None or vectors is None or not len(vectors):
+            why = self._embedder_note or "no vectors yet; run `mindex embed`"
+            if mode is not None:
+                raise UnsupportedModeError(f"{mode} search is unavailable: {why}; or search with `--mode keyword`")
+            return replace(lexical_search(self.store, query, limit, offset, **filters), note=why)
+        if mode == "semantic":
+            return semantic_search(self.store, vectors, embedder, query, limit, offset, **filters)
+        return hybrid_search(self.store, vectors, embedder, query, limit, offset, source, kind, path)
 
     def get(self, chunk_id: str) -> Hit:
         """Fetch one chunk by id (or unique prefix).
@@ -182,5 +276,7 @@ class Index:
     def status(self) -> dict[str, Any]:
         """Database path, schema, counts, size and the files skipped by the last runs."""
         stats = self.store.stats()
+        stats["embed_model"] = self.store.get_meta("embed_model")
+        stats["embed_dim"] = self.store.get_meta("embed_dim")
         stats["sources_detail"] = [s.to_dict() for s in self.sources()]
         return stats

@@ -14,7 +14,8 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 
 from mindex.config import IndexSettings
-from mindex.errors import SourcePathError
+from mindex.embed.base import Embedder
+from mindex.errors import EmbeddingMismatchError, SourcePathError
 from mindex.models import Document, IndexReport, SkippedFile, Source
 from mindex.sources import SOURCE_KINDS
 from mindex.sources.docs import LoadResult, LoadTask, Unchanged
@@ -134,3 +135,51 @@ class _BatchWriter:
         if self.upserts or self.touches or self.deletes:
             self.store.write_batch(self.source_id, self.upserts, self.touches, self.deletes)
         self.upserts, self.touches, self.deletes, self.chunks = [], [], [], 0
+
+
+def pin_embedder(store: Store, embedder: Embedder, force: bool = False) -> None:
+    """Record the embedder in `schema_meta`, or refuse one that differs from the recorded.
+
+    Raises:
+        EmbeddingMismatchError: the index holds vectors of another model or dimension.
+    """
+    model, dim = store.get_meta("embed_model"), store.get_meta("embed_dim")
+    same = model == embedder.identity and dim == str(embedder.dimensions)
+    if force or model is None:
+        if force:
+            store.drop_vectors(keep_model=None)
+        store.set_meta({"embed_model": embedder.identity, "embed_dim": str(embedder.dimensions)})
+        return
+    if not same:
+        raise EmbeddingMismatchError(
+            f"the index was embedded with {model} ({dim} dims) but the configured model is "
+            f"{embedder.identity} ({embedder.dimensions} dims); re-embed with `mindex embed --force`, "
+            f"or set embed.model back"
+        )
+
+
+def embed_pending(
+    store: Store, embedder: Embedder, progress: Progress | None = None, force: bool = False,
+    batch: int = 256,
+) -> int:
+    """Embed every chunk text that has no vector for this embedder; returns how many.
+
+    Texts go shortest first so each model batch pads little; every batch of `batch` texts is
+    committed on its own, so a killed run resumes where it stopped.
+    """
+    pin_embedder(store, embedder, force)
+    store.drop_vectors(keep_model=embedder.identity)  # vectors of edited or deleted chunks
+    pending = sorted(store.pending_embeddings(embedder.identity), key=lambda row: row[1])
+    if progress:
+        progress("embedding", 0, len(pending))
+    for start in range(0, len(pending), batch):
+        hashes = [digest for digest, _ in pending[start : start + batch]]
+        texts = store.texts_for(hashes)
+        vectors = embedder.embed_documents([f"{texts[h][0]}\n{texts[h][1]}" for h in hashes])
+        store.save_vectors(
+            embedder.identity,
+            [(h, v.astype("<f2").tobytes()) for h, v in zip(hashes, vectors)],
+        )
+        if progress:
+            progress("embedding", min(start + batch, len(pending)), len(pending))
+    return len(pending)

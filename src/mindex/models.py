@@ -98,9 +98,10 @@ class Hit:
     score: float
     snippet: str
     text: str
+    explain: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        """Return the documented JSON shape (`page` only where the document has pages)."""
+        """Return the documented JSON shape (`page`, `explain` only where present)."""
         out: dict[str, Any] = {
             "id": self.id,
             "source": self.source,
@@ -116,6 +117,8 @@ class Hit:
         }
         if self.page is not None:
             out["page"] = self.page
+        if self.explain is not None:
+            out["explain"] = self.explain
         return out
 
 

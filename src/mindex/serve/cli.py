@@ -39,7 +39,7 @@ class State:
 
     def open(self, create: bool = False) -> Index:
         """Open the index; read-only commands refuse to create one."""
-        return Index(self.db, self.settings.index, create=create)
+        return Index(self.db, self.settings.index, create=create, embed=self.settings.embed)
 
 
 def handle_errors(func: F) -> F:
@@ -175,15 +175,16 @@ def index_cmd(state: State, names: tuple[str, ...], as_json: bool, quiet: bool) 
 @click.argument("query")
 @click.option("-n", "--limit", default=10, show_default=True, type=click.IntRange(1, 1000), help="How many results.")
 @click.option("--offset", default=0, type=click.IntRange(0), help="Skip this many results (paging).")
-@click.option("--mode", type=click.Choice(MODES), help="Search mode (default: best available; keyword for now).")
+@click.option("--mode", type=click.Choice(MODES), help="Search mode (default: hybrid when vectors exist, else keyword).")
 @click.option("--source", help="Only this source.")
 @click.option("--kind", help="Only this kind of source (docs).")
 @click.option("--path", "path_glob", metavar="GLOB", help="Only files matching GLOB, e.g. 'guide/**' or '*.md'.")
+@click.option("--explain", is_flag=True, help="Show each leg's rank and score and the fused score.")
 @json_option
 @click.pass_obj
 @handle_errors
 def search(state: State, query: str, limit: int, offset: int, mode: str | None, source: str | None,
-           kind: str | None, path_glob: str | None, as_json: bool) -> None:
+           kind: str | None, path_glob: str | None, explain: bool, as_json: bool) -> None:
     """Search the index. Any text is a valid query; "quoted words" match as a phrase.
 
     \b
@@ -191,13 +192,81 @@ def search(state: State, query: str, limit: int, offset: int, mode: str | None, 
       mindex search "how do I configure retries" --limit 5
       mindex search "connection pool" --json | jq '.results[].path'
       mindex search 'foo.bar()' --path 'api/**'
+      mindex search "how are retries configured" --mode hybrid --explain
     """
     with state.open() as index:
         result = index.search(query, limit, offset, mode, source, kind, path_glob)
+    if result.note:
+        err.print(f"[dim]note: {result.note}[/]", highlight=False)
     if as_json:
         emit_json(result.to_dict())
     else:
-        render.print_search(out, result)
+        render.print_search(out, result, explain)
+
+
+@cli.command()
+@click.option("--force", is_flag=True, help="Drop every vector and embed again (after changing the model).")
+@json_option
+@click.option("-q", "--quiet", is_flag=True, help="No progress bar.")
+@click.pass_obj
+@handle_errors
+def embed(state: State, force: bool, as_json: bool, quiet: bool) -> None:
+    """Embed chunks that have no vector for the configured model (resumable).
+
+    `mindex index` does this too after indexing; run it alone after a model change
+    (with --force) or to finish an interrupted run.
+
+    \b
+    Examples:
+      mindex embed
+      mindex embed --force
+    """
+    from mindex.serve.progress import IndexProgress
+
+    with state.open() as index, IndexProgress(err, enabled=not quiet) as progress:
+        count = index.embed(force=force, progress=progress.update)
+        model = index.store.get_meta("embed_model")
+    if as_json:
+        emit_json({"embedded": count, "model": model})
+    else:
+        out.print(f"Embedded {count} chunks with {model}.")
+
+
+@cli.group()
+def models() -> None:
+    """Local embedding models: which one mindex uses and where it was found."""
+
+
+@models.command("list")
+@json_option
+@click.pass_obj
+@handle_errors
+def models_list(state: State, as_json: bool) -> None:
+    """Show the configured embedding model and the files it resolves to.
+
+    \b
+    Examples:
+      mindex models list
+      mindex models list --json
+    """
+    from mindex.embed.models import HOW_TO_ADD, find_model
+
+    conf = state.settings.embed
+    model = find_model(conf.model) if conf.provider == "onnx" else None
+    info = {
+        "provider": conf.provider,
+        "model": conf.model,
+        "found": model is not None,
+        "onnx": str(model.onnx_path) if model else None,
+        "tokenizer": str(model.tokenizer_path) if model else None,
+        "max_length": model.max_length if model else None,
+    }
+    if as_json:
+        emit_json(info)
+    elif model is None:
+        out.print(HOW_TO_ADD if conf.provider == "onnx" else "embed.provider is none: keyword search only")
+    else:
+        out.print(f"[bold]{conf.model}[/] ({conf.provider}, max {model.max_length} tokens)\n  {model.onnx_path}\n  {model.tokenizer_path}")
 
 
 @cli.command()

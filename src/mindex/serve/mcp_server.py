@@ -102,7 +102,7 @@ class _Core:
 
     def _open(self) -> Index:
         if self._index is None:
-            self._index = Index(self.db, self.settings.index, create=False)
+            self._index = Index(self.db, self.settings.index, create=False, embed=self.settings.embed)
         return self._index
 
     async def call(self, work: Callable[[Index], T]) -> T:

@@ -80,7 +80,14 @@ def sources_markdown(sources: list[SourceStats]) -> str:
     return "\n".join(rows)
 
 
-def print_search(console: Console, result: SearchResult) -> None:
+def _explain_line(explain: dict[str, Any]) -> str:
+    legs = [f"{leg} #{v['rank']} ({v['score']:.3f})" for leg, v in explain.items() if isinstance(v, dict)]
+    missing = [leg for leg in ("keyword", "semantic") if leg not in explain]
+    legs += [f"{leg} —" for leg in missing]
+    return "   " + " · ".join(legs) + f" → fused {explain.get('fused', 0):.4f}"
+
+
+def print_search(console: Console, result: SearchResult, explain: bool = False) -> None:
     """Terminal rendering of a search: location, breadcrumb and highlighted snippet."""
     if not result.hits:
         note = f" ({result.note})" if result.note else ""
@@ -94,6 +101,8 @@ def print_search(console: Console, result: SearchResult) -> None:
         console.print(f"   [bold]{escape(hit.context)}[/]")
         snippet = " ".join((hit.snippet or hit.text[:200]).split())
         console.print("   " + _BOLD.sub(r"[reverse]\1[/reverse]", escape(snippet)))
+        if explain and hit.explain:
+            console.print(f"[dim]{escape(_explain_line(hit.explain))}[/]")
     console.print(f"[dim]{len(result.hits)} results · {result.mode} · {result.took_ms:.1f} ms[/]")
 
 

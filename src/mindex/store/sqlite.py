@@ -255,6 +255,96 @@ class SQLiteStore:
             )
             db.execute("UPDATE sources SET indexed_at = ? WHERE id = ?", (time.time(), source_id))
 
+    # -- vectors ---------------------------------------------------------------------------
+
+    def get_meta(self, key: str) -> str | None:
+        """A value from `schema_meta` (e.g. the pinned embedding model), or None."""
+        row = self.conn.execute("SELECT value FROM schema_meta WHERE key = ?", (key,)).fetchone()
+        return None if row is None else str(row[0])
+
+    def set_meta(self, values: dict[str, str | None]) -> None:
+        """Write (or, for None, delete) `schema_meta` entries in one transaction."""
+        with self.transaction() as db:
+            for key, value in values.items():
+                if value is None:
+                    db.execute("DELETE FROM schema_meta WHERE key = ?", (key,))
+                else:
+                    db.execute("INSERT OR REPLACE INTO schema_meta VALUES (?, ?)", (key, value))
+
+    def pending_embeddings(self, model: str) -> list[tuple[str, int]]:
+        """(hash, text length) of every distinct chunk text with no vector for `model`."""
+        return self.conn.execute(
+            """SELECT c.hash, max(length(c.context) + length(c.text)) FROM chunks c
+               WHERE NOT EXISTS (SELECT 1 FROM vectors v WHERE v.model = ? AND v.hash = c.hash)
+               GROUP BY c.hash""",
+            (model,),
+        ).fetchall()
+
+    def texts_for(self, hashes: Sequence[str]) -> dict[str, tuple[str, str]]:
+        """(context, text) for each chunk hash."""
+        out: dict[str, tuple[str, str]] = {}
+        for start in range(0, len(hashes), 500):  # stay under SQLite's variable limit
+            part = list(hashes[start : start + 500])
+            marks = ",".join("?" * len(part))
+            rows = self.conn.execute(
+                f"SELECT hash, context, text FROM chunks WHERE hash IN ({marks})", part
+            )
+            out.update((digest, (context, text)) for digest, context, text in rows)
+        return out
+
+    def save_vectors(self, model: str, rows: Sequence[tuple[str, bytes]]) -> None:
+        """Store vectors (hash, float16 bytes) in one transaction."""
+        with self.transaction() as db:
+            db.executemany(
+                "INSERT OR REPLACE INTO vectors (model, hash, vector) VALUES (?, ?, ?)",
+                [(model, digest, blob) for digest, blob in rows],
+            )
+
+    def drop_vectors(self, keep_model: str | None = None) -> int:
+        """Delete vectors of other models (all, when `keep_model` is None) and orphans."""
+        with self.transaction() as db:
+            gone = db.execute(
+                "DELETE FROM vectors WHERE model IS NOT ? OR hash NOT IN (SELECT hash FROM chunks)",
+                (keep_model,),
+            ).rowcount
+        return int(gone)
+
+    def vector_rows(self, model: str) -> list[tuple[int, bytes]]:
+        """(chunk seq, vector bytes) for every chunk that has a vector for `model`."""
+        return self.conn.execute(
+            "SELECT c.seq, v.vector FROM chunks c JOIN vectors v ON v.model = ? AND v.hash = c.hash ORDER BY c.seq",
+            (model,),
+        ).fetchall()
+
+    def data_version(self) -> int:
+        """Changes whenever another connection commits: the cue to reload cached vectors."""
+        return int(self.conn.execute("PRAGMA data_version").fetchone()[0])
+
+    def filtered_seqs(self, source: str | None, kind: str | None, path: str | None) -> list[int]:
+        """Chunk seqs passing the filters (for filtering before vector top-k)."""
+        where, params = ["1"], []
+        for clause, value in (("s.name = ?", source), ("d.kind = ?", kind), ("mindex_glob(?, d.path)", path)):
+            if value:
+                where.append(clause)
+                params.append(value)
+        return [row[0] for row in self.conn.execute(
+            f"""SELECT c.seq FROM chunks c JOIN documents d ON d.id = c.document_id
+                JOIN sources s ON s.id = d.source_id WHERE {' AND '.join(where)}""", params
+        )]
+
+    def hits_by_seq(self, seqs: Sequence[int]) -> dict[int, Hit]:
+        """Hits (score 0, no snippet) for chunk seqs, keyed by seq."""
+        out: dict[int, Hit] = {}
+        for start in range(0, len(seqs), 500):  # stay under SQLite's variable limit
+            part = list(seqs[start : start + 500])
+            marks = ",".join("?" * len(part))
+            rows = self.conn.execute(
+                f"""SELECT c.seq, {_HIT_COLUMNS} FROM chunks c JOIN documents d ON d.id = c.document_id
+                    JOIN sources s ON s.id = d.source_id WHERE c.seq IN ({marks})""", part
+            ).fetchall()
+            out.update((row[0], _hit(row[1:], 0.0, "")) for row in rows)
+        return out
+
     # -- reading ---------------------------------------------------------------------------
 
     def keyword_search(

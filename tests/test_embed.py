@@ -1,0 +1,157 @@
+"""Embeddings with the real packaged all-MiniLM-L6-v2 (ONNX Runtime, no network, no fakes)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from mindex import Index, IndexSettings
+from mindex.config import EmbedSettings
+from mindex.embed.models import find_model
+from mindex.embed.onnx import OnnxEmbedder
+from mindex.errors import EmbeddingMismatchError
+from mindex.ingest import embed_pending
+from mindex.serve.cli import cli
+
+ONNX = EmbedSettings(provider="onnx")
+
+
+@pytest.fixture(scope="module")
+def embedder() -> OnnxEmbedder:
+    model = find_model()
+    assert model is not None, "the test extra installs all-MiniLM-L6-v2 (see README)"
+    return OnnxEmbedder(model)
+
+
+@pytest.fixture
+def semantic(tmp_path: Path, docs_dir: Path) -> Iterator[Index]:
+    with Index(tmp_path / "s.db", IndexSettings(workers=1), embed=ONNX) as ix:
+        ix.add_source(docs_dir, name="docs")
+        ix.index()
+        yield ix
+
+
+def cos(a: np.ndarray, b: np.ndarray) -> float:
+    return float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b)))
+
+
+def test_packaged_model_resolves_with_its_own_settings(embedder: OnnxEmbedder) -> None:
+    assert embedder.dimensions == 384 and embedder.identity == "onnx:all-MiniLM-L6-v2"
+    assert embedder.model.max_length == 256 and embedder.model.pooling == "mean"
+
+
+def test_vectors_are_unit_length_and_rank_meaning(embedder: OnnxEmbedder) -> None:
+    docs = embedder.embed_documents([
+        "The client retries failed requests with exponential backoff.",
+        "Idle connections are closed after the keep-alive expiry.",
+    ])
+    assert np.allclose(np.linalg.norm(docs, axis=1), 1.0, atol=1e-5)
+    query = embedder.embed_query("how long until a failed call is attempted again")
+    assert query @ docs[0] > query @ docs[1] + 0.1
+
+
+def test_padding_in_length_sorted_batches_does_not_change_vectors(embedder: OnnxEmbedder) -> None:
+    texts = ["short", "a much longer sentence about connection pools " * 5, "medium text here"]
+    together = embedder.embed_documents(texts)
+    for text, vector in zip(texts, together):
+        assert cos(embedder.embed_documents([text])[0], vector) > 0.9999
+
+
+def test_truncation_at_the_model_max_length(embedder: OnnxEmbedder) -> None:
+    long = "retries " * 2000
+    ids = embedder.tokenizer.encode(long).ids
+    assert len(ids) == 256
+    assert embedder.embed_documents([long]).shape == (1, 384)
+
+
+def test_index_embeds_every_chunk_once_and_pins_the_model(semantic: Index) -> None:
+    status = semantic.status()
+    assert (status["embed_model"], status["embed_dim"]) == ("onnx:all-MiniLM-L6-v2", "384")
+    assert semantic.store.pending_embeddings("onnx:all-MiniLM-L6-v2") == []
+    assert semantic.embed() == 0  # nothing unchanged is embedded again
+
+
+def test_only_changed_chunks_are_embedded_again(semantic: Index, docs_dir: Path) -> None:
+    path = docs_dir / "guide/pooling.md"
+    path.write_text(path.read_text().replace("Idle connections are closed", "Idle sockets are closed"))
+    semantic.index(embed=False)
+    assert semantic.embed() == 1
+
+
+def test_default_mode_is_hybrid_with_an_explanation(semantic: Index) -> None:
+    result = semantic.search("how long to wait before trying a request again", limit=3)
+    assert result.mode == "hybrid" and result.note is None
+    top = result.hits[0]
+    assert top.path == "guide/retries.md"
+    assert top.explain is not None and "semantic" in top.explain and "fused" in top.explain
+    fused = [hit.score for hit in result.hits]
+    assert fused == sorted(fused, reverse=True)
+
+
+def test_semantic_finds_a_paraphrase_keyword_cannot(semantic: Index) -> None:
+    query = "maximum simultaneous sockets to one server"
+    assert semantic.search(query, mode="semantic").hits[0].title == "Pool size"
+    keyword = semantic.search(query, mode="keyword").hits
+    assert not keyword or keyword[0].title != "Pool size"
+
+
+def test_filters_apply_before_the_vector_top_k(semantic: Index) -> None:
+    hits = semantic.search("retries", mode="semantic", path="reference/**", limit=50).hits
+    assert hits and all(h.path.startswith("reference/") for h in hits)
+
+
+def test_a_different_model_is_refused_until_forced(semantic: Index) -> None:
+    semantic.store.set_meta({"embed_model": "onnx:other-model", "embed_dim": "768"})
+    with pytest.raises(EmbeddingMismatchError, match="mindex embed --force"):
+        semantic.search("retries", mode="hybrid")
+    with pytest.raises(EmbeddingMismatchError):
+        semantic.embed()
+    assert semantic.embed(force=True) > 0
+    assert semantic.search("retries", mode="hybrid").mode == "hybrid"
+
+
+def test_embedding_resumes_after_an_interruption(tmp_path: Path, docs_dir: Path, embedder: OnnxEmbedder) -> None:
+    with Index(tmp_path / "r.db", IndexSettings(workers=1), embed=EmbedSettings(provider="none")) as ix:
+        ix.add_source(docs_dir, name="docs")
+        ix.index()
+        total = len(ix.store.pending_embeddings(embedder.identity))
+
+        def stop_after_two_batches(stage: str, done: int, todo: int) -> None:
+            if done >= 8:
+                raise KeyboardInterrupt
+
+        with pytest.raises(KeyboardInterrupt):
+            embed_pending(ix.store, embedder, stop_after_two_batches, batch=4)
+        assert len(ix.store.pending_embeddings(embedder.identity)) == total - 8
+        assert embed_pending(ix.store, embedder, batch=4) == total - 8
+
+
+def test_without_a_model_search_falls_back_to_keyword_and_says_how_to_add_one(tmp_path: Path, docs_dir: Path) -> None:
+    with Index(tmp_path / "n.db", embed=EmbedSettings(model=str(tmp_path / "no-such-model"))) as ix:
+        ix.add_source(docs_dir, name="docs")
+        ix.index()
+        result = ix.search("retries")
+        assert result.mode == "keyword" and result.note and "pip install" in result.note
+
+
+def test_cli_embed_and_explain(tmp_path: Path, docs_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("MINDEX_EMBED__PROVIDER", "onnx")
+    runner = CliRunner()
+    assert runner.invoke(cli, ["add", str(docs_dir)]).exit_code == 0
+    assert runner.invoke(cli, ["index", "-q"]).exit_code == 0
+    forced = runner.invoke(cli, ["embed", "--force", "--json", "-q"])
+    assert json.loads(forced.stdout)["embedded"] > 5
+    shown = runner.invoke(cli, ["search", "backoff delay", "--explain", "-n", "2"])
+    assert "keyword #" in shown.output and "semantic #" in shown.output and "fused" in shown.output
+    data = json.loads(runner.invoke(cli, ["search", "backoff delay", "--json"]).stdout)
+    assert data["mode"] == "hybrid" and data["results"][0]["explain"]["fused"] > 0
+    listed = json.loads(runner.invoke(cli, ["models", "list", "--json"]).stdout)
+    assert listed["found"] and listed["onnx"].endswith("model.onnx")
+    shutil.rmtree(tmp_path / ".mindex")
