@@ -96,7 +96,7 @@ def print_search(console: Console, result: SearchResult, explain: bool = False) 
     for n, hit in enumerate(result.hits, 1):
         console.print(
             f"[bold cyan]{n}.[/] [green]{escape(location(hit))}[/]  "
-            f"[dim]{hit.id}  score {hit.score:.2f}[/]"
+            f"[dim]{hit.id}  score {hit.score:.4g}[/]"
         )
         console.print(f"   [bold]{escape(hit.context)}[/]")
         snippet = " ".join((hit.snippet or hit.text[:200]).split())
