@@ -46,7 +46,7 @@ def search_markdown(result: SearchResult, budget_tokens: int) -> str:
     used = estimate_tokens(lines[0])
     brief: list[Hit] = []
     for n, hit in enumerate(result.hits, 1):
-        block = f"\n## {n}. {hit.context}\n`{location(hit)}` · id `{hit.id}` · score {hit.score:.2f}\n\n{_fence(hit.text)}"
+        block = f"\n## {n}. {hit.context}\n`{location(hit)}` · id `{hit.id}` · score {hit.score:.4g}\n\n{_fence(hit.text)}"
         cost = estimate_tokens(block)
         if brief or used + cost > budget_tokens:
             brief.append(hit)
