@@ -322,11 +322,8 @@ class SQLiteStore:
 
     def filtered_seqs(self, source: str | None, kind: str | None, path: str | None) -> list[int]:
         """Chunk seqs passing the filters (for filtering before vector top-k)."""
-        where, params = ["1"], []
-        for clause, value in (("s.name = ?", source), ("d.kind = ?", kind), ("mindex_glob(?, d.path)", path)):
-            if value:
-                where.append(clause)
-                params.append(value)
+        where, params = _filters(source, kind, path)
+        where.append("1")
         return [row[0] for row in self.conn.execute(
             f"""SELECT c.seq FROM chunks c JOIN documents d ON d.id = c.document_id
                 JOIN sources s ON s.id = d.source_id WHERE {' AND '.join(where)}""", params
@@ -357,13 +354,9 @@ class SQLiteStore:
         path: str | None = None,
     ) -> list[Hit]:
         """Run an FTS5 MATCH expression, best BM25 first, with optional filters."""
-        where, params = ["chunks_fts MATCH ?"], [match]
-        for clause, value in (
-            ("s.name = ?", source), ("d.kind = ?", kind), ("mindex_glob(?, d.path)", path)
-        ):
-            if value:
-                where.append(clause)
-                params.append(value)
+        where, params = _filters(source, kind, path)
+        where.insert(0, "chunks_fts MATCH ?")
+        params.insert(0, match)
         weights = ", ".join(str(w) for w in BM25_WEIGHTS)
         sql = f"""
             SELECT {_HIT_COLUMNS}, -bm25(chunks_fts, {weights}) AS score,
@@ -417,6 +410,17 @@ class SQLiteStore:
             "last_indexed": one("SELECT max(indexed_at) FROM sources").fetchone()[0],
             "skipped": [{"source": s, "path": p, "reason": r} for s, p, r in skipped],
         }
+
+
+def _filters(source: str | None, kind: str | None, path: str | None) -> tuple[list[str], list[str]]:
+    """WHERE clauses and parameters for the search filters (aliases s, d as in the queries)."""
+    where: list[str] = []
+    params: list[str] = []
+    for clause, value in (("s.name = ?", source), ("d.kind = ?", kind), ("mindex_glob(?, d.path)", path)):
+        if value:
+            where.append(clause)
+            params.append(value)
+    return where, params
 
 
 def _explain(exc: sqlite3.OperationalError, path: Path) -> Exception:
