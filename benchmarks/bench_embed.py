@@ -20,7 +20,7 @@ import numpy as np
 from mindex import Index, IndexSettings
 from mindex.config import EmbedSettings
 from mindex.embed.models import find_model
-from mindex.embed.onnx import OnnxEmbedder
+from mindex.embed.onnx import OnnxEmbedder, pad_batch
 from mindex.search import VectorIndex
 
 DEFAULT_CORPUS = Path("/usr/share/doc/postgresql-doc-15/html")
@@ -30,13 +30,7 @@ def raw_runtime(embedder: OnnxEmbedder, texts: list[str]) -> float:
     """Chunks/s of the bare tokenizer + ONNX session, batches of 16 in input order."""
     started = time.perf_counter()
     for start in range(0, len(texts), 16):
-        encodings = embedder.tokenizer.encode_batch(texts[start : start + 16])
-        width = max(len(e.ids) for e in encodings)
-        ids = np.zeros((len(encodings), width), dtype=np.int64)
-        mask = np.zeros_like(ids)
-        for row, enc in enumerate(encodings):
-            ids[row, : len(enc.ids)] = enc.ids
-            mask[row, : len(enc.ids)] = 1
+        ids, mask = pad_batch(embedder.tokenizer.encode_batch(texts[start : start + 16]))
         hidden = embedder.session.run(None, {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)})[0]
         (hidden * mask[:, :, None]).sum(axis=1)
     return len(texts) / (time.perf_counter() - started)

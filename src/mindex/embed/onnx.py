@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from mindex.embed.base import Embedder, Vectors, normalise
 from mindex.errors import DependencyMissingError
@@ -49,6 +50,17 @@ def read_sentence_transformers_config(folder: Path) -> dict[str, Any]:
         kinds = [m.get("type", "") for m in json.loads(modules.read_text())]
         out["normalize"] = any(k.endswith("Normalize") for k in kinds)
     return out
+
+
+def pad_batch(encodings: Sequence[Any]) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """Right-pad token ids to the batch's longest; returns (input_ids, attention_mask)."""
+    width = max(len(e.ids) for e in encodings)
+    ids = np.zeros((len(encodings), width), dtype=np.int64)
+    mask = np.zeros_like(ids)
+    for row, enc in enumerate(encodings):
+        ids[row, : len(enc.ids)] = enc.ids
+        mask[row, : len(enc.ids)] = 1
+    return ids, mask
 
 
 class OnnxEmbedder(Embedder):
@@ -94,12 +106,7 @@ class OnnxEmbedder(Embedder):
         return out
 
     def _run(self, encodings: list[Any]) -> Vectors:
-        width = max(len(e.ids) for e in encodings)
-        ids = np.zeros((len(encodings), width), dtype=np.int64)
-        mask = np.zeros_like(ids)
-        for row, enc in enumerate(encodings):
-            ids[row, : len(enc.ids)] = enc.ids
-            mask[row, : len(enc.ids)] = 1
+        ids, mask = pad_batch(encodings)
         feeds = {"input_ids": ids, "attention_mask": mask}
         if "token_type_ids" in self.input_names:
             feeds["token_type_ids"] = np.zeros_like(ids)

@@ -225,7 +225,8 @@ def embed(state: State, force: bool, as_json: bool, quiet: bool) -> None:
 
     with state.open() as index, IndexProgress(err, enabled=not quiet) as progress:
         count = index.embed(force=force, progress=progress.update)
-        model = index.store.get_meta("embed_model")
+        embedder = index.embedder()
+        model = embedder.identity if embedder else None
     if as_json:
         emit_json({"embedded": count, "model": model})
     else:

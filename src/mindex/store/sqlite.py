@@ -35,6 +35,8 @@ BM25_WEIGHTS = (8.0, 4.0, 1.0)
 _HIT_COLUMNS = """
     c.id, s.name, d.kind, d.path, c.title, c.context, c.start_line, c.end_line, c.page, c.text
 """
+# Every chunk query that shows or filters by source and path joins the same three tables.
+_CHUNK_JOINS = "JOIN documents d ON d.id = c.document_id JOIN sources s ON s.id = d.source_id"
 
 
 def _migrations() -> list[tuple[int, str]]:
@@ -325,8 +327,7 @@ class SQLiteStore:
         where, params = _filters(source, kind, path)
         where.append("1")
         return [row[0] for row in self.conn.execute(
-            f"""SELECT c.seq FROM chunks c JOIN documents d ON d.id = c.document_id
-                JOIN sources s ON s.id = d.source_id WHERE {' AND '.join(where)}""", params
+            f"""SELECT c.seq FROM chunks c {_CHUNK_JOINS} WHERE {' AND '.join(where)}""", params
         )]
 
     def hits_by_seq(self, seqs: Sequence[int]) -> dict[int, Hit]:
@@ -336,8 +337,7 @@ class SQLiteStore:
             part = list(seqs[start : start + 500])
             marks = ",".join("?" * len(part))
             rows = self.conn.execute(
-                f"""SELECT c.seq, {_HIT_COLUMNS} FROM chunks c JOIN documents d ON d.id = c.document_id
-                    JOIN sources s ON s.id = d.source_id WHERE c.seq IN ({marks})""", part
+                f"""SELECT c.seq, {_HIT_COLUMNS} FROM chunks c {_CHUNK_JOINS} WHERE c.seq IN ({marks})""", part
             ).fetchall()
             out.update((row[0], _hit(row[1:], 0.0, "")) for row in rows)
         return out
@@ -363,8 +363,7 @@ class SQLiteStore:
                    snippet(chunks_fts, 2, '{SNIPPET_OPEN}', '{SNIPPET_CLOSE}', '…', 24)
             FROM chunks_fts
             JOIN chunks c ON c.seq = chunks_fts.rowid
-            JOIN documents d ON d.id = c.document_id
-            JOIN sources s ON s.id = d.source_id
+            {_CHUNK_JOINS}
             WHERE {' AND '.join(where)}
             ORDER BY bm25(chunks_fts, {weights}), c.seq
             LIMIT ? OFFSET ?
@@ -378,8 +377,7 @@ class SQLiteStore:
         Raises:
             NotFoundError: no chunk (or more than one) matches.
         """
-        base = f"""SELECT {_HIT_COLUMNS} FROM chunks c JOIN documents d ON d.id = c.document_id
-                   JOIN sources s ON s.id = d.source_id"""
+        base = f"SELECT {_HIT_COLUMNS} FROM chunks c {_CHUNK_JOINS}"
         rows = self.conn.execute(base + " WHERE c.id = ?", (chunk_id,)).fetchall()
         if not rows and len(chunk_id) >= 6:
             rows = self.conn.execute(
