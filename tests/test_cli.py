@@ -90,6 +90,9 @@ def test_every_command_has_help_with_a_description() -> None:
     for name, command in cli.commands.items():
         result = runner.invoke(cli, [name, "--help"])
         assert result.exit_code == 0 and (command.help or "").strip(), name
+        for sub, subcommand in getattr(command, "commands", {}).items():
+            result = runner.invoke(cli, [name, sub, "--help"])
+            assert result.exit_code == 0 and (subcommand.help or "").strip(), f"{name} {sub}"
     readme = (Path(__file__).parents[1] / "README.md").read_text()
     for name in cli.commands:
         assert f"mindex {name}" in readme, f"README does not document `mindex {name}`"

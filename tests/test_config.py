@@ -62,3 +62,46 @@ def test_every_module_imports() -> None:
         if info.name.endswith("__main__"):
             continue
         importlib.import_module(info.name)
+
+
+def _run(args: list[str], code: int = 0) -> str:
+    from click.testing import CliRunner
+
+    from mindex.serve.cli import cli
+
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == code, result.output + result.stderr
+    return result.stdout + result.stderr
+
+
+def test_config_set_writes_typed_values_that_later_commands_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("MINDEX_EMBED__PROVIDER")
+    _run(["config", "set", "embed.provider", "ollama"])
+    _run(["config", "set", "embed.batch_size", "32"])
+    _run(["config", "set", "embed.base_url", "http://gpu-box:11434"])
+    text = (tmp_path / ".mindex" / "config.toml").read_text()
+    assert 'provider = "ollama"' in text and "batch_size = 32" in text
+    settings = load_settings(cwd=tmp_path)
+    assert (settings.embed.provider, settings.embed.batch_size, settings.embed.model) == ("ollama", 32, "nomic-embed-text")
+    assert _run(["config", "show", "embed.provider"]).strip() == "ollama"
+    _run(["config", "unset", "embed.batch_size"])
+    assert load_settings(cwd=tmp_path).embed.batch_size is None
+
+
+def test_config_set_refuses_unknown_keys_and_bad_values_without_writing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    _run(["config", "set", "index.chunk_size", "1000"])
+    before = (tmp_path / ".mindex" / "config.toml").read_text()
+    assert "chunk_size" in _run(["config", "set", "index.chunk_sise", "1"], code=1)
+    assert "greater than or equal to 200" in _run(["config", "set", "index.chunk_size", "10"], code=1)
+    assert "is a table" in _run(["config", "set", "embed", "x"], code=1)
+    assert (tmp_path / ".mindex" / "config.toml").read_text() == before
+
+
+def test_config_set_user_writes_the_user_file_and_show_masks_keys(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    _run(["config", "set", "embed.api_key", "sk-live-abc", "--user"])
+    assert "sk-live-abc" in (tmp_path / "user-config.toml").read_text()
+    shown = _run(["config", "show", "--json"])
+    assert "sk-live-abc" not in shown and "********" in shown

@@ -9,12 +9,14 @@ then command-line flags.
 from __future__ import annotations
 
 import os
+import tomllib
 from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 
 import platformdirs
-from pydantic import BaseModel, Field, ValidationError, model_validator
+import tomli_w
+from pydantic import BaseModel, Field, SecretStr, ValidationError, model_validator
 from pydantic_settings import (
     BaseSettings,
     PydanticBaseSettingsSource,
@@ -44,13 +46,50 @@ class IndexSettings(BaseModel):
         return self
 
 
-class EmbedSettings(BaseModel):
-    """Which embedding model makes vectors, and how."""
+# The model each provider uses when embed.model is not set.
+DEFAULT_MODELS = {
+    "onnx": "all-MiniLM-L6-v2",
+    "ollama": "nomic-embed-text",
+    "openai": "text-embedding-3-small",
+    "voyage": "voyage-3.5",
+}
+_KEY_ENV = {"openai": "OPENAI_API_KEY", "voyage": "VOYAGE_API_KEY"}
 
-    provider: str = Field("onnx", description="onnx (local), or none for keyword only")
-    model: str = Field("all-MiniLM-L6-v2", description="model name or a folder with model.onnx")
-    batch_size: int = Field(16, ge=1, le=512)
+
+class EmbedSettings(BaseModel):
+    """Which embedding model makes vectors, and how (local ONNX or an HTTP provider)."""
+
+    provider: str = Field("onnx", description="onnx (local), ollama, openai, voyage, or none")
+    model: str = Field("", description="model name, or a folder with model.onnx; empty: provider default")
+    batch_size: int | None = Field(None, ge=1, le=2048, description="texts a request; empty: provider default")
     threads: int = Field(0, ge=0, description="ONNX Runtime threads; 0 = one per core")
+    models_dir: Path | None = Field(None, description="where `models add` keeps converted models; empty: user cache")
+    base_url: str | None = Field(None, description="HTTP providers: server URL (OpenAI-compatible: with /v1)")
+    api_key: SecretStr | None = Field(None, description="HTTP providers: key (prefer api_key_env)")
+    api_key_env: str | None = Field(None, description="variable holding the key; default OPENAI_API_KEY / VOYAGE_API_KEY")
+    dimensions: int | None = Field(None, ge=1, description="ask the provider for this many dimensions")
+    concurrency: int = Field(2, ge=1, le=64, description="HTTP requests in flight at once")
+    timeout: float = Field(60.0, gt=0, description="seconds to wait for one HTTP answer")
+    retries: int = Field(4, ge=0, le=20, description="retries on 429, 5xx, timeouts, dropped connections")
+    backoff: float = Field(0.5, ge=0, description="first retry wait in seconds; doubles, with jitter")
+    max_requests: int | None = Field(None, ge=1, description="stop an embedding run after this many requests")
+    max_tokens: int | None = Field(None, ge=1, description="stop an embedding run after about this many tokens")
+    query_prefix: str | None = Field(None, description="instruction put before queries (e5: 'query: ')")
+    document_prefix: str | None = Field(None, description="instruction put before documents (e5: 'passage: ')")
+
+    @model_validator(mode="after")
+    def _defaults(self) -> EmbedSettings:
+        if self.models_dir is None:
+            self.models_dir = Path(platformdirs.user_cache_dir("mindex")) / "models"
+        if not self.model:
+            self.model = DEFAULT_MODELS.get(self.provider, "")
+        if self.api_key is None:
+            # Keys are read here, at the front door, so nothing below reads the environment.
+            name = self.api_key_env or _KEY_ENV.get(self.provider)
+            value = os.environ.get(name) if name else None
+            if value:
+                self.api_key = SecretStr(value)
+        return self
 
 
 class ServeSettings(BaseModel):
@@ -149,3 +188,79 @@ def resolve_db_path(settings: Settings, cwd: Path | None = None) -> Path:
     if settings.db is not None:
         return settings.db.expanduser().resolve()
     return find_project_root(cwd or Path.cwd()) / STATE_DIR / DB_NAME
+
+
+def project_config_path(cwd: Path | None = None) -> Path:
+    """Return the project's config file (it may not exist)."""
+    return find_project_root(cwd or Path.cwd()) / STATE_DIR / "config.toml"
+
+
+def _parse_value(raw: str) -> Any:
+    """A TOML literal (`32`, `true`, `1.5`, `["a"]`) if it is one, else the plain string."""
+    try:
+        return tomllib.loads(f"v = {raw}")["v"]
+    except tomllib.TOMLDecodeError:
+        return raw
+
+
+def _check_key(key: str) -> list[str]:
+    parts = key.split(".")
+    model: Any = Settings
+    for depth, part in enumerate(parts):
+        fields = getattr(model, "model_fields", None)
+        if fields is None or part not in fields:
+            known = ", ".join(sorted(fields)) if fields else "none (it is a value)"
+            where = ".".join(parts[:depth]) or "top level"
+            raise ConfigError(f"unknown setting {key!r}; keys under {where}: {known}")
+        model = fields[part].annotation
+    if isinstance(model, type) and issubclass(model, BaseModel):
+        raise ConfigError(f"{key!r} is a table; set one of its keys, e.g. {key}.{next(iter(model.model_fields))}")
+    return parts
+
+
+def write_setting(file: Path, key: str, raw: str | None) -> Any:
+    """Set (or with `raw=None` remove) dotted `key` in a TOML config file; returns the value.
+
+    The file is validated as a whole before it is written, so a bad value never lands.
+
+    Raises:
+        ConfigError: unknown key, a value the setting refuses, or an unreadable file.
+    """
+    parts = _check_key(key)
+    try:
+        data = tomllib.loads(file.read_text()) if file.is_file() else {}
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise ConfigError(f"cannot read {file}: {exc}; fix or delete it and retry") from None
+    table = data
+    for part in parts[:-1]:
+        table = table.setdefault(part, {})
+    value = None if raw is None else _parse_value(raw)
+    if value is None:
+        table.pop(parts[-1], None)
+    else:
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and _wants_text(parts):
+            value = raw  # e.g. embed.model = 3 stays the text "3"
+        table[parts[-1]] = value
+    try:
+        Settings.model_validate(data)
+    except ValidationError as exc:
+        problems = "; ".join(f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors())
+        raise ConfigError(f"{key} = {raw!r} is not valid ({problems})") from None
+    file.parent.mkdir(parents=True, exist_ok=True)
+    file.write_text(tomli_w.dumps(data))
+    return value
+
+
+def _wants_text(parts: list[str]) -> bool:
+    model: Any = Settings
+    for part in parts[:-1]:
+        model = model.model_fields[part].annotation
+    return model.model_fields[parts[-1]].annotation in (str, str | None)
+
+
+def settings_view(settings: Settings) -> dict[str, Any]:
+    """The effective settings as plain data, secrets masked."""
+    data: dict[str, Any] = settings.model_dump(mode="json")
+    if settings.embed.api_key is not None:
+        data["embed"]["api_key"] = "********"
+    return data

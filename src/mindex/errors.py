@@ -12,7 +12,9 @@
     │   └── SourcePathError         the folder is missing or unreadable
     ├── NotFoundError               no chunk with that id
     ├── EmbeddingMismatchError      vectors were made by another model or dimension
-    └── UnsupportedModeError        a search mode this index cannot serve yet
+    ├── UnsupportedModeError        a search mode this index cannot serve yet
+    └── RemoteError                 an HTTP service (embedder, reranker) failed
+        └── BudgetExceededError     a run reached its request or token budget
 
 The CLI turns each into a clean exit with `exit_code`; the MCP server turns each into a tool
 error. Anything else is a bug and stays a traceback.
@@ -108,3 +110,16 @@ class UnsupportedModeError(MindexError):
     """The requested search mode needs a part this index does not have yet."""
 
     code = "MODE_UNAVAILABLE"
+
+
+class RemoteError(MindexError):
+    """An HTTP service answered with an error, too slowly, or not at all (after retries)."""
+
+    code = "REMOTE_ERROR"
+
+
+class BudgetExceededError(RemoteError):
+    """A run stopped at its configured request or token budget; the work done is kept."""
+
+    exit_code = 5
+    code = "BUDGET_EXCEEDED"

@@ -67,19 +67,21 @@ class Index:
         if conf.provider == "none":
             self._embedder_note = "semantic search is off (embed.provider = none)"
             return None
+        if conf.provider not in EMBEDDERS:
+            raise ConfigError(
+                f"unknown embed.provider {conf.provider!r}; choose one of: {', '.join(EMBEDDERS)}, none"
+            )
         if conf.provider != "onnx":
-            if conf.provider not in EMBEDDERS:
-                raise ConfigError(
-                    f"unknown embed.provider {conf.provider!r}; choose one of: {', '.join(EMBEDDERS)}, none"
-                )
-            raise ConfigError(f"embed.provider {conf.provider!r} needs settings this release cannot pass yet")
-        model = find_model(conf.model)
+            factory = getattr(EMBEDDERS[conf.provider], "from_settings", None)
+            self._embedder = factory(conf) if factory else EMBEDDERS[conf.provider]()
+            return self._embedder
+        model = find_model(conf.model, conf.models_dir)
         if model is None:
             self._embedder_note = HOW_TO_ADD
             return None
         from mindex.embed.onnx import OnnxEmbedder
 
-        self._embedder = OnnxEmbedder(model, conf.batch_size, conf.threads)
+        self._embedder = OnnxEmbedder(model, conf.batch_size or 16, conf.threads)
         return self._embedder
 
     @property
@@ -113,7 +115,10 @@ class Index:
         pinned = self.store.get_meta("embed_model")
         if embedder is None or pinned is None:
             return None
-        if pinned != embedder.identity or self.store.get_meta("embed_dim") != str(embedder.dimensions):
+        dims = self.store.get_meta("embed_dim")
+        # An HTTP embedder learns its dimensions from its first answer; until then the
+        # vector index checks the query's length instead.
+        if pinned != embedder.identity or (embedder.dimensions and dims != str(embedder.dimensions)):
             raise EmbeddingMismatchError(
                 f"the index was embedded with {pinned} but the configured model is "
                 f"{embedder.identity}; re-embed with `mindex embed --force`, or set embed.model back"
@@ -121,7 +126,9 @@ class Index:
         return embedder
 
     def close(self) -> None:
-        """Release the database."""
+        """Release the database and the embedder's connections."""
+        if self._embedder is not None:
+            self._embedder.close()
         self.store.close()
 
     def __enter__(self) -> Index:

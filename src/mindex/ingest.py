@@ -143,6 +143,8 @@ def pin_embedder(store: Store, embedder: Embedder, force: bool = False) -> None:
     Raises:
         EmbeddingMismatchError: the index holds vectors of another model or dimension.
     """
+    if not embedder.dimensions:  # an HTTP embedder learns its size from one answer
+        embedder.embed_batch(["dimensions"])
     model, dim = store.get_meta("embed_model"), store.get_meta("embed_dim")
     same = model == embedder.identity and dim == str(embedder.dimensions)
     if force or model is None:
@@ -160,13 +162,15 @@ def pin_embedder(store: Store, embedder: Embedder, force: bool = False) -> None:
 
 def embed_pending(
     store: Store, embedder: Embedder, progress: Progress | None = None, force: bool = False,
-    batch: int = 256,
+    batch: int | None = None,
 ) -> int:
     """Embed every chunk text that has no vector for this embedder; returns how many.
 
-    Texts go shortest first so each model batch pads little; every batch of `batch` texts is
-    committed on its own, so a killed run resumes where it stopped.
+    Texts go shortest first so each model batch pads little; every batch of `batch` texts
+    (default: the embedder's `commit_every`) is committed on its own, so a killed run, or one
+    stopped by a budget, resumes where it stopped.
     """
+    batch = batch or embedder.commit_every
     pin_embedder(store, embedder, force)
     store.drop_vectors(keep_model=embedder.identity)  # vectors of edited or deleted chunks
     pending = sorted(store.pending_embeddings(embedder.identity), key=lambda row: row[1])

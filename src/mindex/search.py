@@ -17,6 +17,7 @@ import numpy as np
 import numpy.typing as npt
 
 from mindex.embed.base import Embedder
+from mindex.errors import EmbeddingMismatchError
 from mindex.models import Hit, SearchResult
 from mindex.store.base import SNIPPET_CLOSE, SNIPPET_OPEN, Store
 
@@ -125,6 +126,11 @@ class VectorIndex:
         self._refresh()
         if not len(self.seqs):
             return []
+        if query.shape[0] != self.matrix.shape[1]:
+            raise EmbeddingMismatchError(
+                f"the query vector has {query.shape[0]} dimensions but the index holds "
+                f"{self.matrix.shape[1]}; re-embed with `mindex embed --force`, or set embed.model back"
+            )
         scores = self.matrix @ query
         if allowed is not None:
             scores = np.where(np.isin(self.seqs, np.asarray(allowed, dtype=np.int64)), scores, -np.inf)

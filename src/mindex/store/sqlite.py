@@ -405,6 +405,7 @@ class SQLiteStore:
             "sources": one("SELECT count(*) FROM sources").fetchone()[0],
             "documents": one("SELECT count(*) FROM documents").fetchone()[0],
             "chunks": one("SELECT count(*) FROM chunks").fetchone()[0],
+            "vectors": one("SELECT count(*) FROM vectors").fetchone()[0],
             "last_indexed": one("SELECT max(indexed_at) FROM sources").fetchone()[0],
             "skipped": [{"source": s, "path": p, "reason": r} for s, p, r in skipped],
         }

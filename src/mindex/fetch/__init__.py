@@ -1,0 +1,1 @@
+"""Network plumbing shared by remote embedders, rerankers and (later) fetchers."""

