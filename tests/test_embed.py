@@ -155,3 +155,39 @@ def test_cli_embed_and_explain(tmp_path: Path, docs_dir: Path, monkeypatch: pyte
     listed = json.loads(runner.invoke(cli, ["models", "list", "--json"]).stdout)
     assert listed["found"] and listed["onnx"].endswith("model.onnx")
     shutil.rmtree(tmp_path / ".mindex")
+
+
+def test_weights_change_the_fusion(semantic: Index) -> None:
+    query = "how long to wait before trying a request again"
+    vector_only = [h.id for h in semantic.search(query, mode="semantic", limit=5).hits]
+    weighted = semantic.search(query, limit=5, weights={"keyword": 0.0, "semantic": 1.0}).hits
+    assert [h.id for h in weighted] == vector_only
+    assert all("semantic" in (h.explain or {}) for h in weighted)
+
+
+def test_multi_hop_adds_neighbours_of_the_top_results(semantic: Index) -> None:
+    query = '"pool size"'
+    plain = {h.id for h in semantic.search(query, mode="keyword", limit=50).hits}
+    hopped = semantic.search(query, mode="keyword", limit=50, hops=1).hits
+    added = [h for h in hopped if h.id not in plain]
+    assert added, "multi-hop found no neighbour"
+    seeds = {h.id for h in semantic.search(query, mode="keyword", limit=3).hits}
+    assert all(h.explain and h.explain["hop"]["from"] in seeds for h in added)
+    assert len({h.id for h in hopped}) == len(hopped)
+    assert [h.score for h in hopped] == sorted((h.score for h in hopped), reverse=True)
+
+
+def test_vector_matrix_follows_edits_by_another_process_incrementally(semantic: Index, docs_dir: Path, tmp_path: Path) -> None:
+    vectors = semantic._vector_index(semantic.embedder())  # type: ignore[arg-type]
+    before = len(vectors)
+    path = docs_dir / "guide/retries.md"  # edit, then add a file: changed seqs and new ones
+    path.write_text(path.read_text().replace("backoff", "back-off"))
+    (docs_dir / "guide/new.md").write_text("# Timeouts\n\nRequests give up after thirty seconds.\n")
+    with Index(semantic.db_path, IndexSettings(workers=1), embed=ONNX) as other:
+        other.index()
+    assert len(vectors) == before + 1
+    stored = {seq: np.frombuffer(blob, dtype="<f2") for seq, _, blob in semantic.store.vector_rows(vectors.model)}
+    assert sorted(stored) == sorted(vectors.seqs.tolist())
+    for seq, row in zip(vectors.seqs, vectors.matrix):
+        assert np.allclose(row, stored[int(seq)].astype(np.float32))
+    assert semantic.search("when do requests give up", mode="semantic").hits[0].path == "guide/new.md"

@@ -47,7 +47,7 @@ def test_tools_are_listed_with_agent_docstrings_and_schemas(server: Any) -> None
     by_name = {t.name: t for t in tools}
     assert set(by_name) == {"search_docs", "get_chunk", "list_sources"}
     assert "Use it first" in by_name["search_docs"].description
-    assert set(by_name["search_docs"].input_schema["properties"]) == {"query", "limit", "mode", "source", "path"}
+    assert set(by_name["search_docs"].input_schema["properties"]) == {"query", "limit", "mode", "source", "path", "rerank", "merge_adjacent"}
     assert "results" in by_name["search_docs"].output_schema["properties"]
 
 

@@ -4,7 +4,8 @@ import pytest
 
 from mindex import Index
 from mindex.errors import ConfigError, UnsupportedModeError
-from mindex.search import query_terms
+from mindex.models import Hit
+from mindex.search import decay, merge_adjacent, query_terms
 
 HOSTILE = [
     'C++', 'foo.bar()', '"unterminated', 'AND', 'OR NOT', 'NEAR(a b)', '*', '-', '^start', 'col:value',
@@ -90,3 +91,46 @@ def test_get_accepts_full_ids_and_unique_prefixes(indexed: Index) -> None:
     hit = indexed.search("PoolTimeout").hits[0]
     assert indexed.get(hit.id).text == hit.text
     assert indexed.get(hit.id[:8]).id == hit.id
+
+
+def _hit(cid: str, score: float, path: str = "a.md", lines: tuple[int, int] = (1, 5), text: str = "t",
+         kind: str = "docs", modified: float | None = None) -> Hit:
+    return Hit(cid, "src", kind, path, "T", "ctx", lines[0], lines[1], None, score, "", text, modified=modified)
+
+
+def test_recency_decay_halves_a_score_per_half_life_for_kinds_that_decay() -> None:
+    now = 1_000 * 86400.0
+    hits = [
+        _hit("old-memory", 1.0, kind="memory", modified=now - 60 * 86400),  # two half-lives
+        _hit("new-memory", 0.5, kind="memory", modified=now),
+        _hit("old-doc", 0.4, kind="docs", modified=now - 3650 * 86400),  # docs do not decay
+    ]
+    ranked = decay(hits, {"memory": 30.0}, now)
+    assert [h.id for h in ranked] == ["new-memory", "old-doc", "old-memory"]
+    assert ranked[2].score == pytest.approx(0.25)
+    assert ranked[2].explain == {"recency": {"age_days": 60.0, "factor": 0.25}}
+
+
+def test_adjacent_chunks_merge_without_repeating_the_overlap() -> None:
+    hits = [
+        _hit("b", 0.9, lines=(10, 20), text="para two\n\npara three"),
+        _hit("x", 0.8, path="other.md", lines=(11, 12)),
+        _hit("a", 0.7, lines=(1, 12), text="para one\n\npara two"),
+        _hit("far", 0.6, lines=(40, 50)),
+    ]
+    merged = merge_adjacent(hits)
+    assert [h.id for h in merged] == ["b", "x", "far"]
+    first = merged[0]
+    assert (first.start_line, first.end_line) == (1, 20)
+    assert first.text == "para one\n\npara two\n\npara three"
+    assert first.explain == {"merged": ["b", "a"]}
+
+
+def test_merge_flag_through_the_index(indexed: Index) -> None:
+    plain = indexed.search("retries backoff delay", limit=20).hits
+    merged = indexed.search("retries backoff delay", limit=20, merge=True).hits
+    assert len(merged) <= len(plain)
+    spans = [(h.path, h.start_line, h.end_line) for h in merged if h.start_line]
+    for i, (path, start, end) in enumerate(spans):
+        for other in spans[i + 1 :]:
+            assert other[0] != path or other[1] > end + 1 or other[2] < start - 1

@@ -92,6 +92,44 @@ class EmbedSettings(BaseModel):
         return self
 
 
+class RerankSettings(BaseModel):
+    """Optional second-stage ranking of the top fused candidates (off by default)."""
+
+    provider: str = Field("none", description="none, local, http (Cohere/TEI auto), tei, cohere, voyage, llm")
+    model: str = Field("", description="local: a model from `models add`; remote: the model name")
+    base_url: str | None = Field(None, description="http/tei/llm: server URL (llm: OpenAI-compatible, with /v1)")
+    api_key: SecretStr | None = None
+    api_key_env: str | None = Field(None, description="variable holding the key; default COHERE_API_KEY / VOYAGE_API_KEY / OPENAI_API_KEY")
+    candidates: int = Field(30, ge=2, le=200, description="how many fused results are reranked")
+    timeout: float = Field(5.0, gt=0, description="seconds before falling back to the fused order")
+    batch_size: int = Field(16, ge=1, le=256, description="local: pairs per model run")
+
+    @model_validator(mode="after")
+    def _key(self) -> RerankSettings:
+        name = self.api_key_env or _RERANK_KEY_ENV.get(self.provider)
+        value = os.environ.get(name) if name and self.api_key is None else None
+        if value:
+            self.api_key = SecretStr(value)
+        return self
+
+
+_RERANK_KEY_ENV = {"cohere": "COHERE_API_KEY", "voyage": "VOYAGE_API_KEY", "llm": "OPENAI_API_KEY"}
+
+
+class SearchSettings(BaseModel):
+    """How results are fused and ranked."""
+
+    rrf_k: int = Field(60, ge=1, description="reciprocal rank fusion constant")
+    keyword_weight: float = Field(1.0, ge=0, description="weight of the keyword leg in fusion")
+    semantic_weight: float = Field(1.0, ge=0, description="weight of the vector leg in fusion")
+    merge_adjacent: bool = Field(False, description="merge neighbouring chunks of one file into one result")
+    half_life_days: dict[str, float] = Field(
+        default_factory=lambda: {"memory": 30.0, "changelog": 180.0},
+        description="recency decay per source kind (none for code and docs)",
+    )
+    rerank: RerankSettings = RerankSettings()
+
+
 class ServeSettings(BaseModel):
     """How the MCP server answers."""
 
@@ -111,6 +149,7 @@ class Settings(BaseSettings):
     db: Path | None = None
     index: IndexSettings = IndexSettings()
     embed: EmbedSettings = EmbedSettings()
+    search: SearchSettings = SearchSettings()
     serve: ServeSettings = ServeSettings()
 
     @classmethod

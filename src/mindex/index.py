@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import os
 import re
+import time
 from dataclasses import replace
 from collections.abc import Iterable
 from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from mindex.config import EmbedSettings, IndexSettings
+from mindex.config import EmbedSettings, IndexSettings, SearchSettings
 from mindex.embed import EMBEDDERS, Embedder
 from mindex.embed.models import HOW_TO_ADD, find_model
 from mindex.errors import (
@@ -22,7 +23,16 @@ from mindex.errors import (
 )
 from mindex.ingest import Progress, embed_pending, index_source
 from mindex.models import Hit, IndexReport, SearchResult, Source, SourceStats
-from mindex.search import VectorIndex, hybrid_search, lexical_search, semantic_search
+from mindex.rerank import Reranker, apply_rerank, build_reranker
+from mindex.search import (
+    VectorIndex,
+    decay,
+    expand,
+    hybrid_search,
+    lexical_search,
+    merge_adjacent,
+    semantic_search,
+)
 from mindex.sources import SOURCE_KINDS
 from mindex.store import SQLiteStore, Store
 
@@ -43,9 +53,12 @@ class Index:
         settings: IndexSettings | None = None,
         create: bool = True,
         embed: EmbedSettings | None = None,
+        search: SearchSettings | None = None,
     ) -> None:
         self.settings = settings or IndexSettings()
         self.embed_settings = embed or EmbedSettings()
+        self.search_settings = search or SearchSettings()
+        self._reranker_obj: Reranker | None = None
         self.db_path = Path(db_path)
         self.store: Store = SQLiteStore(self.db_path, self.settings.lock_timeout, create=create)
         self._embedder: Embedder | None = None
@@ -100,7 +113,9 @@ class Index:
         if embedder is None:
             raise UnsupportedModeError(self._embedder_note or HOW_TO_ADD)
         count = embed_pending(self.store, embedder, progress, force)
-        if self._vectors is not None:
+        if force:
+            self._vectors = None  # every vector was replaced: read them all again
+        elif self._vectors is not None:
             self._vectors.invalidate()
         return count
 
@@ -127,8 +142,9 @@ class Index:
 
     def close(self) -> None:
         """Release the database and the embedder's connections."""
-        if self._embedder is not None:
-            self._embedder.close()
+        for part in (self._embedder, self._reranker_obj):
+            if part is not None:
+                part.close()
         self.store.close()
 
     def __enter__(self) -> Index:
@@ -245,32 +261,82 @@ class Index:
         source: str | None = None,
         kind: str | None = None,
         path: str | None = None,
+        rerank: bool | None = None,
+        merge: bool | None = None,
+        hops: int = 0,
+        weights: dict[str, float] | None = None,
     ) -> SearchResult:
         """Search the index. `mode=None` picks hybrid when vectors exist, else keyword
-        (the result's `note` says why).
+        (the result's `note` says why). After fusion: optional rerank (`rerank=None` follows
+        search.rerank.provider), recency decay, `hops` rounds of multi-hop expansion, and
+        merging of adjacent chunks (`merge=None` follows search.merge_adjacent).
 
         Raises:
             UnsupportedModeError: semantic or hybrid asked for with no model or no vectors.
             EmbeddingMismatchError: the vectors belong to another model.
-            ConfigError: unknown mode or bad limit.
+            ConfigError: unknown mode, bad limit, or --rerank with no reranker configured.
         """
         if mode is not None and mode not in MODES:
             raise ConfigError(f"unknown search mode {mode!r}; use one of: {', '.join(MODES)}")
-        if not 1 <= limit <= 1000 or offset < 0:
-            raise ConfigError("limit must be between 1 and 1000 and offset at least 0")
+        if not 1 <= limit <= 1000 or offset < 0 or not 0 <= hops <= 3:
+            raise ConfigError("limit must be 1-1000, offset at least 0, hops 0-3")
+        conf = self.search_settings
+        reranker = self._reranker(rerank)
+        merge = conf.merge_adjacent if merge is None else merge
+        wanted = offset + limit
+        depth = max(wanted, conf.rerank.candidates, 50) if (reranker or merge or hops) else wanted
+        result, vectors = self._retrieve(query, depth, mode, source, kind, path, weights)
+        started = time.perf_counter()
+        hits, notes = list(result.hits), [result.note] if result.note else []
+        if reranker is not None:
+            hits, why = apply_rerank(hits, query, reranker, conf.rerank.candidates, conf.rerank.timeout)
+            notes += [why] if why else []
+        hits = decay(hits, conf.half_life_days)
+        if hops and vectors is None and mode == "keyword":
+            embedder = self._pinned_embedder()  # hops walk the stored vectors
+            vectors = self._vector_index(embedder) if embedder is not None else None
+        for _ in range(hops):
+            if vectors is None:
+                notes.append("multi-hop needs vectors; run `mindex embed`")
+                break
+            hits = expand(self.store, vectors, hits)
+        if merge:
+            hits = merge_adjacent(hits)
+        took = result.took_ms + (time.perf_counter() - started) * 1000
+        return replace(result, hits=tuple(hits[offset:wanted]), took_ms=took, note="; ".join(notes) or None)
+
+    def _retrieve(
+        self, query: str, depth: int, mode: str | None, source: str | None, kind: str | None,
+        path: str | None, weights: dict[str, float] | None,
+    ) -> tuple[SearchResult, VectorIndex | None]:
+        """The first `depth` candidates of the chosen mode, and the vectors if any."""
         filters = {"source": source, "kind": kind, "path": path}
         if mode == "keyword":
-            return lexical_search(self.store, query, limit, offset, **filters)
+            return lexical_search(self.store, query, depth, 0, **filters), None
         embedder = self._pinned_embedder()
         vectors = self._vector_index(embedder) if embedder is not None else None
         if embedder is None or vectors is None or not len(vectors):
             why = self._embedder_note or "no vectors yet; run `mindex embed`"
             if mode is not None:
                 raise UnsupportedModeError(f"{mode} search is unavailable: {why}; or search with `--mode keyword`")
-            return replace(lexical_search(self.store, query, limit, offset, **filters), note=why)
+            return replace(lexical_search(self.store, query, depth, 0, **filters), note=why), None
         if mode == "semantic":
-            return semantic_search(self.store, vectors, embedder, query, limit, offset, **filters)
-        return hybrid_search(self.store, vectors, embedder, query, limit, offset, source, kind, path)
+            return semantic_search(self.store, vectors, embedder, query, depth, 0, **filters), vectors
+        conf = self.search_settings
+        leg_weights = {"keyword": conf.keyword_weight, "semantic": conf.semantic_weight, **(weights or {})}
+        result = hybrid_search(self.store, vectors, embedder, query, depth, 0, source, kind, path,
+                               leg_weights, conf.rrf_k)
+        return result, vectors
+
+    def _reranker(self, wanted: bool | None) -> Reranker | None:
+        provider = self.search_settings.rerank.provider
+        if wanted is False or (wanted is None and provider == "none"):
+            return None
+        if provider == "none":
+            raise ConfigError("no reranker configured; set one with `mindex config set search.rerank.provider local` (or tei, cohere, voyage, llm)")
+        if self._reranker_obj is None:
+            self._reranker_obj = build_reranker(self.search_settings.rerank, self.embed_settings.models_dir)
+        return self._reranker_obj
 
     def get(self, chunk_id: str) -> Hit:
         """Fetch one chunk by id (or unique prefix).

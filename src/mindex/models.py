@@ -99,6 +99,8 @@ class Hit:
     snippet: str
     text: str
     explain: dict[str, Any] | None = None
+    seq: int | None = None  # the store's row key (joins a hit to its vector); not in JSON
+    modified: float | None = None  # the document's mtime, epoch seconds (recency decay)
 
     def to_dict(self) -> dict[str, Any]:
         """Return the documented JSON shape (`page`, `explain` only where present)."""

@@ -88,32 +88,53 @@ def lexical_search(
 class VectorIndex:
     """One model's vectors as an in-memory float32 matrix: exact search with numpy.
 
-    Loaded on first use; reloaded when another process commits (SQLite's data_version) or
-    when the owner calls `invalidate` after writing itself.
+    Loaded on first use. When the store changes (another process commits, or the owner calls
+    `invalidate` after writing), only the difference is applied: rows of chunks that are gone
+    are dropped and only new chunks' vectors are read, so a small edit costs a small reload.
     """
 
     def __init__(self, store: Store, model: str) -> None:
         self.store, self.model = store, model
         self.seqs: npt.NDArray[np.int64] = np.zeros(0, dtype=np.int64)
         self.matrix: npt.NDArray[np.float32] = np.zeros((0, 0), dtype=np.float32)
+        self.keys: list[tuple[int, str]] = []  # (seq, hash) of each row
         self._version: int | None = None
 
     def invalidate(self) -> None:
-        """Forget the cached matrix (the next search reloads it)."""
+        """Mark the matrix stale (the next search applies what changed)."""
         self._version = None
 
     def _refresh(self) -> None:
         version = self.store.data_version()
         if version == self._version:
             return
-        rows = self.store.vector_rows(self.model)
-        self.seqs = np.fromiter((seq for seq, _ in rows), dtype=np.int64, count=len(rows))
-        if rows:
-            flat = np.frombuffer(b"".join(blob for _, blob in rows), dtype="<f2")
-            self.matrix = flat.reshape(len(rows), -1).astype(np.float32)
+        if not self.keys:
+            self.keys, self.matrix = self._read(None)
         else:
-            self.matrix = np.zeros((0, 0), dtype=np.float32)
+            current = self.store.vector_keys(self.model)
+            wanted = set(current)
+            keep = np.fromiter((key in wanted for key in self.keys), dtype=bool, count=len(self.keys))
+            have = {key for key, kept in zip(self.keys, keep) if kept}
+            new = [seq for seq, digest in current if (seq, digest) not in have]
+            added_keys, added = self._read(new) if new else ([], self.matrix[:0])
+            self.keys = [key for key, kept in zip(self.keys, keep) if kept] + added_keys
+            self.matrix = np.concatenate([self.matrix[keep], added])
+        self.seqs = np.fromiter((seq for seq, _ in self.keys), dtype=np.int64, count=len(self.keys))
         self._version = version
+
+    def _read(self, seqs: list[int] | None) -> tuple[list[tuple[int, str]], npt.NDArray[np.float32]]:
+        rows = self.store.vector_rows(self.model, seqs)
+        keys = [(seq, digest) for seq, digest, _ in rows]
+        if not rows:
+            return keys, np.zeros((0, self.matrix.shape[1] if self.matrix.size else 0), dtype=np.float32)
+        flat = np.frombuffer(b"".join(blob for _, _, blob in rows), dtype="<f2")
+        return keys, flat.reshape(len(rows), -1).astype(np.float32)
+
+    def vector(self, seq: int) -> npt.NDArray[np.float32] | None:
+        """The stored vector of one chunk, if it has one."""
+        self._refresh()
+        where = np.flatnonzero(self.seqs == seq)
+        return self.matrix[where[0]] if len(where) else None
 
     def __len__(self) -> int:
         self._refresh()
@@ -199,3 +220,86 @@ def semantic_search(
     hits = semantic_hits(store, vectors, embedder, query, offset + limit, source, kind, path)
     took = (time.perf_counter() - started) * 1000
     return SearchResult(query, "semantic", took, tuple(hits[offset:]))
+
+
+def decay(hits: list[Hit], half_lives: dict[str, float], now: float | None = None) -> list[Hit]:
+    """Exponential recency decay after fusion: score × 0.5^(age / half-life) for source kinds
+    that have a half-life (none for code and docs by default); re-sorted, stable."""
+    if not any(h.kind in half_lives for h in hits):
+        return hits
+    now = time.time() if now is None else now
+    out = []
+    for hit in hits:
+        days = half_lives.get(hit.kind)
+        if days and hit.modified is not None:
+            age = max(0.0, now - hit.modified) / 86400
+            factor = 0.5 ** (age / days)
+            hit = replace(hit, score=hit.score * factor,
+                          explain={**(hit.explain or {}), "recency": {"age_days": round(age, 1), "factor": round(factor, 4)}})
+        out.append(hit)
+    return sorted(out, key=lambda h: -h.score)
+
+
+def expand(
+    store: Store, vectors: VectorIndex, hits: list[Hit], seeds: int = 3, per_seed: int = 3,
+    hop_decay: float = 0.5, min_similarity: float = 0.5, budget_ms: float = 500.0,
+) -> list[Hit]:
+    """One multi-hop step: chunks near the top `seeds` results (by their stored vectors) join
+    the list, or move up in it, with score = seed score × similarity × `hop_decay`; the step
+    stops when its time budget is spent."""
+    started = time.perf_counter()
+    by_id = {h.id: h for h in hits}
+    for seed in hits[:seeds]:
+        if (time.perf_counter() - started) * 1000 > budget_ms or seed.seq is None:
+            break
+        vector = vectors.vector(seed.seq)
+        if vector is None:
+            continue
+        near = [(seq, sim) for seq, sim in vectors.search(vector, per_seed + 1) if sim >= min_similarity]
+        rows = store.hits_by_seq([seq for seq, _ in near])
+        for seq, sim in near:
+            hit, score = rows.get(seq), seed.score * sim * hop_decay
+            if hit is None or hit.id == seed.id:
+                continue
+            known = by_id.get(hit.id)
+            if known is not None and known.score >= score:
+                continue  # already ranked at least as high on its own
+            base = known or replace(hit, snippet=" ".join(hit.text.split())[:240])
+            by_id[hit.id] = replace(base, score=score, explain={
+                **(base.explain or {}), "hop": {"from": seed.id, "similarity": round(sim, 4)}})
+    return sorted(by_id.values(), key=lambda h: -h.score)
+
+
+def merge_adjacent(hits: list[Hit]) -> list[Hit]:
+    """Merge results that are neighbouring chunks of one file (touching or overlapping line
+    spans) into one result at the better one's place; overlapping paragraphs appear once."""
+    out: list[Hit] = []
+    for hit in hits:
+        for i, kept in enumerate(out):
+            if _adjacent(kept, hit):
+                out[i] = _joined(kept, hit)
+                break
+        else:
+            out.append(hit)
+    return out
+
+
+def _adjacent(a: Hit, b: Hit) -> bool:
+    if (a.source, a.path) != (b.source, b.path) or None in (a.start_line, a.end_line, b.start_line, b.end_line):
+        return False
+    assert a.start_line and a.end_line and b.start_line and b.end_line
+    return b.start_line <= a.end_line + 1 and a.start_line <= b.end_line + 1
+
+
+def _joined(a: Hit, b: Hit) -> Hit:
+    first, second = (a, b) if (a.start_line or 0) <= (b.start_line or 0) else (b, a)
+    head, tail = first.text.split("\n\n"), second.text.split("\n\n")
+    for n in range(min(len(head), len(tail)), 0, -1):  # drop the paragraphs both chunks hold
+        if head[-n:] == tail[:n]:
+            tail = tail[n:]
+            break
+    text = "\n\n".join(head + tail)
+    merged = (a.explain or {}).get("merged", [a.id]) + [b.id]
+    return replace(a, start_line=min(a.start_line or 0, b.start_line or 0),
+                   end_line=max(a.end_line or 0, b.end_line or 0), text=text,
+                   explain={**(a.explain or {}), "merged": merged})

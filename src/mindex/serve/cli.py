@@ -136,12 +136,17 @@ def index_cmd(state: State, names: tuple[str, ...], as_json: bool, quiet: bool) 
 @click.option("--source", help="Only this source.")
 @click.option("--kind", help="Only this kind of source (docs).")
 @click.option("--path", "path_glob", metavar="GLOB", help="Only files matching GLOB, e.g. 'guide/**' or '*.md'.")
-@click.option("--explain", is_flag=True, help="Show each leg's rank and score and the fused score.")
+@click.option("--rerank/--no-rerank", default=None, help="Rerank the top results (default: on when search.rerank.provider is set).")
+@click.option("--merge/--no-merge", default=None, help="Merge neighbouring chunks of one file into one result.")
+@click.option("--hops", default=0, type=click.IntRange(0, 3), help="Multi-hop: also find chunks close to the top results.")
+@click.option("--weights", metavar="LEG=W,...", help="Fusion weights, e.g. 'keyword=0.5,semantic=1'.")
+@click.option("--explain", is_flag=True, help="Show each leg's rank and score, the fused score, rerank and decay.")
 @json_option
 @click.pass_obj
 @handle_errors
 def search(state: State, query: str, limit: int, offset: int, mode: str | None, source: str | None,
-           kind: str | None, path_glob: str | None, explain: bool, as_json: bool) -> None:
+           kind: str | None, path_glob: str | None, rerank: bool | None, merge: bool | None,
+           hops: int, weights: str | None, explain: bool, as_json: bool) -> None:
     """Search the index. Any text is a valid query; "quoted words" match as a phrase.
 
     \b
@@ -150,15 +155,31 @@ def search(state: State, query: str, limit: int, offset: int, mode: str | None, 
       mindex search "connection pool" --json | jq '.results[].path'
       mindex search 'foo.bar()' --path 'api/**'
       mindex search "how are retries configured" --mode hybrid --explain
+      mindex search "pool sizing" --rerank --merge --weights keyword=2,semantic=1
     """
+    leg_weights = _parse_weights(weights) if weights else None
     with state.open() as index:
-        result = index.search(query, limit, offset, mode, source, kind, path_glob)
+        result = index.search(query, limit, offset, mode, source, kind, path_glob,
+                              rerank=rerank, merge=merge, hops=hops, weights=leg_weights)
     if result.note:
         err.print(f"[dim]note: {result.note}[/]", highlight=False)
     if as_json:
         emit_json(result.to_dict())
     else:
         render.print_search(out, result, explain)
+
+
+def _parse_weights(text: str) -> dict[str, float]:
+    weights: dict[str, float] = {}
+    for part in text.split(","):
+        leg, _, value = part.partition("=")
+        try:
+            weights[leg.strip()] = float(value)
+        except ValueError:
+            raise click.BadParameter(f"{part!r} is not LEG=NUMBER", param_hint="--weights") from None
+        if leg.strip() not in ("keyword", "semantic") or weights[leg.strip()] < 0:
+            raise click.BadParameter("legs are keyword and semantic, weights 0 or more", param_hint="--weights")
+    return weights
 
 
 @cli.command()

@@ -32,7 +32,8 @@ class State:
 
     def open(self, create: bool = False) -> Index:
         """Open the index; read-only commands refuse to create one."""
-        return Index(self.db, self.settings.index, create=create, embed=self.settings.embed)
+        return Index(self.db, self.settings.index, create=create, embed=self.settings.embed,
+                     search=self.settings.search)
 
 
 def handle_errors(func: F) -> F:

@@ -102,7 +102,8 @@ class _Core:
 
     def _open(self) -> Index:
         if self._index is None:
-            self._index = Index(self.db, self.settings.index, create=False, embed=self.settings.embed)
+            self._index = Index(self.db, self.settings.index, create=False, embed=self.settings.embed,
+                                search=self.settings.search)
         return self._index
 
     async def call(self, work: Callable[[Index], T]) -> T:
@@ -154,6 +155,8 @@ def build_server(db: Path, settings: Settings) -> MCPServer:
         ] = None,
         source: Annotated[str | None, Field(description="only this source (see list_sources)")] = None,
         path: Annotated[str | None, Field(description="only files matching this glob, e.g. 'guide/**'")] = None,
+        rerank: Annotated[bool | None, Field(description="rerank the top results (omit: as configured)")] = None,
+        merge_adjacent: Annotated[bool | None, Field(description="join neighbouring chunks of a file into one result")] = None,
     ) -> Annotated[CallToolResult, SearchOut]:
         """Search the indexed documentation. Use it first for any question about how a
         library, tool or this project works, its configuration, APIs or behaviour.
@@ -163,7 +166,9 @@ def build_server(db: Path, settings: Settings) -> MCPServer:
         budget lasts; further hits are listed by id. Read one in full with get_chunk.
         Any text is a valid query; quote words to match them as a phrase.
         """
-        result = await core.call(lambda ix: ix.search(query, limit, 0, mode, source, None, path))
+        result = await core.call(
+            lambda ix: ix.search(query, limit, 0, mode, source, None, path, rerank=rerank, merge=merge_adjacent)
+        )
         return _result(render.search_markdown(result, budget), SearchOut.model_validate(result.to_dict()))
 
     @server.tool()

@@ -33,7 +33,8 @@ from mindex.store.lock import WriteLock
 BM25_WEIGHTS = (8.0, 4.0, 1.0)
 
 _HIT_COLUMNS = """
-    c.id, s.name, d.kind, d.path, c.title, c.context, c.start_line, c.end_line, c.page, c.text
+    c.id, s.name, d.kind, d.path, c.title, c.context, c.start_line, c.end_line, c.page, c.text,
+    c.seq, d.mtime_ns
 """
 # Every chunk query that shows or filters by source and path joins the same three tables.
 _CHUNK_JOINS = "JOIN documents d ON d.id = c.document_id JOIN sources s ON s.id = d.source_id"
@@ -311,10 +312,23 @@ class SQLiteStore:
             ).rowcount
         return int(gone)
 
-    def vector_rows(self, model: str) -> list[tuple[int, bytes]]:
-        """(chunk seq, vector bytes) for every chunk that has a vector for `model`."""
+    def vector_rows(self, model: str, seqs: Sequence[int] | None = None) -> list[tuple[int, str, bytes]]:
+        """(chunk seq, hash, vector bytes) for every chunk (or those in `seqs`) with a `model` vector."""
+        sql = "SELECT c.seq, c.hash, v.vector FROM chunks c JOIN vectors v ON v.model = ? AND v.hash = c.hash"
+        if seqs is None:
+            return self.conn.execute(sql + " ORDER BY c.seq", (model,)).fetchall()
+        rows: list[tuple[int, str, bytes]] = []
+        for start in range(0, len(seqs), 500):  # stay under SQLite's variable limit
+            part = list(seqs[start : start + 500])
+            marks = ",".join("?" * len(part))
+            rows += self.conn.execute(f"{sql} WHERE c.seq IN ({marks}) ORDER BY c.seq", (model, *part))
+        return rows
+
+    def vector_keys(self, model: str) -> list[tuple[int, str]]:
+        """(seq, hash) of the chunks that have a `model` vector: cheap, for incremental reloads
+        (a seq can be reused by a new chunk, so the hash is part of the key)."""
         return self.conn.execute(
-            "SELECT c.seq, v.vector FROM chunks c JOIN vectors v ON v.model = ? AND v.hash = c.hash ORDER BY c.seq",
+            "SELECT c.seq, c.hash FROM chunks c JOIN vectors v ON v.model = ? AND v.hash = c.hash ORDER BY c.seq",
             (model,),
         ).fetchall()
 
@@ -369,7 +383,7 @@ class SQLiteStore:
             LIMIT ? OFFSET ?
         """
         rows = self.conn.execute(sql, (*params, limit, offset)).fetchall()
-        return [_hit(row[:10], score=row[10], snippet=row[11]) for row in rows]
+        return [_hit(row[:12], score=row[12], snippet=row[13]) for row in rows]
 
     def get_chunk(self, chunk_id: str) -> Hit:
         """Fetch a chunk by id, or by a unique prefix of at least 6 characters.
@@ -439,5 +453,6 @@ def _explain(exc: sqlite3.OperationalError, path: Path) -> Exception:
 
 
 def _hit(row: Sequence[Any], score: float, snippet: str) -> Hit:
-    cid, source, kind, path, title, context, start, end, page, text = row
-    return Hit(cid, source, kind, path, title, context, start, end, page, float(score), snippet, text)
+    cid, source, kind, path, title, context, start, end, page, text, seq, mtime_ns = row
+    return Hit(cid, source, kind, path, title, context, start, end, page, float(score), snippet, text,
+               seq=seq, modified=mtime_ns / 1e9 if mtime_ns else None)

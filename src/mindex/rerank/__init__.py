@@ -1,0 +1,65 @@
+"""Rerankers: a dictionary registry, filled with built-ins and the `mindex.rerankers`
+entry-point group (third parties register `name = "package.module:Class"`).
+
+Built-ins are imported lazily (the local one loads ONNX Runtime), so the registry maps
+names to import paths until a reranker is built.
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+from importlib.metadata import entry_points
+
+from pathlib import Path
+
+from mindex.config import RerankSettings
+from mindex.errors import ConfigError
+from mindex.fetch.http import RetryPolicy
+from mindex.rerank.base import Reranker, apply_rerank
+
+RERANKERS: dict[str, str] = {
+    "local": "mindex.rerank.local:LocalReranker",
+    "http": "mindex.rerank.http:HttpReranker",
+    "tei": "mindex.rerank.http:HttpReranker",
+    "cohere": "mindex.rerank.http:CohereReranker",
+    "voyage": "mindex.rerank.http:VoyageReranker",
+    "llm": "mindex.rerank.llm:LlmReranker",
+}
+
+for _entry in entry_points(group="mindex.rerankers"):
+    RERANKERS.setdefault(_entry.name, _entry.value)
+
+
+def reranker_class(name: str) -> type[Reranker]:
+    """The class registered under `name`."""
+    module, _, attr = RERANKERS[name].partition(":")
+    cls: type[Reranker] = getattr(import_module(module), attr)
+    return cls
+
+
+def build_reranker(conf: RerankSettings, models_dir: Path | None) -> Reranker:
+    """A reranker from `[search.rerank]` settings.
+
+    Raises:
+        ConfigError: unknown provider, or settings the provider needs are missing.
+    """
+    if conf.provider not in RERANKERS:
+        raise ConfigError(
+            f"unknown search.rerank.provider {conf.provider!r}; choose one of: {', '.join(RERANKERS)}, none"
+        )
+    cls: type = reranker_class(conf.provider)
+    key = conf.api_key.get_secret_value() if conf.api_key else None
+    # One retry at most: a reranker that is slow or down must not hold a query for long.
+    policy = RetryPolicy(timeout=conf.timeout, retries=1, backoff=0.2)
+    if conf.provider == "local":
+        reranker: Reranker = cls(conf.model, models_dir, conf.batch_size)
+    elif conf.provider == "llm":
+        reranker = cls(conf.model, conf.base_url, key, policy)
+    else:
+        fmt = "tei" if conf.provider == "tei" else "auto"
+        args = {"model": conf.model} if conf.model else {}
+        reranker = cls(base_url=conf.base_url, api_key=key, format=fmt, policy=policy, **args)
+    return reranker
+
+
+__all__ = ["RERANKERS", "Reranker", "apply_rerank", "build_reranker", "reranker_class"]

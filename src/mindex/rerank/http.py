@@ -1,0 +1,87 @@
+"""HTTP rerankers: Cohere's format (Cohere, Jina, vLLM, LocalAI...), TEI's, and Voyage's.
+
+`format = "auto"` sends Cohere's shape first; a server that rejects it with 4xx is asked in
+TEI's shape, and whichever worked is remembered for the life of the object.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, ClassVar
+
+import httpx
+
+from mindex.errors import ConfigError, RemoteError
+from mindex.fetch.http import RetryPolicy, post_json
+from mindex.rerank.base import Reranker, scores_from_indexed
+
+
+class HttpReranker(Reranker):
+    """A `POST {base_url}/rerank` service in Cohere or TEI format (auto-detected)."""
+
+    provider: ClassVar[str] = "http"
+    default_url: ClassVar[str | None] = None
+    needs_key: ClassVar[bool] = False
+
+    def __init__(self, model: str = "", base_url: str | None = None, api_key: str | None = None,
+                 format: str = "auto", policy: RetryPolicy | None = None) -> None:
+        url = base_url or self.default_url
+        if not url:
+            raise ConfigError(f"search.rerank.base_url is needed for the {self.provider} reranker")
+        if self.needs_key and not api_key:
+            raise ConfigError(f"the {self.provider} reranker needs a key: set search.rerank.api_key_env")
+        self.model_id, self.base_url, self._key = model, url.rstrip("/"), api_key
+        self.format = format
+        self.policy = policy or RetryPolicy(timeout=5.0, retries=1, backoff=0.2)
+        self._client = httpx.Client(headers={"user-agent": "mindex"})
+
+    def close(self) -> None:
+        self._client.close()
+
+    def _post(self, payload: dict[str, Any]) -> Any:
+        headers = {"authorization": f"Bearer {self._key}"} if self._key else {}
+        return post_json(self._client, self.base_url + "/rerank", payload, headers, self.policy,
+                         f"{self.provider} reranker")
+
+    def score(self, query: str, passages: Sequence[str]) -> list[float]:
+        if self.format in ("auto", "cohere"):
+            try:
+                body = self._post({"model": self.model_id, "query": query, "documents": list(passages),
+                                   "top_n": len(passages)})
+                self.format = "cohere"
+                return scores_from_indexed(body["results"], len(passages), "index", "relevance_score")
+            except RemoteError as exc:
+                if self.format == "cohere" or "refused" not in str(exc):
+                    raise
+                self.format = "tei"  # a 4xx to Cohere's shape: try TEI's
+        body = self._post({"query": query, "texts": list(passages), "raw_scores": False, "truncate": True})
+        return scores_from_indexed(body, len(passages), "index", "score")
+
+
+class CohereReranker(HttpReranker):
+    """Cohere's hosted rerank API (v2)."""
+
+    provider = "cohere"
+    default_url = "https://api.cohere.com/v2"
+    needs_key = True
+
+    def __init__(self, model: str = "rerank-v3.5", base_url: str | None = None,
+                 api_key: str | None = None, format: str = "cohere", policy: RetryPolicy | None = None) -> None:
+        super().__init__(model, base_url, api_key, "cohere", policy)
+
+
+class VoyageReranker(HttpReranker):
+    """Voyage AI's rerank API: `documents` in, `data[].relevance_score` out."""
+
+    provider = "voyage"
+    default_url = "https://api.voyageai.com/v1"
+    needs_key = True
+
+    def __init__(self, model: str = "rerank-2.5", base_url: str | None = None,
+                 api_key: str | None = None, format: str = "voyage", policy: RetryPolicy | None = None) -> None:
+        super().__init__(model, base_url, api_key, "voyage", policy)
+
+    def score(self, query: str, passages: Sequence[str]) -> list[float]:
+        body = self._post({"model": self.model_id, "query": query, "documents": list(passages),
+                           "truncation": True})
+        return scores_from_indexed(body["data"], len(passages), "index", "relevance_score")

@@ -1,0 +1,174 @@
+"""Rerankers: Cohere/TEI (auto-detected), Voyage and LLM formats against real HTTP servers on
+127.0.0.1, the local ONNX cross-encoder with real weights, and every way one can fail."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from apiserver import ApiServer, Trouble, serve
+from mindex import Index, IndexSettings
+from mindex.config import EmbedSettings, RerankSettings, SearchSettings
+from mindex.errors import ConfigError
+from mindex.rerank.llm import parse_scores
+from mindex.rerank.local import LocalReranker
+
+QUERY = "connection pool"
+
+
+def reranked_index(tmp_path: Path, docs_dir: Path, **rerank: Any) -> Index:
+    settings = SearchSettings(rerank=RerankSettings(**rerank))
+    ix = Index(tmp_path / "r.db", IndexSettings(workers=1), embed=EmbedSettings(provider="none"), search=settings)
+    ix.add_source(docs_dir, name="docs")
+    ix.index()
+    return ix
+
+
+def keyword_order(ix: Index) -> list[str]:
+    return [h.id for h in ix.search(QUERY, rerank=False).hits]
+
+
+def backwards(count: int) -> list[float]:
+    """Scores that reverse the fused order: the last candidate is best."""
+    return [float(i) for i in range(count)]
+
+
+def cohere_api(path: str, body: Any, headers: dict[str, str]) -> Any:
+    assert path == "/v1/rerank" and body["top_n"] == len(body["documents"])
+    scores = backwards(len(body["documents"]))
+    results = [{"index": i, "relevance_score": s} for i, s in enumerate(scores)]
+    return {"id": "r1", "results": sorted(results, key=lambda r: -r["relevance_score"]),
+            "meta": {"billed_units": {"search_units": 1}}}
+
+
+def tei_api(path: str, body: Any, headers: dict[str, str]) -> Any:
+    assert path == "/rerank"
+    if "texts" not in body:  # what TEI says to a Cohere-shaped body
+        raise AssertionError("unreachable: scripted below")
+    return sorted(({"index": i, "score": s} for i, s in enumerate(backwards(len(body["texts"])))),
+                  key=lambda r: -r["score"])
+
+
+@pytest.fixture
+def cohere() -> Iterator[ApiServer]:
+    yield from serve(cohere_api)
+
+
+def test_cohere_format_reorders_the_top_candidates(tmp_path: Path, docs_dir: Path, cohere: ApiServer) -> None:
+    with reranked_index(tmp_path, docs_dir, provider="http", base_url=cohere.url + "/v1", model="rr") as ix:
+        fused = keyword_order(ix)
+        result = ix.search(QUERY)
+        assert [h.id for h in result.hits] == fused[::-1]
+        top = result.hits[0].explain
+        assert top is not None and top["rerank"]["before"] == len(fused) and top["rerank"]["rank"] == 1
+        sent = cohere.requests[0].body
+        assert sent["query"] == QUERY and sent["model"] == "rr" and len(sent["documents"]) == len(fused)
+
+
+def test_tei_format_is_detected_once_and_remembered(tmp_path: Path, docs_dir: Path) -> None:
+    def tei(path: str, body: Any, headers: dict[str, str]) -> Any:
+        return tei_api(path, body, headers)
+
+    for server in serve(tei):
+        with reranked_index(tmp_path, docs_dir, provider="http", base_url=server.url) as ix:
+            server.troubles.append(Trouble(422, {"error": "Json deserialize error: missing field `texts`"}))
+            fused = keyword_order(ix)
+            assert [h.id for h in ix.search(QUERY).hits] == fused[::-1]
+            ix.search(QUERY)
+        shapes = ["texts" in r.body for r in server.requests]
+        assert shapes == [False, True, True]  # one failed Cohere-shaped try, then TEI only
+
+
+def test_voyage_rerank_shape(tmp_path: Path, docs_dir: Path) -> None:
+    def voyage(path: str, body: Any, headers: dict[str, str]) -> Any:
+        assert path == "/v1/rerank" and headers["authorization"] == "Bearer vk"
+        scores = backwards(len(body["documents"]))
+        return {"object": "list", "model": body["model"], "usage": {"total_tokens": 10},
+                "data": [{"index": i, "relevance_score": s} for i, s in enumerate(scores)]}
+
+    for server in serve(voyage):
+        with reranked_index(tmp_path, docs_dir, provider="voyage", base_url=server.url + "/v1", api_key="vk") as ix:
+            fused = keyword_order(ix)
+            assert [h.id for h in ix.search(QUERY).hits] == fused[::-1]
+            assert server.requests[0].body["model"] == "rerank-2.5"
+
+
+def test_llm_judge_reads_scores_from_a_chat_answer(tmp_path: Path, docs_dir: Path) -> None:
+    def chat(path: str, body: Any, headers: dict[str, str]) -> Any:
+        assert path == "/v1/chat/completions" and body["temperature"] == 0
+        prompt, count = body["messages"][1]["content"], 0
+        while f"\n[{count + 1}] " in prompt:
+            count += 1
+        content = "Here you go:\n```json\n" + json.dumps({"scores": backwards(count)}) + "\n```"
+        return {"id": "c1", "object": "chat.completion",
+                "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}]}
+
+    for server in serve(chat):
+        with reranked_index(tmp_path, docs_dir, provider="llm", base_url=server.url + "/v1", model="judge") as ix:
+            fused = keyword_order(ix)
+            assert [h.id for h in ix.search(QUERY).hits] == fused[::-1]
+
+
+def test_parse_scores_accepts_a_bare_list_and_refuses_a_short_one() -> None:
+    assert parse_scores("[3, 7.5]", 2) == [3.0, 7.5]
+    with pytest.raises(ValueError, match="did not return 3 scores"):
+        parse_scores('{"scores": [1, 2]}', 3)
+
+
+@pytest.mark.parametrize("trouble, why", [
+    (Trouble(200, delay=1.5), "rerank skipped: over 0.5 s"),
+    (Trouble(500), "rerank skipped"),
+    (Trouble(200, drop=True), "rerank skipped"),
+])
+def test_a_failing_reranker_keeps_the_fused_order(
+    tmp_path: Path, docs_dir: Path, cohere: ApiServer, trouble: Trouble, why: str
+) -> None:
+    with reranked_index(tmp_path, docs_dir, provider="http", base_url=cohere.url + "/v1", timeout=0.5) as ix:
+        fused = keyword_order(ix)
+        cohere.troubles += [trouble, trouble]
+        result = ix.search(QUERY)
+        assert [h.id for h in result.hits] == fused
+        assert result.note is not None and why in result.note
+        assert result.hits[0].explain is not None and "skipped" in result.hits[0].explain["rerank"]
+
+
+def test_indices_out_of_range_are_caught(tmp_path: Path, docs_dir: Path) -> None:
+    for server in serve(lambda path, body, headers: {"results": [{"index": 99, "relevance_score": 1.0}]}):
+        with reranked_index(tmp_path, docs_dir, provider="http", base_url=server.url) as ix:
+            fused = keyword_order(ix)
+            result = ix.search(QUERY)
+            assert [h.id for h in result.hits] == fused and "index 99" in (result.note or "")
+
+
+def test_rerank_flag_without_a_reranker_says_how_to_set_one(indexed: Index) -> None:
+    with pytest.raises(ConfigError, match="search.rerank.provider"):
+        indexed.search(QUERY, rerank=True)
+
+
+def test_local_cross_encoder_scores_pairs_and_reorders(tmp_path: Path, docs_dir: Path, cross_encoder: Path) -> None:
+    reranker = LocalReranker("tiny-cross-encoder", cross_encoder, batch_size=2)
+    passages = ["pools keep connections open", "retries wait longer each time", "install with pip"]
+    scores = reranker.score("connection pool", passages)
+    assert len(scores) == 3 and len(set(scores)) == 3
+    # Dynamic int8 picks activation scales per batch, so neighbours move scores a little;
+    # the ranking must not move.
+    reordered = reranker.score("connection pool", passages[::-1])[::-1]
+    assert reordered == pytest.approx(scores, abs=0.03)
+    assert sorted(range(3), key=lambda i: scores[i]) == sorted(range(3), key=lambda i: reordered[i])
+    settings = EmbedSettings(provider="none", models_dir=cross_encoder)
+    search = SearchSettings(rerank=RerankSettings(provider="local", model="tiny-cross-encoder"))
+    with Index(tmp_path / "l.db", IndexSettings(workers=1), embed=settings, search=search) as ix:
+        ix.add_source(docs_dir, name="docs")
+        ix.index()
+        hits = ix.search(QUERY).hits
+        ranked = [h.explain["rerank"]["score"] for h in hits if h.explain]
+        assert len(ranked) == len(hits) and ranked == sorted(ranked, reverse=True)
+
+
+def test_an_embedding_model_is_not_accepted_as_a_cross_encoder(added_minilm: Path) -> None:
+    with pytest.raises(ConfigError, match="not a cross-encoder"):
+        LocalReranker("all-MiniLM-L6-v2", added_minilm)
