@@ -213,3 +213,46 @@ def test_a_model_with_other_dimensions_is_refused_at_search(tmp_path: Path, docs
         with remote_index(tmp_path, provider="ollama", base_url=server.url) as ix:
             with pytest.raises(EmbeddingMismatchError, match="embed --force"):
                 ix.search("pool", mode="semantic")
+
+
+def chat_api(path: str, body: Any, headers: dict[str, str]) -> Any:
+    assert path == "/v1/chat/completions"
+    where = body["messages"][1]["content"].split("\n", 1)[0]
+    content = f"  This passage comes from {where.removeprefix('Location: ')}.\n"
+    return {"id": "c", "object": "chat.completion",
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}],
+            "usage": {"prompt_tokens": 50, "completion_tokens": 10, "total_tokens": 60}}
+
+
+def test_llm_context_is_written_once_per_chunk_and_embedded_before_it(
+    tmp_path: Path, docs_dir: Path, ollama: ApiServer
+) -> None:
+    from mindex.config import ContextSettings
+
+    for chat in serve(chat_api):
+        context = ContextSettings(provider="llm", base_url=chat.url + "/v1", model="writer", backoff=0.01)
+        with remote_index(tmp_path, provider="ollama", base_url=ollama.url, context=context) as ix:
+            ix.add_source(docs_dir, name="docs")
+            ix.index()
+            assert ix.status()["embed_model"] == "ollama:nomic-embed-text+llm-context:writer"
+            written = len(chat.requests)
+            assert written == ix.status()["vectors"]  # one chat request per distinct chunk
+            embedded = [text for r in ollama.requests for text in r.body["input"]]
+            assert any(t.startswith("This passage comes from guide/pooling.md") for t in embedded)
+            assert ix.search("pool", mode="semantic").hits
+        with remote_index(tmp_path, provider="ollama", base_url=ollama.url, context=context) as ix:
+            ix.embed(force=True)  # every vector again, but every context comes from the cache
+            assert len(chat.requests) == written
+
+
+def test_llm_context_budget_keeps_what_was_written(tmp_path: Path, docs_dir: Path, ollama: ApiServer) -> None:
+    from mindex.config import ContextSettings
+
+    for chat in serve(chat_api):
+        context = ContextSettings(provider="llm", base_url=chat.url + "/v1", model="writer", max_requests=3, concurrency=1)
+        with remote_index(tmp_path, provider="ollama", base_url=ollama.url, context=context) as ix:
+            ix.add_source(docs_dir, name="docs")
+            ix.index(embed=False)
+            with pytest.raises(BudgetExceededError):
+                ix.embed()
+            assert len(ix.store.contexts_for("llm-context:writer", [h for h, _ in ix.store.pending_embeddings(ix.embedder().identity)])) == 3  # type: ignore[union-attr]

@@ -56,6 +56,29 @@ DEFAULT_MODELS = {
 _KEY_ENV = {"openai": "OPENAI_API_KEY", "voyage": "VOYAGE_API_KEY"}
 
 
+class ContextSettings(BaseModel):
+    """Optional LLM-written context per chunk, embedded before the chunk (off by default)."""
+
+    provider: str = Field("none", description="none, or llm (any OpenAI-compatible chat endpoint)")
+    base_url: str | None = Field(None, description="chat endpoint base, with /v1")
+    model: str = Field("", description="chat model that writes the context")
+    api_key: SecretStr | None = None
+    api_key_env: str | None = Field(None, description="variable holding the key; default OPENAI_API_KEY")
+    concurrency: int = Field(4, ge=1, le=64)
+    timeout: float = Field(60.0, gt=0)
+    retries: int = Field(4, ge=0, le=20)
+    backoff: float = Field(0.5, ge=0)
+    max_requests: int | None = Field(None, ge=1, description="stop a run after this many chat requests")
+    max_tokens: int | None = Field(None, ge=1, description="stop a run after about this many tokens")
+
+    @model_validator(mode="after")
+    def _key(self) -> ContextSettings:
+        value = os.environ.get(self.api_key_env or "OPENAI_API_KEY") if self.api_key is None else None
+        if value and self.provider != "none":
+            self.api_key = SecretStr(value)
+        return self
+
+
 class EmbedSettings(BaseModel):
     """Which embedding model makes vectors, and how (local ONNX or an HTTP provider)."""
 
@@ -76,6 +99,7 @@ class EmbedSettings(BaseModel):
     max_tokens: int | None = Field(None, ge=1, description="stop an embedding run after about this many tokens")
     query_prefix: str | None = Field(None, description="instruction put before queries (e5: 'query: ')")
     document_prefix: str | None = Field(None, description="instruction put before documents (e5: 'passage: ')")
+    context: ContextSettings = ContextSettings()
 
     @model_validator(mode="after")
     def _defaults(self) -> EmbedSettings:

@@ -87,14 +87,20 @@ class Index:
         if conf.provider != "onnx":
             factory = getattr(EMBEDDERS[conf.provider], "from_settings", None)
             self._embedder = factory(conf) if factory else EMBEDDERS[conf.provider]()
-            return self._embedder
-        model = find_model(conf.model, conf.models_dir)
-        if model is None:
-            self._embedder_note = HOW_TO_ADD
-            return None
-        from mindex.embed.onnx import OnnxEmbedder
+        else:
+            model = find_model(conf.model, conf.models_dir)
+            if model is None:
+                self._embedder_note = HOW_TO_ADD
+                return None
+            from mindex.embed.onnx import OnnxEmbedder
 
-        self._embedder = OnnxEmbedder(model, conf.batch_size or 16, conf.threads)
+            self._embedder = OnnxEmbedder(model, conf.batch_size or 16, conf.threads)
+        if conf.context.provider == "llm":
+            from mindex.embed.context import ContextualEmbedder, LlmContextWriter
+
+            self._embedder = ContextualEmbedder(self._embedder, LlmContextWriter(conf.context), self.store)
+        elif conf.context.provider != "none":
+            raise ConfigError(f"unknown embed.context.provider {conf.context.provider!r}; use llm or none")
         return self._embedder
 
     @property

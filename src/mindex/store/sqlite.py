@@ -303,6 +303,25 @@ class SQLiteStore:
                 [(model, digest, blob) for digest, blob in rows],
             )
 
+    def contexts_for(self, model: str, hashes: Sequence[str]) -> dict[str, str]:
+        """LLM-written contexts already cached for these chunk hashes."""
+        out: dict[str, str] = {}
+        for start in range(0, len(hashes), 500):  # stay under SQLite's variable limit
+            part = list(hashes[start : start + 500])
+            marks = ",".join("?" * len(part))
+            out.update(self.conn.execute(
+                f"SELECT hash, context FROM chunk_contexts WHERE model = ? AND hash IN ({marks})", (model, *part)
+            ).fetchall())
+        return out
+
+    def save_contexts(self, model: str, rows: Sequence[tuple[str, str]]) -> None:
+        """Cache (hash, context) pairs written by `model`."""
+        with self.transaction() as db:
+            db.executemany(
+                "INSERT OR REPLACE INTO chunk_contexts (model, hash, context) VALUES (?, ?, ?)",
+                [(model, digest, text) for digest, text in rows],
+            )
+
     def drop_vectors(self, keep_model: str | None = None) -> int:
         """Delete vectors of other models (all, when `keep_model` is None) and orphans."""
         with self.transaction() as db:
