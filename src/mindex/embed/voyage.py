@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from mindex.embed.remote import RemoteEmbedder
+from mindex.embed.openai_compat import OpenAIEmbedder
 
 
-class VoyageEmbedder(RemoteEmbedder):
+class VoyageEmbedder(OpenAIEmbedder):
     """Embeddings from Voyage AI (the key comes from VOYAGE_API_KEY or embed.api_key)."""
 
     provider = "voyage"
@@ -21,8 +21,4 @@ class VoyageEmbedder(RemoteEmbedder):
             body["input_type"] = role  # Voyage prepends its own instruction per role
         if self.requested_dimensions:
             body["output_dimension"] = self.requested_dimensions
-        return "/embeddings", body
-
-    def vectors(self, body: Any) -> list[list[float]]:
-        data = sorted(body["data"], key=lambda item: item["index"])
-        return [item["embedding"] for item in data]
+        return "/embeddings", body  # the answer has OpenAI's shape: `vectors` is inherited

@@ -21,6 +21,8 @@ class HttpReranker(Reranker):
 
     provider: ClassVar[str] = "http"
     default_url: ClassVar[str | None] = None
+    default_model: ClassVar[str] = ""
+    fixed_format: ClassVar[str | None] = None  # a hosted API speaks one format only
     needs_key: ClassVar[bool] = False
 
     def __init__(self, model: str = "", base_url: str | None = None, api_key: str | None = None,
@@ -30,8 +32,8 @@ class HttpReranker(Reranker):
             raise ConfigError(f"search.rerank.base_url is needed for the {self.provider} reranker")
         if self.needs_key and not api_key:
             raise ConfigError(f"the {self.provider} reranker needs a key: set search.rerank.api_key_env")
-        self.model_id, self.base_url, self._key = model, url.rstrip("/"), api_key
-        self.format = format
+        self.model_id, self.base_url, self._key = model or self.default_model, url.rstrip("/"), api_key
+        self.format = self.fixed_format or format
         self.policy = policy or RetryPolicy(timeout=5.0, retries=1, backoff=0.2)
         self._client = httpx.Client(headers={"user-agent": "mindex"})
 
@@ -63,11 +65,9 @@ class CohereReranker(HttpReranker):
 
     provider = "cohere"
     default_url = "https://api.cohere.com/v2"
+    default_model = "rerank-v3.5"
+    fixed_format = "cohere"
     needs_key = True
-
-    def __init__(self, model: str = "rerank-v3.5", base_url: str | None = None,
-                 api_key: str | None = None, format: str = "cohere", policy: RetryPolicy | None = None) -> None:
-        super().__init__(model, base_url, api_key, "cohere", policy)
 
 
 class VoyageReranker(HttpReranker):
@@ -75,11 +75,9 @@ class VoyageReranker(HttpReranker):
 
     provider = "voyage"
     default_url = "https://api.voyageai.com/v1"
+    default_model = "rerank-2.5"
+    fixed_format = "voyage"
     needs_key = True
-
-    def __init__(self, model: str = "rerank-2.5", base_url: str | None = None,
-                 api_key: str | None = None, format: str = "voyage", policy: RetryPolicy | None = None) -> None:
-        super().__init__(model, base_url, api_key, "voyage", policy)
 
     def score(self, query: str, passages: Sequence[str]) -> list[float]:
         body = self._post({"model": self.model_id, "query": query, "documents": list(passages),

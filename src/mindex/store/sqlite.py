@@ -285,15 +285,8 @@ class SQLiteStore:
 
     def texts_for(self, hashes: Sequence[str]) -> dict[str, tuple[str, str]]:
         """(context, text) for each chunk hash."""
-        out: dict[str, tuple[str, str]] = {}
-        for start in range(0, len(hashes), 500):  # stay under SQLite's variable limit
-            part = list(hashes[start : start + 500])
-            marks = ",".join("?" * len(part))
-            rows = self.conn.execute(
-                f"SELECT hash, context, text FROM chunks WHERE hash IN ({marks})", part
-            )
-            out.update((digest, (context, text)) for digest, context, text in rows)
-        return out
+        rows = self._select_in("SELECT hash, context, text FROM chunks WHERE hash IN ({})", (), hashes)
+        return {digest: (context, text) for digest, context, text in rows}
 
     def save_vectors(self, model: str, rows: Sequence[tuple[str, bytes]]) -> None:
         """Store vectors (hash, float16 bytes) in one transaction."""
@@ -305,14 +298,8 @@ class SQLiteStore:
 
     def contexts_for(self, model: str, hashes: Sequence[str]) -> dict[str, str]:
         """LLM-written contexts already cached for these chunk hashes."""
-        out: dict[str, str] = {}
-        for start in range(0, len(hashes), 500):  # stay under SQLite's variable limit
-            part = list(hashes[start : start + 500])
-            marks = ",".join("?" * len(part))
-            out.update(self.conn.execute(
-                f"SELECT hash, context FROM chunk_contexts WHERE model = ? AND hash IN ({marks})", (model, *part)
-            ).fetchall())
-        return out
+        sql = "SELECT hash, context FROM chunk_contexts WHERE model = ? AND hash IN ({})"
+        return dict(self._select_in(sql, (model,), hashes))
 
     def save_contexts(self, model: str, rows: Sequence[tuple[str, str]]) -> None:
         """Cache (hash, context) pairs written by `model`."""
@@ -336,12 +323,7 @@ class SQLiteStore:
         sql = "SELECT c.seq, c.hash, v.vector FROM chunks c JOIN vectors v ON v.model = ? AND v.hash = c.hash"
         if seqs is None:
             return self.conn.execute(sql + " ORDER BY c.seq", (model,)).fetchall()
-        rows: list[tuple[int, str, bytes]] = []
-        for start in range(0, len(seqs), 500):  # stay under SQLite's variable limit
-            part = list(seqs[start : start + 500])
-            marks = ",".join("?" * len(part))
-            rows += self.conn.execute(f"{sql} WHERE c.seq IN ({marks}) ORDER BY c.seq", (model, *part))
-        return rows
+        return sorted(self._select_in(sql + " WHERE c.seq IN ({})", (model,), seqs))
 
     def vector_keys(self, model: str) -> list[tuple[int, str]]:
         """(seq, hash) of the chunks that have a `model` vector: cheap, for incremental reloads
@@ -365,15 +347,17 @@ class SQLiteStore:
 
     def hits_by_seq(self, seqs: Sequence[int]) -> dict[int, Hit]:
         """Hits (score 0, no snippet) for chunk seqs, keyed by seq."""
-        out: dict[int, Hit] = {}
-        for start in range(0, len(seqs), 500):  # stay under SQLite's variable limit
-            part = list(seqs[start : start + 500])
-            marks = ",".join("?" * len(part))
-            rows = self.conn.execute(
-                f"""SELECT c.seq, {_HIT_COLUMNS} FROM chunks c {_CHUNK_JOINS} WHERE c.seq IN ({marks})""", part
-            ).fetchall()
-            out.update((row[0], _hit(row[1:], 0.0, "")) for row in rows)
-        return out
+        sql = f"SELECT c.seq, {_HIT_COLUMNS} FROM chunks c {_CHUNK_JOINS} WHERE c.seq IN ({{}})"
+        return {row[0]: _hit(row[1:], 0.0, "") for row in self._select_in(sql, (), seqs)}
+
+    def _select_in(self, sql: str, params: Sequence[Any], values: Sequence[Any]) -> list[Any]:
+        """Run `sql` (with `{}` where the IN list goes) over `values` in parts of 500, to stay
+        under SQLite's limit on bound variables; returns all rows."""
+        rows: list[Any] = []
+        for start in range(0, len(values), 500):
+            part = list(values[start : start + 500])
+            rows += self.conn.execute(sql.format(",".join("?" * len(part))), (*params, *part)).fetchall()
+        return rows
 
     # -- reading ---------------------------------------------------------------------------
 
