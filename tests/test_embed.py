@@ -191,3 +191,13 @@ def test_vector_matrix_follows_edits_by_another_process_incrementally(semantic: 
     for seq, row in zip(vectors.seqs, vectors.matrix):
         assert np.allclose(row, stored[int(seq)].astype(np.float32))
     assert semantic.search("when do requests give up", mode="semantic").hits[0].path == "guide/new.md"
+
+
+def test_chunks_whose_text_has_vectors_are_searchable_after_indexing_without_embedding(
+    semantic: Index, docs_dir: Path, tmp_path: Path
+) -> None:
+    assert semantic.search("pool", mode="semantic").hits  # the matrix is loaded now
+    shutil.copytree(docs_dir, tmp_path / "mirror" / "docs")  # same relative paths: same hashes
+    semantic.add_source(tmp_path / "mirror" / "docs", name="mirror")
+    semantic.index(embed=False)
+    assert semantic.search("pool", mode="semantic", source="mirror").hits

@@ -252,6 +252,8 @@ class Index:
                 reports[source.name] = index_source(self.store, source, self.settings, progress)
             except SourcePathError as exc:
                 reports[source.name] = IndexReport(errors=[str(exc)])
+        if self._vectors is not None:
+            self._vectors.invalidate()  # our own commits do not change SQLite's data_version
         if embed and self.embedder() is not None:
             self.embed(progress=progress)
         return reports
