@@ -90,8 +90,12 @@ def models_add(state: State, source: str, name: str | None, as_json: bool) -> No
         return
     verb = "Converted" if added.converted else "Already added:"
     out.print(f"{verb} {added.name} ({added.kind}, int8 per channel) in {added.folder}")
-    setting = "embed.model" if added.kind == "embedding" else "rerank.model"
-    out.print(f"Use it with `mindex config set {setting} {added.name}`; re-embed with `mindex embed --force`.")
+    setting = "embed.model" if added.kind == "embedding" else "search.rerank.model"
+    current = state.settings.embed.model if added.kind == "embedding" else state.settings.search.rerank.model
+    if current == added.name:
+        out.print(f"{setting} is {added.name}: mindex uses it from now on (an existing index: `mindex embed --force`).")
+    else:
+        out.print(f"Use it with `mindex config set {setting} {added.name}`; re-embed with `mindex embed --force`.")
 
 
 @models.command("pull")
