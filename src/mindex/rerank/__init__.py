@@ -57,8 +57,7 @@ def build_reranker(conf: RerankSettings, models_dir: Path | None) -> Reranker:
         reranker = cls(conf.model, conf.base_url, key, policy)
     else:
         fmt = "tei" if conf.provider == "tei" else "auto"
-        args = {"model": conf.model} if conf.model else {}
-        reranker = cls(base_url=conf.base_url, api_key=key, format=fmt, policy=policy, **args)
+        reranker = cls(conf.model, conf.base_url, key, fmt, policy)  # empty model: the API's default
     return reranker
 
 
