@@ -56,6 +56,15 @@ DEFAULT_MODELS = {
 _KEY_ENV = {"openai": "OPENAI_API_KEY", "voyage": "VOYAGE_API_KEY"}
 
 
+def _key_from_env(given: SecretStr | None, variable: str | None) -> SecretStr | None:
+    """A key set in a file wins; else the named environment variable's value, if set.
+
+    Keys are read here, at the front door, so nothing below reads the environment.
+    """
+    value = os.environ.get(variable) if given is None and variable else None
+    return SecretStr(value) if value else given
+
+
 class ContextSettings(BaseModel):
     """Optional LLM-written context per chunk, embedded before the chunk (off by default)."""
 
@@ -73,9 +82,8 @@ class ContextSettings(BaseModel):
 
     @model_validator(mode="after")
     def _key(self) -> ContextSettings:
-        value = os.environ.get(self.api_key_env or "OPENAI_API_KEY") if self.api_key is None else None
-        if value and self.provider != "none":
-            self.api_key = SecretStr(value)
+        if self.provider != "none":
+            self.api_key = _key_from_env(self.api_key, self.api_key_env or "OPENAI_API_KEY")
         return self
 
 
@@ -107,12 +115,7 @@ class EmbedSettings(BaseModel):
             self.models_dir = Path(platformdirs.user_cache_dir("mindex")) / "models"
         if not self.model:
             self.model = DEFAULT_MODELS.get(self.provider, "")
-        if self.api_key is None:
-            # Keys are read here, at the front door, so nothing below reads the environment.
-            name = self.api_key_env or _KEY_ENV.get(self.provider)
-            value = os.environ.get(name) if name else None
-            if value:
-                self.api_key = SecretStr(value)
+        self.api_key = _key_from_env(self.api_key, self.api_key_env or _KEY_ENV.get(self.provider))
         return self
 
 
@@ -130,10 +133,7 @@ class RerankSettings(BaseModel):
 
     @model_validator(mode="after")
     def _key(self) -> RerankSettings:
-        name = self.api_key_env or _RERANK_KEY_ENV.get(self.provider)
-        value = os.environ.get(name) if name and self.api_key is None else None
-        if value:
-            self.api_key = SecretStr(value)
+        self.api_key = _key_from_env(self.api_key, self.api_key_env or _RERANK_KEY_ENV.get(self.provider))
         return self
 
 
@@ -322,8 +322,6 @@ def _wants_text(parts: list[str]) -> bool:
 
 
 def settings_view(settings: Settings) -> dict[str, Any]:
-    """The effective settings as plain data, secrets masked."""
+    """The effective settings as plain data; pydantic masks every SecretStr."""
     data: dict[str, Any] = settings.model_dump(mode="json")
-    if settings.embed.api_key is not None:
-        data["embed"]["api_key"] = "********"
     return data

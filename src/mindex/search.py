@@ -114,10 +114,10 @@ class VectorIndex:
             current = self.store.vector_keys(self.model)
             wanted = set(current)
             keep = np.fromiter((key in wanted for key in self.keys), dtype=bool, count=len(self.keys))
-            have = {key for key, kept in zip(self.keys, keep) if kept}
+            have = set(self.keys)  # a key we hold but no longer want is not in `current`
             new = [seq for seq, digest in current if (seq, digest) not in have]
             added_keys, added = self._read(new) if new else ([], self.matrix[:0])
-            self.keys = [key for key, kept in zip(self.keys, keep) if kept] + added_keys
+            self.keys = [key for key in self.keys if key in wanted] + added_keys
             self.matrix = np.concatenate([self.matrix[keep], added])
         self.seqs = np.fromiter((seq for seq, _ in self.keys), dtype=np.int64, count=len(self.keys))
         self._version = version

@@ -15,12 +15,10 @@ from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-import httpx
-
 from mindex.config import ContextSettings
 from mindex.embed.base import Embedder, Vectors
-from mindex.errors import BudgetExceededError, ConfigError, RemoteError
-from mindex.fetch.http import Budget, RetryPolicy, estimate_tokens, post_json
+from mindex.errors import BudgetExceededError, ConfigError
+from mindex.fetch.http import Budget, RetryPolicy, chat_completion, estimate_tokens, new_client
 from mindex.store.base import Store
 
 PROMPT = (
@@ -43,7 +41,7 @@ class LlmContextWriter:
         self.policy = RetryPolicy(conf.timeout, conf.retries, conf.backoff)
         self.budget = Budget(conf.max_requests, conf.max_tokens)
         self.concurrency = conf.concurrency
-        self._client = httpx.Client(headers={"user-agent": "mindex"})
+        self._client = new_client()
 
     @property
     def identity(self) -> str:
@@ -66,13 +64,7 @@ class LlmContextWriter:
             "model": self.model_id, "temperature": 0, "max_tokens": 100,
             "messages": [{"role": "system", "content": PROMPT}, {"role": "user", "content": user}],
         }
-        headers = {"authorization": f"Bearer {self._key}"} if self._key else {}
-        body = post_json(self._client, self.base_url + "/chat/completions", payload, headers,
-                         self.policy, "context writer")
-        try:
-            content = str(body["choices"][0]["message"]["content"]).strip()
-        except (KeyError, IndexError, TypeError):
-            raise RemoteError("context writer answered without choices[0].message.content") from None
+        content = chat_completion(self._client, self.base_url, self._key, payload, self.policy, "context writer")
         return " ".join(content.split())
 
 

@@ -7,7 +7,6 @@ adding the same source twice finds the folder and does nothing.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import shutil
 import tempfile
@@ -19,7 +18,7 @@ from typing import Any
 import httpx
 
 from mindex.embed.convert import bert_onnx, quantize_per_channel, read_safetensors
-from mindex.embed.models import DEFAULT_MODEL, GT_MINILM, hf_snapshots
+from mindex.embed.models import DEFAULT_MODEL, GT_MINILM, hf_snapshots, onnx_file, sha256_files
 from mindex.errors import ConfigError, RemoteError
 
 MANIFEST = "mindex-model.json"
@@ -37,15 +36,6 @@ class AddedModel:
     folder: Path
     kind: str  # "embedding" or "cross-encoder"
     converted: bool  # False: it was already in the cache
-
-
-def _digest(*files: Path) -> str:
-    digest = hashlib.sha256()
-    for file in files:
-        with open(file, "rb") as handle:
-            for block in iter(lambda: handle.read(1 << 20), b""):
-                digest.update(block)
-    return digest.hexdigest()
 
 
 def resolve_source(source: str) -> tuple[Path, str]:
@@ -81,13 +71,13 @@ def add_model(source: str, models_dir: Path, name: str | None = None) -> AddedMo
     folder, default_name = resolve_source(source)
     name = name or default_name
     weights = folder / "model.safetensors"
-    onnx_in = next((p for p in (folder / "model.onnx", folder / "onnx" / "model.onnx") if p.is_file()), None)
+    onnx_in = onnx_file(folder)
     if not (folder / "tokenizer.json").is_file() or (not weights.is_file() and onnx_in is None):
         raise ConfigError(f"{folder} needs tokenizer.json and model.safetensors (or model.onnx)")
     config = folder / "config.json"
     weight_file = weights if weights.is_file() else onnx_in
     assert weight_file is not None
-    digest = _digest(weight_file, *([config] if config.is_file() else []))
+    digest = sha256_files(weight_file, *([config] if config.is_file() else []))
     target = models_dir / f"{name}--{digest[:12]}"
     if (target / MANIFEST).is_file():
         return _added(target, converted=False)

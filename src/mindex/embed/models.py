@@ -40,13 +40,19 @@ class PackagedFile:
         return candidate if candidate.is_file() and _sha256(candidate) == self.sha256 else None
 
 
+def sha256_files(*paths: Path | str) -> str:
+    """sha256 of the files' bytes, one after the other, read in 1 MB blocks."""
+    digest = hashlib.sha256()
+    for path in paths:
+        with open(path, "rb") as handle:
+            for block in iter(lambda: handle.read(1 << 20), b""):
+                digest.update(block)
+    return digest.hexdigest()
+
+
 @lru_cache(maxsize=16)
 def _sha256_cached(path: str, size: int, mtime_ns: int) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
+    return sha256_files(path)
 
 
 def _sha256(path: Path) -> str:
@@ -73,13 +79,18 @@ GT_MINILM = PackagedFile(
 )
 
 
+def onnx_file(folder: Path) -> Path | None:
+    """The folder's `model.onnx`, or `onnx/model.onnx` (the Hugging Face layout)."""
+    return next((p for p in (folder / "model.onnx", folder / "onnx" / "model.onnx") if p.is_file()), None)
+
+
 def model_from_folder(folder: Path, model_id: str | None = None) -> OnnxModel:
     """A folder with `model.onnx` (or `onnx/model.onnx`) and `tokenizer.json`.
 
     Raises:
         ConfigError: the folder lacks one of the two files.
     """
-    onnx = next((p for p in (folder / "model.onnx", folder / "onnx" / "model.onnx") if p.is_file()), None)
+    onnx = onnx_file(folder)
     tokenizer = folder / "tokenizer.json"
     if onnx is None or not tokenizer.is_file():
         raise ConfigError(

@@ -12,13 +12,12 @@ from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, ClassVar
 
-import httpx
 import numpy as np
 
 from mindex.config import EmbedSettings
 from mindex.embed.base import Embedder, Vectors, normalise
 from mindex.errors import ConfigError, RemoteError
-from mindex.fetch.http import Budget, RetryPolicy, estimate_tokens, post_json
+from mindex.fetch.http import Budget, RetryPolicy, bearer, estimate_tokens, new_client, post_json
 
 
 class RemoteEmbedder(Embedder):
@@ -44,7 +43,7 @@ class RemoteEmbedder(Embedder):
         self.commit_every = self.batch_size * self.concurrency
         self.policy = policy or RetryPolicy()
         self.budget = budget or Budget()
-        self._client = httpx.Client(headers={"user-agent": "mindex"})
+        self._client = new_client()
         if self.needs_key and not api_key and self.base_url == self.default_url.rstrip("/"):
             raise ConfigError(
                 f"{self.provider} needs an API key: set embed.api_key or the variable named by "
@@ -80,7 +79,7 @@ class RemoteEmbedder(Embedder):
 
     def headers(self) -> dict[str, str]:
         """Request headers; the default sends the key as a bearer token."""
-        return {"authorization": f"Bearer {self._key}"} if self._key else {}
+        return bearer(self._key)
 
     def embed_batch(self, texts: Sequence[str]) -> Vectors:
         return self._embed(list(texts), None)

@@ -66,6 +66,32 @@ class Budget:
             self.tokens += tokens
 
 
+def new_client() -> httpx.Client:
+    """The client every remote embedder, reranker and writer holds (connections are reused)."""
+    return httpx.Client(headers={"user-agent": "mindex"})
+
+
+def bearer(key: str | None) -> dict[str, str]:
+    """The authorization header for `key`, or none without one."""
+    return {"authorization": f"Bearer {key}"} if key else {}
+
+
+def chat_completion(
+    client: httpx.Client, base_url: str, key: str | None, payload: dict[str, Any],
+    policy: RetryPolicy, what: str,
+) -> str:
+    """The text of an OpenAI-compatible `POST {base_url}/chat/completions` answer.
+
+    Raises:
+        RemoteError: the call failed, or the answer has no choices[0].message.content.
+    """
+    body = post_json(client, base_url + "/chat/completions", payload, bearer(key), policy, what)
+    try:
+        return str(body["choices"][0]["message"]["content"])
+    except (KeyError, IndexError, TypeError):
+        raise RemoteError(f"{what} answered without choices[0].message.content") from None
+
+
 def estimate_tokens(texts: list[str]) -> int:
     """About four characters a token: within a few percent in aggregate, no tokenizer needed."""
     return sum(len(text) // 4 + 1 for text in texts)

@@ -9,10 +9,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
-import httpx
-
 from mindex.errors import ConfigError, RemoteError
-from mindex.fetch.http import RetryPolicy, post_json
+from mindex.fetch.http import RetryPolicy, bearer, new_client, post_json
 from mindex.rerank.base import Reranker, scores_from_indexed
 
 
@@ -35,14 +33,13 @@ class HttpReranker(Reranker):
         self.model_id, self.base_url, self._key = model or self.default_model, url.rstrip("/"), api_key
         self.format = self.fixed_format or format
         self.policy = policy or RetryPolicy(timeout=5.0, retries=1, backoff=0.2)
-        self._client = httpx.Client(headers={"user-agent": "mindex"})
+        self._client = new_client()
 
     def close(self) -> None:
         self._client.close()
 
     def _post(self, payload: dict[str, Any]) -> Any:
-        headers = {"authorization": f"Bearer {self._key}"} if self._key else {}
-        return post_json(self._client, self.base_url + "/rerank", payload, headers, self.policy,
+        return post_json(self._client, self.base_url + "/rerank", payload, bearer(self._key), self.policy,
                          f"{self.provider} reranker")
 
     def score(self, query: str, passages: Sequence[str]) -> list[float]:

@@ -12,10 +12,8 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-import httpx
-
-from mindex.errors import ConfigError, RemoteError
-from mindex.fetch.http import RetryPolicy, post_json
+from mindex.errors import ConfigError
+from mindex.fetch.http import RetryPolicy, chat_completion, new_client
 from mindex.rerank.base import Reranker
 
 PROMPT = (
@@ -37,7 +35,7 @@ class LlmReranker(Reranker):
             raise ConfigError("the llm reranker needs search.rerank.base_url (an OpenAI-compatible /v1 URL)")
         self.model_id, self.base_url, self._key = model, base_url.rstrip("/"), api_key
         self.policy = policy or RetryPolicy(timeout=5.0, retries=1, backoff=0.2)
-        self._client = httpx.Client(headers={"user-agent": "mindex"})
+        self._client = new_client()
 
     def close(self) -> None:
         self._client.close()
@@ -52,13 +50,7 @@ class LlmReranker(Reranker):
                 {"role": "user", "content": f"Query: {query}\n\nPassages:\n{numbered}"},
             ],
         }
-        headers = {"authorization": f"Bearer {self._key}"} if self._key else {}
-        body = post_json(self._client, self.base_url + "/chat/completions", payload, headers,
-                         self.policy, "llm reranker")
-        try:
-            content = body["choices"][0]["message"]["content"]
-        except (KeyError, IndexError, TypeError):
-            raise RemoteError("llm reranker answered without choices[0].message.content") from None
+        content = chat_completion(self._client, self.base_url, self._key, payload, self.policy, "llm reranker")
         return parse_scores(content, len(passages))
 
 
