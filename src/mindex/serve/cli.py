@@ -17,7 +17,8 @@ from mindex import __version__
 from mindex.config import load_settings, resolve_db_path
 from mindex.index import MODES
 from mindex.serve import render
-from mindex.serve.clikit import State, emit_json, err, handle_errors, json_option, out
+from mindex.serve.clikit import State, emit_json, err, handle_errors, json_option, out, parse_weights
+from mindex.serve.evalcmd import eval_cmd
 from mindex.serve.setup import config, models
 
 
@@ -157,7 +158,7 @@ def search(state: State, query: str, limit: int, offset: int, mode: str | None, 
       mindex search "how are retries configured" --mode hybrid --explain
       mindex search "pool sizing" --rerank --merge --weights keyword=2,semantic=1
     """
-    leg_weights = _parse_weights(weights) if weights else None
+    leg_weights = parse_weights(weights) if weights else None
     with state.open() as index:
         result = index.search(query, limit, offset, mode, source, kind, path_glob,
                               rerank=rerank, merge=merge, hops=hops, weights=leg_weights)
@@ -167,19 +168,6 @@ def search(state: State, query: str, limit: int, offset: int, mode: str | None, 
         emit_json(result.to_dict())
     else:
         render.print_search(out, result, explain)
-
-
-def _parse_weights(text: str) -> dict[str, float]:
-    weights: dict[str, float] = {}
-    for part in text.split(","):
-        leg, _, value = part.partition("=")
-        try:
-            weights[leg.strip()] = float(value)
-        except ValueError:
-            raise click.BadParameter(f"{part!r} is not LEG=NUMBER", param_hint="--weights") from None
-        if leg.strip() not in ("keyword", "semantic") or weights[leg.strip()] < 0:
-            raise click.BadParameter("legs are keyword and semantic, weights 0 or more", param_hint="--weights")
-    return weights
 
 
 @cli.command()
@@ -270,6 +258,7 @@ def serve(state: State, http: bool, host: str | None, port: int | None, token: s
 
 cli.add_command(models)
 cli.add_command(config)
+cli.add_command(eval_cmd)
 
 
 def main() -> None:

@@ -56,3 +56,17 @@ def emit_json(data: Any) -> None:
 
 
 json_option = click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of text.")
+
+
+def parse_weights(text: str) -> dict[str, float]:
+    """Read `--weights keyword=0.5,semantic=1`."""
+    weights: dict[str, float] = {}
+    for part in text.split(","):
+        leg, _, value = part.partition("=")
+        try:
+            weights[leg.strip()] = float(value)
+        except ValueError:
+            raise click.BadParameter(f"{part!r} is not LEG=NUMBER", param_hint="--weights") from None
+        if leg.strip() not in ("keyword", "semantic") or weights[leg.strip()] < 0:
+            raise click.BadParameter("legs are keyword and semantic, weights 0 or more", param_hint="--weights")
+    return weights

@@ -1,4 +1,4 @@
-"""A rich progress bar on stderr for `mindex index`, one task per source."""
+"""A rich progress bar on stderr for long commands (`index`, `eval`), one task per source or run."""
 
 from __future__ import annotations
 
@@ -17,15 +17,16 @@ from rich.progress import (
 
 
 class IndexProgress:
-    """Shows files parsed per source with a rate and ETA; silent when disabled or piped."""
+    """Shows items done per task (files per source, queries per run) with an ETA; silent when
+    disabled or piped."""
 
-    def __init__(self, console: Console, enabled: bool = True) -> None:
+    def __init__(self, console: Console, enabled: bool = True, unit: str = "files") -> None:
         self.enabled = enabled and console.is_terminal
         self.progress = Progress(
             TextColumn("[bold]{task.description}"),
             BarColumn(),
             MofNCompleteColumn(),
-            TextColumn("files"),
+            TextColumn(unit),
             TimeElapsedColumn(),
             TimeRemainingColumn(),
             console=console,

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import math
 import re
 from typing import Any
 
+from rich import box
 from rich.console import Console
 from rich.markup import escape
-from rich.table import Table
+from rich.table import Column, Table
 
+from mindex.evaluate import METRICS, RunReport
 from mindex.models import Hit, IndexReport, SearchResult, SourceStats
 
 _BOLD = re.compile(r"\*\*(.+?)\*\*", re.DOTALL)
@@ -150,3 +153,34 @@ def print_status(console: Console, status: dict[str, Any]) -> None:
         console.print("No sources yet. Register one with [bold]mindex add <folder>[/].")
     for skip in status["skipped"]:
         console.print(f"[yellow]skipped[/] {escape(skip['source'])}/{escape(skip['path'])}: {escape(skip['reason'])}")
+
+
+def _metric_cells(metrics: dict[str, float]) -> list[str]:
+    cells = [f"{metrics[name]:.3f}" for name in METRICS]
+    return cells + ["—" if math.isnan(metrics[k]) else f"{metrics[k]:.1f}" for k in ("latency_p50_ms", "latency_p95_ms")]
+
+
+def _metric_columns() -> list[Column]:
+    """Fresh columns for each table (a rich Column keeps the cells it was given)."""
+    return [Column(name, justify="right", no_wrap=True)
+            for name in ("R@1", "R@5", "R@10", "MRR@10", "nDCG@10", "S@10", "p50", "p95")]
+
+
+def print_eval(console: Console, reports: list[RunReport], by: dict[str, list[dict[str, dict[str, float]]]]) -> None:
+    """One row per run (mode or run file) with every metric, then a table per run and `--by` field."""
+    table = Table(Column("run", no_wrap=True), *_metric_columns(), box=box.SIMPLE_HEAD,
+                  title=f"{len(reports[0].scores)} queries · latency in ms")
+    for report in reports:
+        table.add_row(escape(report.label), *_metric_cells(report.metrics()))
+    console.print(table)
+    for report in reports:
+        if report.missing or report.unknown:
+            console.print(f"[yellow]{escape(report.label)}[/]: {report.missing} queries had no results "
+                          f"in the run (scored 0), {report.unknown} run entries matched no query")
+    for name, groups in by.items():
+        for report, group in zip(reports, groups, strict=True):
+            table = Table(Column(escape(name), no_wrap=True), Column("n", justify="right"), *_metric_columns(),
+                          box=box.SIMPLE_HEAD, title=f"{escape(report.label)} by {escape(name)}")
+            for value, metrics in group.items():
+                table.add_row(escape(value), str(int(metrics["queries"])), *_metric_cells(metrics))
+            console.print(table)
