@@ -93,8 +93,8 @@ def _latency_boxes(reports: list[RunReport], top: int) -> tuple[str, int]:
     if not everything:
         parts.append(f'<text x="50" y="{top + 45}">No latencies: the runs were read from files without took_ms.</text>')
         return "".join(parts), 60
-    low, high = math.log10(min(everything)), math.log10(max(everything))
-    high = high if high > low else low + 1
+    low, high = math.floor(math.log10(min(everything))), math.ceil(math.log10(max(everything)))
+    high = high if high > low else low + 1  # whole decades, so the ends carry ticks
 
     def x(ms: float) -> float:
         return left + (right - left) * (math.log10(ms) - low) / (high - low)
@@ -112,8 +112,8 @@ def _latency_boxes(reports: list[RunReport], top: int) -> tuple[str, int]:
                      f'<line x1="{x(p50):.1f}" x2="{x(p50):.1f}" y1="{y}" y2="{y + 20}" stroke="black" stroke-width="2">'
                      f'<title>p50 {p50:.1f} ms, p95 {p95:.1f} ms</title></line>')
     axis_y = top + 40 + len(reports) * row_h
-    for exponent in range(math.floor(low), math.ceil(high) + 1):
-        ms = 10.0 ** exponent
-        if 10 ** low <= ms <= 10 ** high:
-            parts.append(f'<text x="{x(ms):.1f}" y="{axis_y + 4}" text-anchor="middle">{ms:g}</text>')
+    ticks = [m * 10.0 ** e for e in range(low, high + 1) for m in (1, 2, 5) if m * 10.0 ** e <= 10.0 ** high]
+    for ms in ticks:
+        parts.append(f'<line x1="{x(ms):.1f}" x2="{x(ms):.1f}" y1="{top + 36}" y2="{axis_y - 10}" stroke="#eee"/>'
+                     f'<text x="{x(ms):.1f}" y="{axis_y + 4}" text-anchor="middle">{ms:g}</text>')
     return "".join(parts), axis_y - top + 20
