@@ -215,7 +215,7 @@ def build_code(downloads: Path, corpus: Path) -> list[dict[str, object]]:
             counts[item[2].lower()] = counts.get(item[2].lower(), 0) + 1
         for rel, name, query, start, end in found:
             if counts[query.lower()] == 1:  # a query that several functions share has no single answer
-                queries.append({"qid": f"{package.name}:{rel}:{name}", "query": query, "package": package.name,
+                queries.append({"qid": f"{rel}:{name}:{start}", "query": query, "package": package.name,
                                 "language": package.language,
                                 "relevant": [{"path": rel, "start_line": start, "end_line": end}]})
     return queries

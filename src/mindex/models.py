@@ -58,6 +58,19 @@ class Chunk:
     start_line: int | None = None
     end_line: int | None = None
     page: int | None = None
+    symbol: str | None = None  # code: the function or class the chunk holds or sits in
+    symbol_kind: str | None = None
+
+
+@dataclass(frozen=True)
+class Symbol:
+    """A definition in a source file: `Class.method` name, kind, 1-based lines, signature."""
+
+    name: str
+    kind: str
+    start_line: int
+    end_line: int
+    signature: str
 
 
 @dataclass(frozen=True)
@@ -72,6 +85,7 @@ class Document:
     content_hash: str
     metadata: dict[str, Any] = field(default_factory=dict)
     chunks: tuple[Chunk, ...] = ()
+    symbols: tuple[Symbol, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -99,6 +113,9 @@ class Hit:
     snippet: str
     text: str
     explain: dict[str, Any] | None = None
+    language: str | None = None  # code only, like symbol and symbol_kind
+    symbol: str | None = None
+    symbol_kind: str | None = None
     seq: int | None = None  # the store's row key (joins a hit to its vector); not in JSON
     modified: float | None = None  # the document's mtime, epoch seconds (recency decay)
 
@@ -119,6 +136,8 @@ class Hit:
         }
         if self.page is not None:
             out["page"] = self.page
+        if self.kind == "code":
+            out.update(language=self.language, symbol=self.symbol, symbol_kind=self.symbol_kind)
         if self.explain is not None:
             out["explain"] = self.explain
         return out

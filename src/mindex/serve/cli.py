@@ -47,7 +47,8 @@ def cli(ctx: click.Context, db: Path | None, verbose: int) -> None:
 @cli.command()
 @click.argument("path", type=click.Path(path_type=Path))
 @click.option("--name", help="Name for the source (default: the folder's name).")
-@click.option("--kind", default="docs", show_default=True, type=click.Choice(["docs"]), help="What the folder holds.")
+@click.option("--kind", default="docs", show_default=True, type=click.Choice(["docs", "code"]),
+              help="What the folder holds: docs, or code (a repository: git-aware, parsed with tree-sitter).")
 @click.option("--include", multiple=True, metavar="GLOB", help="Only index files matching GLOB (repeatable).")
 @click.option("--exclude", multiple=True, metavar="GLOB", help="Skip files matching GLOB (repeatable).")
 @json_option
@@ -62,6 +63,7 @@ def add(state: State, path: Path, name: str | None, kind: str, include: tuple[st
       mindex add ./docs
       mindex add ~/src/django/docs --name django --exclude 'releases/**'
       mindex add ./site --include '**/*.html'
+      mindex add . --kind code --exclude 'tests/fixtures/**'
     """
     with state.open(create=True) as index:
         source = index.add_source(path, name=name, kind=kind, include=include, exclude=exclude)
@@ -135,7 +137,7 @@ def index_cmd(state: State, names: tuple[str, ...], as_json: bool, quiet: bool) 
 @click.option("--offset", default=0, type=click.IntRange(0), help="Skip this many results (paging).")
 @click.option("--mode", type=click.Choice(MODES), help="Search mode (default: hybrid when vectors exist, else keyword).")
 @click.option("--source", help="Only this source.")
-@click.option("--kind", help="Only this kind of source (docs).")
+@click.option("--kind", help="Only this kind of source (docs, code).")
 @click.option("--path", "path_glob", metavar="GLOB", help="Only files matching GLOB, e.g. 'guide/**' or '*.md'.")
 @click.option("--rerank/--no-rerank", default=None, help="Rerank the top results (default: on when search.rerank.provider is set).")
 @click.option("--merge/--no-merge", default=None, help="Merge neighbouring chunks of one file into one result.")

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from mindex.sources import docs
+from mindex.sources import code, docs
 
-SOURCE_KINDS: dict[str, ModuleType] = {"docs": docs}
+SOURCE_KINDS: dict[str, ModuleType] = {"docs": docs, "code": code}
 
 __all__ = ["SOURCE_KINDS"]

@@ -52,15 +52,15 @@ def _ignored(specs: list[tuple[str, pathspec.GitIgnoreSpec]], rel: str, is_dir: 
 
 
 def walk_files(
-    root: str, wanted: Iterable[str], include: pathspec.GitIgnoreSpec | None,
+    root: str, wanted: Iterable[str] | None, include: pathspec.GitIgnoreSpec | None,
     exclude: pathspec.GitIgnoreSpec | None,
 ) -> tuple[list[FileEntry], list[SkippedFile]]:
-    """List files under `root` with a wanted suffix, honouring ignore files and globs.
+    """List files under `root` with a wanted suffix (any, for None), honouring ignore files and globs.
 
     Symlinked folders are followed once; a loop back to a folder already visited is
     reported as skipped instead of recursing forever.
     """
-    suffixes = {s.lower() for s in wanted}
+    suffixes = {s.lower() for s in wanted} if wanted is not None else None
     files: list[FileEntry] = []
     skipped: list[SkippedFile] = []
     seen: set[tuple[int, int]] = set()
@@ -97,7 +97,7 @@ def walk_files(
                 continue
             if not statmod.S_ISREG(info.st_mode):
                 continue
-            if os.path.splitext(entry.name)[1].lower() not in suffixes:
+            if suffixes is not None and os.path.splitext(entry.name)[1].lower() not in suffixes:
                 continue
             if _ignored(specs, rel, False):
                 continue

@@ -34,7 +34,7 @@ BM25_WEIGHTS = (8.0, 4.0, 1.0)
 
 _HIT_COLUMNS = """
     c.id, s.name, d.kind, d.path, c.title, c.context, c.start_line, c.end_line, c.page, c.text,
-    c.seq, d.mtime_ns
+    c.seq, d.mtime_ns, d.language, c.symbol, c.symbol_kind
 """
 # Every chunk query that shows or filters by source and path joins the same three tables.
 _CHUNK_JOINS = "JOIN documents d ON d.id = c.document_id JOIN sources s ON s.id = d.source_id"
@@ -227,16 +227,24 @@ class SQLiteStore:
                 self._delete_document(db, source_id, doc.path)
                 cursor = db.execute(
                     """INSERT INTO documents (source_id, path, kind, title, size, mtime_ns,
-                       content_hash, metadata, indexed_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+                       content_hash, metadata, indexed_at, language) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
                     (source_id, doc.path, doc.kind, doc.title, doc.size, doc.mtime_ns,
-                     doc.content_hash, json.dumps(doc.metadata, ensure_ascii=False), now),
+                     doc.content_hash, json.dumps(doc.metadata, ensure_ascii=False), now,
+                     doc.metadata.get("language") if doc.kind == "code" else None),
                 )
                 doc_id = cursor.lastrowid
                 db.executemany(
                     """INSERT INTO chunks (id, document_id, ordinal, title, context, text, hash,
-                       start_line, end_line, page) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+                       start_line, end_line, page, symbol, symbol_kind)
+                       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
                     [(c.id, doc_id, c.ordinal, c.title, c.context, c.text, c.hash,
-                      c.start_line, c.end_line, c.page) for c in doc.chunks],
+                      c.start_line, c.end_line, c.page, c.symbol, c.symbol_kind) for c in doc.chunks],
+                )
+                db.executemany(
+                    """INSERT INTO symbols (document_id, name, short, kind, start_line, end_line, signature)
+                       VALUES (?, ?, ?, ?, ?, ?, ?)""",
+                    [(doc_id, s.name, s.name.rsplit(".", 1)[-1], s.kind, s.start_line, s.end_line, s.signature)
+                     for s in doc.symbols],
                 )
 
     @staticmethod
@@ -245,6 +253,7 @@ class SQLiteStore:
             "SELECT id FROM documents WHERE source_id = ? AND path = ?", (source_id, path)
         ).fetchone()
         if row:
+            db.execute("DELETE FROM symbols WHERE document_id = ?", (row[0],))
             db.execute("DELETE FROM chunks WHERE document_id = ?", (row[0],))
             db.execute("DELETE FROM documents WHERE id = ?", (row[0],))
 
@@ -386,7 +395,7 @@ class SQLiteStore:
             LIMIT ? OFFSET ?
         """
         rows = self.conn.execute(sql, (*params, limit, offset)).fetchall()
-        return [_hit(row[:12], score=row[12], snippet=row[13]) for row in rows]
+        return [_hit(row[:-2], score=row[-2], snippet=row[-1]) for row in rows]
 
     def get_chunk(self, chunk_id: str) -> Hit:
         """Fetch a chunk by id, or by a unique prefix of at least 6 characters.
@@ -456,6 +465,7 @@ def _explain(exc: sqlite3.OperationalError, path: Path) -> Exception:
 
 
 def _hit(row: Sequence[Any], score: float, snippet: str) -> Hit:
-    cid, source, kind, path, title, context, start, end, page, text, seq, mtime_ns = row
+    cid, source, kind, path, title, context, start, end, page, text, seq, mtime_ns, language, symbol, symbol_kind = row
     return Hit(cid, source, kind, path, title, context, start, end, page, float(score), snippet, text,
+               language=language, symbol=symbol, symbol_kind=symbol_kind,
                seq=seq, modified=mtime_ns / 1e9 if mtime_ns else None)

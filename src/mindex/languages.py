@@ -1,0 +1,117 @@
+"""The languages mindex parses with tree-sitter: one row each.
+
+A row names the grammar wheel's module and function, the file names it claims, and the node
+types that define something (function, class, ...), mapped to the symbol kind they define.
+Adding a language is adding a row (and `pip install tree-sitter-<lang>`); a language without
+definitions still gets structure-aware chunking. Any other text file is chunked as plain text.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import PurePosixPath
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from tree_sitter import Language
+
+
+@dataclass(frozen=True)
+class Lang:
+    """One tree-sitter language: where its grammar is, which files are its, what defines."""
+
+    name: str
+    module: str
+    suffixes: tuple[str, ...]
+    definitions: dict[str, str] = field(default_factory=dict)
+    function: str = "language"
+    filenames: tuple[str, ...] = ()
+
+
+_C_LIKE = {"function_definition": "function", "struct_specifier": "struct", "enum_specifier": "enum",
+           "union_specifier": "union", "type_definition": "type"}
+_JS = {"function_declaration": "function", "generator_function_declaration": "function",
+       "class_declaration": "class", "method_definition": "method"}
+_TS = {**_JS, "abstract_class_declaration": "class", "interface_declaration": "interface",
+       "type_alias_declaration": "type", "enum_declaration": "enum", "internal_module": "module"}
+
+LANGUAGES: tuple[Lang, ...] = (
+    Lang("python", "tree_sitter_python", (".py", ".pyi", ".pyw"),
+         {"function_definition": "function", "class_definition": "class"}),
+    Lang("javascript", "tree_sitter_javascript", (".js", ".mjs", ".cjs", ".jsx"), _JS),
+    Lang("typescript", "tree_sitter_typescript", (".ts", ".mts", ".cts"), _TS, "language_typescript"),
+    Lang("tsx", "tree_sitter_typescript", (".tsx",), _TS, "language_tsx"),
+    Lang("go", "tree_sitter_go", (".go",),
+         {"function_declaration": "function", "method_declaration": "method", "type_spec": "type"}),
+    Lang("rust", "tree_sitter_rust", (".rs",),
+         {"function_item": "function", "struct_item": "struct", "enum_item": "enum", "trait_item": "interface",
+          "impl_item": "impl", "mod_item": "module", "type_item": "type", "macro_definition": "macro"}),
+    Lang("java", "tree_sitter_java", (".java",),
+         {"class_declaration": "class", "interface_declaration": "interface", "enum_declaration": "enum",
+          "record_declaration": "class", "method_declaration": "method", "constructor_declaration": "method"}),
+    Lang("kotlin", "tree_sitter_kotlin", (".kt", ".kts"),
+         {"class_declaration": "class", "object_declaration": "class", "function_declaration": "function"}),
+    Lang("c", "tree_sitter_c", (".c", ".h"), _C_LIKE),
+    Lang("cpp", "tree_sitter_cpp", (".cc", ".cpp", ".cxx", ".c++", ".hpp", ".hh", ".hxx", ".h++", ".ipp"),
+         {**_C_LIKE, "class_specifier": "class", "namespace_definition": "module"}),
+    Lang("csharp", "tree_sitter_c_sharp", (".cs",),
+         {"class_declaration": "class", "interface_declaration": "interface", "struct_declaration": "struct",
+          "enum_declaration": "enum", "record_declaration": "class", "method_declaration": "method",
+          "constructor_declaration": "method", "namespace_declaration": "module"}),
+    Lang("ruby", "tree_sitter_ruby", (".rb", ".rake", ".gemspec"),
+         {"method": "method", "singleton_method": "method", "class": "class", "module": "module"},
+         filenames=("Rakefile", "Gemfile")),
+    Lang("php", "tree_sitter_php", (".php",),
+         {"function_definition": "function", "method_declaration": "method", "class_declaration": "class",
+          "interface_declaration": "interface", "trait_declaration": "interface"}, "language_php"),
+    Lang("swift", "tree_sitter_swift", (".swift",),
+         {"function_declaration": "function", "class_declaration": "class", "protocol_declaration": "interface"}),
+    Lang("scala", "tree_sitter_scala", (".scala", ".sc"),
+         {"function_definition": "function", "class_definition": "class", "object_definition": "class",
+          "trait_definition": "interface"}),
+    Lang("bash", "tree_sitter_bash", (".sh", ".bash", ".zsh"), {"function_definition": "function"}),
+    Lang("lua", "tree_sitter_lua", (".lua",), {"function_declaration": "function"}),
+    Lang("haskell", "tree_sitter_haskell", (".hs",),
+         {"function": "function", "data_type": "type", "class": "interface"}),
+    Lang("elixir", "tree_sitter_elixir", (".ex", ".exs")),
+    Lang("zig", "tree_sitter_zig", (".zig",), {"function_declaration": "function"}),
+    Lang("ocaml", "tree_sitter_ocaml", (".ml",),
+         {"value_definition": "function", "type_definition": "type", "module_definition": "module"}, "language_ocaml"),
+    Lang("dart", "tree_sitter_dart", (".dart",), {"class_definition": "class", "function_signature": "function"}),
+    Lang("julia", "tree_sitter_julia", (".jl",),
+         {"function_definition": "function", "struct_definition": "struct", "module_definition": "module"}),
+    Lang("html", "tree_sitter_html", (".html", ".htm", ".vue", ".svelte")),
+    Lang("css", "tree_sitter_css", (".css", ".scss")),
+    Lang("sql", "tree_sitter_sql", (".sql",)),
+    Lang("hcl", "tree_sitter_hcl", (".hcl", ".tf", ".tfvars")),
+    Lang("yaml", "tree_sitter_yaml", (".yaml", ".yml")),
+    Lang("toml", "tree_sitter_toml", (".toml",)),
+    Lang("json", "tree_sitter_json", (".json", ".jsonc")),
+    Lang("make", "tree_sitter_make", (".mk",), {"rule": "rule"}, filenames=("Makefile", "makefile", "GNUmakefile")),
+    Lang("markdown", "tree_sitter_markdown", (".md", ".markdown")),
+)
+
+BY_NAME = {lang.name: lang for lang in LANGUAGES}
+_BY_SUFFIX = {suffix: lang for lang in LANGUAGES for suffix in lang.suffixes}
+_BY_FILENAME = {name: lang for lang in LANGUAGES for name in lang.filenames}
+
+
+def language_for(path: str) -> Lang | None:
+    """The language of a file, by its name first, then by its suffix (case-insensitive)."""
+    name = PurePosixPath(path).name
+    return _BY_FILENAME.get(name) or _BY_SUFFIX.get(PurePosixPath(name.lower()).suffix)
+
+
+@cache
+def grammar(name: str) -> Language | None:
+    """The loaded tree-sitter grammar of a language, or None when its wheel is not installed."""
+    from tree_sitter import Language
+
+    lang = BY_NAME[name]
+    try:
+        module = importlib.import_module(lang.module)
+    except ImportError:
+        return None
+    return Language(getattr(module, lang.function)())

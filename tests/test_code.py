@@ -1,0 +1,168 @@
+"""Code sources: tree-sitter grammars, cAST chunks with exact spans, definitions, discovery."""
+
+from __future__ import annotations
+
+import ast
+import json
+import subprocess
+import sysconfig
+from pathlib import Path
+
+import pytest
+
+from mindex import Index, IndexSettings
+from mindex.config import EmbedSettings
+from mindex.languages import LANGUAGES, grammar, language_for
+from mindex.parse.code import chunk_code, definitions, parse_tree
+
+SAMPLES = {
+    "python": "import os\n\n\nclass Session(Base):\n    def send(self, request):\n        return request\n",
+    "javascript": "export function fetchAll(urls) {\n  return urls.map(get);\n}\nclass Pool {\n  acquire() {}\n}\n",
+    "typescript": "interface Opts { retries: number }\ntype Id = string;\nexport class Client {\n  send(o: Opts): void {}\n}\n",
+    "go": "package main\n\ntype Server struct{}\n\nfunc (s *Server) Serve() error {\n\treturn nil\n}\n\nfunc main() {}\n",
+    "rust": "struct Pool;\ntrait Conn { fn open(&self); }\nimpl Pool {\n    fn get(&self) -> u8 { 1 }\n}\nfn main() {}\n",
+    "java": "class Client {\n  Client() {}\n  void send(String body) {}\n}\ninterface Transport {}\n",
+    "c": "struct point { int x; };\nstatic int add(int a, int b) {\n  return a + b;\n}\n",
+    "cpp": "namespace net {\nclass Socket {\n public:\n  void close();\n};\n}\nint Socket::fd() { return 0; }\n",
+}
+EXPECTED = {
+    "python": {("Session", "class"), ("Session.send", "method")},
+    "javascript": {("fetchAll", "function"), ("Pool", "class"), ("Pool.acquire", "method")},
+    "typescript": {("Opts", "interface"), ("Id", "type"), ("Client", "class"), ("Client.send", "method")},
+    "go": {("Server", "type"), ("Serve", "method"), ("main", "function")},
+    "rust": {("Pool", "struct"), ("Conn", "interface"), ("Pool", "impl"), ("Pool.get", "method"), ("main", "function")},
+    "java": {("Client", "class"), ("Client.Client", "method"), ("Client.send", "method"), ("Transport", "interface")},
+    "c": {("point", "struct"), ("add", "function")},
+    "cpp": {("net", "module"), ("net.Socket", "class"), ("Socket::fd", "function")},
+}
+
+
+def test_every_language_of_the_table_parses_offline() -> None:
+    assert len(LANGUAGES) >= 30
+    for lang in LANGUAGES:
+        assert grammar(lang.name) is not None, lang.name
+        root = parse_tree(b"x = 1\n", lang, 5.0)
+        assert root.type, lang.name
+    assert language_for("src/app.TSX").name == "tsx" and language_for("Makefile").name == "make"  # type: ignore[union-attr]
+    assert language_for("notes.unknown") is None
+
+
+@pytest.mark.parametrize("name", sorted(SAMPLES))
+def test_definitions_have_names_kinds_and_lines(name: str) -> None:
+    lang = next(lang for lang in LANGUAGES if lang.name == name)
+    found = definitions(parse_tree(SAMPLES[name].encode(), lang, 5.0), lang)
+    assert {(d.qualname, d.kind) for d in found} == EXPECTED[name]
+    assert all(1 <= d.start_line <= d.end_line <= SAMPLES[name].count("\n") for d in found)
+
+
+MODULE = '''"""A module docstring."""
+
+import os
+
+LIMIT = 3
+
+
+def small_one(a):
+    return a
+
+
+def small_two(b):
+    return b
+
+
+class Big:
+    """A class too big for one chunk."""
+
+    def first(self, x):
+        total = 0
+''' + "".join(f"        total += x * {n}  # line of padding\n" for n in range(40)) + '''        return total
+
+    def second(self):
+        return os.getcwd()
+
+
+# a trailing comment
+'''
+
+
+def test_chunks_follow_syntax_cover_every_line_once_and_say_where_they_are() -> None:
+    lang = language_for("m.py")
+    assert lang is not None
+    chunks = chunk_code(MODULE, parse_tree(MODULE.encode(), lang, 5.0), lang, budget=600)
+    lines = MODULE.split("\n")
+    covered = [n for c in chunks for n in range(c.start_line, c.end_line + 1)]
+    assert covered == sorted(set(covered))  # no line twice, in order
+    assert {n + 1 for n, line in enumerate(lines) if line.strip()} <= set(covered)  # no line lost
+    for chunk in chunks:
+        assert chunk.text == "\n".join(lines[chunk.start_line - 1:chunk.end_line])
+    first = next(c for c in chunks if "def first" in c.text)
+    assert first.symbol == "Big.first" and first.symbol_kind == "method"
+    assert first.context == ("Big", "first(self, x)")
+    assert first.start_line == lines.index("    def first(self, x):") + 1
+    assert "def second" not in first.text  # the big class is cut at its methods
+    head = chunks[0]
+    assert head.start_line == 1 and "small_one" in head.text and "small_two" in head.text  # small ones merged
+    assert chunks[-1].text.endswith("# a trailing comment")
+
+
+def _git(repo: Path, *args: str) -> None:
+    subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True)
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    root = tmp_path / "repo"
+    (root / "src").mkdir(parents=True)
+    (root / "vendor" / "lib").mkdir(parents=True)
+    (root / "src" / "app.py").write_text("def handler(event):\n    return retry_with_backoff(event)\n")
+    (root / "src" / "util.go").write_text("package util\n\nfunc Backoff(n int) int {\n\treturn n * 2\n}\n")
+    (root / "src" / "notes.txt").write_text("plain text is chunked as text\n")
+    (root / "src" / "app.min.js").write_text("var a=1;")
+    (root / "src" / "big.js").write_text("var x = [" + ",".join(["1"] * 3000) + "];")
+    (root / "src" / "gen.py").write_text("# Code generated by protoc. DO NOT EDIT.\nx = 1\n")
+    (root / "src" / "logo.bin").write_bytes(b"\x00\x01\x02")
+    (root / "vendor" / "lib" / "dep.py").write_text("def vendored():\n    pass\n")
+    (root / "package-lock.json").write_text("{}")
+    (root / "ignored.py").write_text("def ignored():\n    pass\n")
+    (root / "private.py").write_text("def private():\n    pass\n")
+    (root / ".gitignore").write_text("ignored.py\n")
+    (root / ".mindexignore").write_text("private.py\n")
+    _git(root, "init", "-q")
+    _git(root, "add", "src/app.py", ".gitignore")  # the rest stays untracked: still listed unless ignored
+    return root
+
+
+def test_a_repository_is_listed_by_git_and_junk_is_skipped_with_reasons(repo: Path, tmp_path: Path) -> None:
+    with Index(tmp_path / "c.db", IndexSettings(workers=1), embed=EmbedSettings(provider="none")) as index:
+        index.add_source(repo, name="repo", kind="code")
+        report = index.index()["repo"]
+        skipped = {s.path: s.reason for s in report.skipped}
+        assert skipped["src/app.min.js"] == "minified"
+        assert skipped["src/big.js"].startswith("minified or machine-written")
+        assert skipped["src/gen.py"] == "generated (its header says so)"
+        assert skipped["src/logo.bin"] == "binary file"
+        assert skipped["vendor/lib/dep.py"].startswith("vendored")
+        assert skipped["package-lock.json"] == "lock file (generated)"
+        paths = {hit.path for hit in index.search("def", limit=50, mode="keyword").hits}
+        assert "ignored.py" not in paths and "private.py" not in paths
+        hit = index.search("Backoff", limit=1, mode="keyword").hits[0]
+        assert (hit.path, hit.language, hit.symbol, hit.symbol_kind) == ("src/util.go", "go", "Backoff", "function")
+        assert hit.to_dict()["symbol"] == "Backoff"
+        text = index.search("plain text chunked", limit=1, mode="keyword").hits[0]
+        assert text.path == "src/notes.txt" and text.language == "text"
+        assert index.index()["repo"].unchanged == report.added  # nothing changed: nothing parsed
+
+
+def test_a_real_tree_the_standard_library_json_package(tmp_path: Path) -> None:
+    folder = Path(sysconfig.get_paths()["stdlib"]) / "json"
+    with Index(tmp_path / "s.db", IndexSettings(workers=2), embed=EmbedSettings(provider="none")) as index:
+        index.add_source(folder, name="json", kind="code")
+        report = index.index()["json"]
+        assert report.added >= 5 and not report.errors
+        hits = index.search("raw_decode", limit=20, mode="keyword").hits
+        decode = hits[0]  # small methods share a chunk: raw_decode sits with decode
+        source = (folder / "decoder.py").read_text()
+        node = next(n for n in ast.walk(ast.parse(source)) if isinstance(n, ast.FunctionDef) and n.name == "raw_decode")
+        assert decode.path == "decoder.py" and decode.start_line <= node.lineno and decode.end_line >= node.end_lineno  # type: ignore[operator]
+        assert decode.symbol is not None and decode.symbol.startswith("JSONDecoder.")
+        assert json.loads(json.dumps(decode.to_dict()))["symbol_kind"] == "method"
