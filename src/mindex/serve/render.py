@@ -168,7 +168,7 @@ def _metric_columns() -> list[Column]:
 
 def print_eval(console: Console, reports: list[RunReport], by: dict[str, list[dict[str, dict[str, float]]]]) -> None:
     """One row per run (mode or run file) with every metric, then a table per run and `--by` field."""
-    table = Table(Column("run", no_wrap=True), *_metric_columns(), box=box.SIMPLE_HEAD,
+    table = Table(Column("run", no_wrap=True), *_metric_columns(), box=box.SIMPLE_HEAD, padding=(0, 1), pad_edge=False,
                   title=f"{len(reports[0].scores)} queries · latency in ms")
     for report in reports:
         table.add_row(escape(report.label), *_metric_cells(report.metrics()))
@@ -180,7 +180,7 @@ def print_eval(console: Console, reports: list[RunReport], by: dict[str, list[di
     for name, groups in by.items():
         for report, group in zip(reports, groups, strict=True):
             table = Table(Column(escape(name), no_wrap=True), Column("n", justify="right"), *_metric_columns(),
-                          box=box.SIMPLE_HEAD, title=f"{escape(report.label)} by {escape(name)}")
+                          box=box.SIMPLE_HEAD, padding=(0, 1), pad_edge=False, title=f"{escape(report.label)} by {escape(name)}")
             for value, metrics in group.items():
                 table.add_row(escape(value), str(int(metrics["queries"])), *_metric_cells(metrics))
             console.print(table)
