@@ -104,7 +104,7 @@ def main() -> None:
                 index.add_source(copy, name=f"copy{n}")
             index.index(embed=False)
             total = index.status()["chunks"]
-            for mode in ("keyword", "semantic", "hybrid"):
+            for mode in ("keyword", "semantic", "hybrid") if args.copies >= 2 else ():
                 p50, p95 = query_latency(index, queries, mode)
                 rows.append((f"{mode} query p50 / p95 ({total} chunks)", f"{p50:.1f} / {p95:.1f} ms"))
             vectors = index._vector_index(embedder)

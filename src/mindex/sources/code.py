@@ -23,7 +23,7 @@ from mindex.languages import Lang, grammar, language_for
 from mindex.models import Chunk, Document, SkippedFile, Source, Symbol
 from mindex.parse.code import ParseTimeout, chunk_code, definitions, parse_tree
 from mindex.parse.text import parse_text
-from mindex.sources.docs import LoadResult, LoadTask, Unchanged, _looks_binary, decode
+from mindex.sources.docs import LoadResult, LoadTask, _looks_binary, decode, read_changed
 from mindex.sources.walk import SKIP_DIRS, FileEntry, walk_files
 
 log = logging.getLogger("mindex")
@@ -132,18 +132,10 @@ def _skip_by_content(rel: str, data: bytes) -> str | None:
 def load(task: LoadTask) -> LoadResult:
     """Read, hash, parse and chunk one file. Runs in a worker process; never raises."""
     entry = task.entry
-    try:
-        with open(entry.abspath, "rb") as handle:
-            data = handle.read()
-    except FileNotFoundError:
-        return SkippedFile(entry.rel, "vanished while indexing")
-    except OSError as exc:
-        return SkippedFile(entry.rel, f"unreadable: {exc.strerror or exc}")
-    if not data.strip():
-        return SkippedFile(entry.rel, "empty file")
-    digest = hashlib.sha256(data).hexdigest()
-    if digest == task.known_hash:
-        return Unchanged(entry)
+    read = read_changed(task)
+    if not isinstance(read, tuple):
+        return read
+    data, digest = read
     reason = _skip_by_content(entry.rel, data)
     if reason:
         return SkippedFile(entry.rel, reason)

@@ -91,8 +91,9 @@ def _parse(task: LoadTask, data: bytes) -> tuple[ParsedDocument, dict[str, objec
     return parsed, {"format": suffix.lstrip("."), "encoding": encoding}
 
 
-def load(task: LoadTask) -> LoadResult:
-    """Read, hash, parse and chunk one file. Runs in a worker process; never raises."""
+def read_changed(task: LoadTask) -> tuple[bytes, str] | LoadResult:
+    """The file's bytes and sha256 when they changed; otherwise why there is nothing to parse
+    (unchanged, vanished, unreadable, empty). Shared by every file-based source kind."""
     entry = task.entry
     try:
         with open(entry.abspath, "rb") as handle:
@@ -106,8 +107,16 @@ def load(task: LoadTask) -> LoadResult:
     if not data.strip():
         return SkippedFile(entry.rel, "empty file")
     digest = hashlib.sha256(data).hexdigest()
-    if digest == task.known_hash:
-        return Unchanged(entry)
+    return Unchanged(entry) if digest == task.known_hash else (data, digest)
+
+
+def load(task: LoadTask) -> LoadResult:
+    """Read, hash, parse and chunk one file. Runs in a worker process; never raises."""
+    entry = task.entry
+    read = read_changed(task)
+    if not isinstance(read, tuple):
+        return read
+    data, digest = read
     try:
         outcome = _parse(task, data)
     except Exception as exc:  # bad input must not stop the run; the reason goes in the summary
