@@ -144,6 +144,15 @@ def chunk_id(source: str, path: str, context: str, text: str, repeat: int) -> st
     return hashlib.sha1(key.encode("utf-8", "surrogatepass")).hexdigest()[:16]
 
 
+def chunk_identity(source: str, path: str, context: str, text: str, seen: dict[str, int]) -> tuple[str, str]:
+    """The stable id and the content hash of a chunk; `seen` counts hashes already used in
+    this document, so identical chunks of one file get distinct ids."""
+    digest = hashlib.sha1(f"{context}\n{text}".encode("utf-8", "surrogatepass")).hexdigest()
+    repeat = seen.get(digest, 0)
+    seen[digest] = repeat + 1
+    return chunk_id(source, path, context, text, repeat), digest
+
+
 def chunk_document(
     source: str, path: str, parsed: ParsedDocument, size: int = 1500, overlap: int = 200
 ) -> tuple[Chunk, ...]:
@@ -156,12 +165,10 @@ def chunk_document(
         for group in _pack(_units(section.text, size), size, overlap):
             text = _join(group)
             start, end = _span(section, group[0].first, max(u.last for u in group))
-            digest = hashlib.sha1(f"{context}\n{text}".encode("utf-8", "surrogatepass")).hexdigest()
-            repeat = seen.get(digest, 0)
-            seen[digest] = repeat + 1
+            cid, digest = chunk_identity(source, path, context, text, seen)
             chunks.append(
                 Chunk(
-                    id=chunk_id(source, path, context, text, repeat),
+                    id=cid,
                     ordinal=len(chunks),
                     title=title,
                     context=context,

@@ -22,7 +22,6 @@ from mindex.languages import Lang, grammar
 if TYPE_CHECKING:
     from tree_sitter import Node
 
-CONTEXT_SEPARATOR = " › "
 SIGNATURE_CHARS = 160
 
 
@@ -116,8 +115,7 @@ WRAPPERS = {"decorated_definition": "definition", "export_statement": "declarati
 def definition_of(node: Node, lang: Lang, parents: tuple[str, ...]) -> Definition | None:
     """The symbol this node defines, if its type is a definition in the language's row."""
     inner = node.child_by_field_name(WRAPPERS[node.type]) if node.type in WRAPPERS else node
-    kind = lang.definitions.get(inner.type) if inner is not None else None
-    if kind is None or inner is None:
+    if inner is None or (kind := lang.definitions.get(inner.type)) is None:
         return None
     name = _name(inner)
     if not name:
@@ -191,8 +189,7 @@ def chunk_code(text: str, root: Node, lang: Lang, budget: int) -> list[CodeChunk
         last = (starts[n + 1] - 1) if n + 1 < len(groups) else len(lines) - 1
         while last > first and not lines[last].strip():
             last -= 1
-        body = "\n".join(lines[first:last + 1])
-        if not body.strip():
+        if not lines[last].strip():  # only blank lines
             continue
         context, symbol = _label(group)
         for start, piece in _split_long(first, lines[first:last + 1], budget):
