@@ -159,6 +159,7 @@ def test_cli_scores_searches_writes_runs_and_rescores_them(run, tmp_path: Path) 
     assert [line["qid"] for line in lines] == ["backoff", "nowhere"]
     first = lines[0]["results"][0]
     assert first["path"] == "guide/retries.md" and {"id", "start_line", "end_line", "score"} <= first.keys()
+    assert first["source"] == "docs"  # so `source:path` id judgements match on rescoring too
     scores = [res["score"] for res in lines[0]["results"]]
     assert scores == sorted(scores, reverse=True)
     again = json.loads(run("eval", "q.jsonl", "--run", "run.jsonl", "--json"))["runs"][0]
@@ -188,3 +189,14 @@ def test_cli_compares_semantic_and_hybrid_with_the_real_model(run, monkeypatch: 
     assert labels == ["keyword", "semantic", "hybrid"]
     for report in data["runs"]:  # the answer is the only file about backoff, whatever the mode
         assert report["metrics"]["mrr@10"] == 0.5, report["label"]
+
+
+@pytest.mark.parametrize("result", ['{"id": "a", "path": "a.md", "start_line": "3", "end_line": 4}',
+                                    '{"id": "a", "path": "a.md", "score": "high"}'])
+def test_bad_run_files_name_the_line(tmp_path: Path, result: str) -> None:
+    from mindex.evaluate import load_run
+
+    path = tmp_path / "run.jsonl"
+    path.write_text('{"qid": "q", "results": [' + result + ']}\n')
+    with pytest.raises(ConfigError, match=r"run.jsonl:1: each result is an object"):
+        load_run(path)

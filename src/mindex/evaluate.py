@@ -60,8 +60,11 @@ class Ranked:
 
     def to_dict(self) -> dict[str, Any]:
         """The run-file shape of a result."""
-        return {"id": self.id, "path": self.path, "start_line": self.start_line,
-                "end_line": self.end_line, "score": round(self.score, 6)}
+        out: dict[str, Any] = {"id": self.id, "path": self.path, "start_line": self.start_line,
+                               "end_line": self.end_line, "score": round(self.score, 6)}
+        if self.source is not None:  # lets a rescored run match `source:path` ids as the live one did
+            out["source"] = self.source
+        return out
 
 
 @dataclass(frozen=True)
@@ -178,13 +181,24 @@ def load_run(path: Path) -> dict[str, QueryRun]:
         results = data.get("results")
         if "qid" not in data or not isinstance(results, list):
             raise ConfigError(f"{path}:{number}: a run line is {{\"qid\": ..., \"results\": [...]}}")
+        took = data.get("took_ms")
         try:
-            ranked = tuple(Ranked(str(r.get("id", "")), str(r.get("path", "")), r.get("start_line"),
-                                  r.get("end_line"), float(r.get("score", 0.0))) for r in results)
+            ranked = tuple(_ranked(r) for r in results)
+            took = None if took is None else float(took)
         except (AttributeError, TypeError, ValueError):
-            raise ConfigError(f"{path}:{number}: each result is an object with id, path, lines and score") from None
-        runs[str(data["qid"])] = QueryRun(str(data["qid"]), ranked, data.get("took_ms"))
+            raise ConfigError(f"{path}:{number}: each result is an object with id, path, integer lines and a "
+                              "numeric score; took_ms, if present, is a number") from None
+        runs[str(data["qid"])] = QueryRun(str(data["qid"]), ranked, took)
     return runs
+
+
+def _ranked(item: dict[str, Any]) -> Ranked:
+    lines = (item.get("start_line"), item.get("end_line"))
+    if any(line is not None and (not isinstance(line, int) or isinstance(line, bool)) for line in lines):
+        raise TypeError("line numbers must be integers")
+    source = item.get("source")
+    return Ranked(str(item.get("id", "")), str(item.get("path", "")), lines[0], lines[1],
+                  float(item.get("score", 0.0)), None if source is None else str(source))
 
 
 def write_run(path: Path, runs: Iterable[QueryRun]) -> None:

@@ -70,10 +70,11 @@ def _metric_bars(reports: list[RunReport]) -> tuple[str, int]:
         y = top + plot_h * (1 - tick)
         parts.append(f'<line x1="{left}" x2="{WIDTH - 20}" y1="{y:.1f}" y2="{y:.1f}" stroke="#ddd"/>'
                      f'<text x="{left - 6}" y="{y + 4:.1f}" text-anchor="end">{tick:g}</text>')
+    metrics = [report.metrics() for report in reports]
     for g, name in enumerate(METRICS):
         x0 = left + g * group_w + group_w * 0.1
         for n, report in enumerate(reports):
-            value = report.metrics()[name]
+            value = metrics[n][name]
             value = 0.0 if math.isnan(value) else value
             h = plot_h * value
             parts.append(f'<rect x="{x0 + n * bar_w:.1f}" y="{top + plot_h - h:.1f}" width="{bar_w * 0.95:.1f}" '
