@@ -17,7 +17,7 @@ from mindex import __version__
 from mindex.config import load_settings, resolve_db_path
 from mindex.index import MODES
 from mindex.serve import render
-from mindex.serve.clikit import State, emit_json, err, handle_errors, json_option, out, parse_weights
+from mindex.serve.clikit import State, emit_json, err, handle_errors, json_option, out, parse_weights, search_options
 from mindex.serve.evalcmd import eval_cmd
 from mindex.serve.setup import config, models
 
@@ -136,13 +136,7 @@ def index_cmd(state: State, names: tuple[str, ...], as_json: bool, quiet: bool) 
 @click.option("-n", "--limit", default=10, show_default=True, type=click.IntRange(1, 1000), help="How many results.")
 @click.option("--offset", default=0, type=click.IntRange(0), help="Skip this many results (paging).")
 @click.option("--mode", type=click.Choice(MODES), help="Search mode (default: hybrid when vectors exist, else keyword).")
-@click.option("--source", help="Only this source.")
-@click.option("--kind", help="Only this kind of source (docs, code).")
-@click.option("--path", "path_glob", metavar="GLOB", help="Only files matching GLOB, e.g. 'guide/**' or '*.md'.")
-@click.option("--rerank/--no-rerank", default=None, help="Rerank the top results (default: on when search.rerank.provider is set).")
-@click.option("--merge/--no-merge", default=None, help="Merge neighbouring chunks of one file into one result.")
-@click.option("--hops", default=0, type=click.IntRange(0, 3), help="Multi-hop: also find chunks close to the top results.")
-@click.option("--weights", metavar="LEG=W,...", help="Fusion weights, e.g. 'keyword=0.5,semantic=1'.")
+@search_options
 @click.option("--explain", is_flag=True, help="Show each leg's rank and score, the fused score, rerank and decay.")
 @json_option
 @click.pass_obj

@@ -57,6 +57,25 @@ def emit_json(data: Any) -> None:
 
 json_option = click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of text.")
 
+# The filters and ranking options of a search, shared by `search` and `eval`.
+_SEARCH_OPTIONS = (
+    click.option("--source", help="Only this source."),
+    click.option("--kind", help="Only this kind of source (docs, code)."),
+    click.option("--path", "path_glob", metavar="GLOB", help="Only files matching GLOB, e.g. 'guide/**' or '*.md'."),
+    click.option("--rerank/--no-rerank", default=None,
+                 help="Rerank the top results (default: on when search.rerank.provider is set)."),
+    click.option("--merge/--no-merge", default=None, help="Merge neighbouring chunks of one file into one result."),
+    click.option("--hops", default=0, type=click.IntRange(0, 3), help="Multi-hop: also find chunks close to the top results."),
+    click.option("--weights", metavar="LEG=W,...", help="Fusion weights, e.g. 'keyword=0.5,semantic=1'."),
+)
+
+
+def search_options(func: F) -> F:
+    """Add --source, --kind, --path, --rerank, --merge, --hops and --weights to a command."""
+    for option in reversed(_SEARCH_OPTIONS):
+        func = option(func)
+    return func
+
 
 def parse_weights(text: str) -> dict[str, float]:
     """Read `--weights keyword=0.5,semantic=1`."""

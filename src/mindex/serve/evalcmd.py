@@ -25,7 +25,7 @@ from mindex.evaluate import (
 )
 from mindex.index import MODES, Index
 from mindex.serve import render
-from mindex.serve.clikit import State, emit_json, err, handle_errors, json_option, out, parse_weights
+from mindex.serve.clikit import State, emit_json, err, handle_errors, json_option, out, parse_weights, search_options
 from mindex.serve.progress import IndexProgress
 
 
@@ -36,13 +36,7 @@ from mindex.serve.progress import IndexProgress
 @click.option("--run", "run_files", multiple=True, type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="Score a saved run file instead of searching (repeat to compare runs).")
 @click.option("-n", "--limit", default=10, show_default=True, type=click.IntRange(10, 1000), help="Results per query.")
-@click.option("--source", help="Only this source.")
-@click.option("--kind", help="Only this kind of source.")
-@click.option("--path", "path_glob", metavar="GLOB", help="Only files matching GLOB.")
-@click.option("--rerank/--no-rerank", default=None, help="Rerank (default: on when search.rerank.provider is set).")
-@click.option("--merge/--no-merge", default=None, help="Merge neighbouring chunks of one file.")
-@click.option("--hops", default=0, type=click.IntRange(0, 3), help="Multi-hop rounds.")
-@click.option("--weights", metavar="LEG=W,...", help="Fusion weights, e.g. 'keyword=0.5,semantic=1'.")
+@search_options
 @click.option("--min-overlap", default=0.0, show_default=True, type=click.FloatRange(0, 1),
               help="A span is hit only if the result covers at least this share of it.")
 @click.option("--by", "by_fields", multiple=True, metavar="FIELD", help="Break the metrics down by this query field (repeatable).")
