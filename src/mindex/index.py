@@ -21,6 +21,7 @@ from mindex.errors import (
     SourcePathError,
     UnsupportedModeError,
 )
+from mindex.grep import GrepResult, grep
 from mindex.ingest import Progress, embed_pending, index_source
 from mindex.models import Hit, IndexReport, SearchResult, Source, SourceStats
 from mindex.rerank import Reranker, apply_rerank, build_reranker
@@ -345,6 +346,18 @@ class Index:
         if self._reranker_obj is None:
             self._reranker_obj = build_reranker(self.search_settings.rerank, self.embed_settings.models_dir)
         return self._reranker_obj
+
+    def grep(self, pattern: str, **options: Any) -> GrepResult:
+        """Regex search over indexed code, ripgrep's way (see `mindex.grep.grep` for options).
+
+        Raises:
+            ConfigError: a bad regex or option.
+        """
+        return grep(self.store, pattern, **options)
+
+    def roots(self) -> dict[str, str]:
+        """Each source's name and folder."""
+        return {stats.source.name: stats.source.root for stats in self.sources()}
 
     def get(self, chunk_id: str) -> Hit:
         """Fetch one chunk by id (or unique prefix).

@@ -86,6 +86,7 @@ class Document:
     metadata: dict[str, Any] = field(default_factory=dict)
     chunks: tuple[Chunk, ...] = ()
     symbols: tuple[Symbol, ...] = ()
+    text: str | None = None  # code only: the decoded file, for grep
 
 
 @dataclass(frozen=True)

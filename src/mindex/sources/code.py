@@ -148,7 +148,7 @@ def load(task: LoadTask) -> LoadResult:
         log.debug("chunking failed on %s", entry.rel, exc_info=True)
         return SkippedFile(entry.rel, f"parser failed ({type(exc).__name__}: {exc}); please report it")
     return Document(entry.rel, "code", PurePosixPath(entry.rel).name, len(data), entry.mtime_ns, digest, metadata,
-                    chunks, symbols)
+                    chunks, symbols, text)
 
 
 def _chunk(task: LoadTask, text: str, lang: Lang | None,

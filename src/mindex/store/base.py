@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import AbstractContextManager
 from typing import Any, Protocol
 
@@ -39,6 +39,12 @@ class DocumentStore(Protocol):
         kind: str | None = None,
         path: str | None = None,
     ) -> list[Hit]: ...
+    def code_texts(
+        self, match: str | None, source: str | None = None, path: str | None = None,
+        language: str | None = None,
+    ) -> Iterator[tuple[int, str, str, str | None, str]]: ...
+    def chunk_spans(self, document_ids: Sequence[int]) -> dict[int, list[tuple[int, int, str, str | None]]]: ...
+    def symbol_spans(self, document_ids: Sequence[int]) -> dict[int, list[tuple[int, int, str]]]: ...
     def get_chunk(self, chunk_id: str) -> Hit: ...
     def stats(self) -> dict[str, Any]: ...
 

@@ -168,10 +168,11 @@ class SQLiteStore:
     def remove_source(self, source_id: int) -> None:
         """Delete a source with its documents, chunks and FTS rows."""
         with self.transaction() as db:
-            db.execute(
-                "DELETE FROM chunks WHERE document_id IN (SELECT id FROM documents WHERE source_id = ?)",
-                (source_id,),
-            )
+            for table in ("chunks", "code_text"):
+                db.execute(
+                    f"DELETE FROM {table} WHERE document_id IN (SELECT id FROM documents WHERE source_id = ?)",
+                    (source_id,),
+                )
             db.execute("DELETE FROM documents WHERE source_id = ?", (source_id,))
             db.execute("DELETE FROM sources WHERE id = ?", (source_id,))
 
@@ -246,6 +247,8 @@ class SQLiteStore:
                     [(doc_id, s.name, s.name.rsplit(".", 1)[-1], s.kind, s.start_line, s.end_line, s.signature)
                      for s in doc.symbols],
                 )
+                if doc.text is not None:
+                    db.execute("INSERT INTO code_text (document_id, text) VALUES (?, ?)", (doc_id, doc.text))
 
     @staticmethod
     def _delete_document(db: sqlite3.Connection, source_id: int, path: str) -> None:
@@ -254,6 +257,7 @@ class SQLiteStore:
         ).fetchone()
         if row:
             db.execute("DELETE FROM symbols WHERE document_id = ?", (row[0],))
+            db.execute("DELETE FROM code_text WHERE document_id = ?", (row[0],))
             db.execute("DELETE FROM chunks WHERE document_id = ?", (row[0],))
             db.execute("DELETE FROM documents WHERE id = ?", (row[0],))
 
@@ -397,6 +401,44 @@ class SQLiteStore:
         rows = self.conn.execute(sql, (*params, limit, offset)).fetchall()
         return [_hit(row[:-2], score=row[-2], snippet=row[-1]) for row in rows]
 
+    def code_texts(
+        self, match: str | None, source: str | None = None, path: str | None = None,
+        language: str | None = None,
+    ) -> Iterator[tuple[int, str, str, str | None, str]]:
+        """(document id, source, path, language, text) of stored code files, by source and
+        path; with `match`, only files whose trigram index entry matches that FTS5 query."""
+        where, params = _filters(source, None, path, language)
+        if match is not None:
+            where.append("t.document_id IN (SELECT rowid FROM code_trigrams WHERE code_trigrams MATCH ?)")
+            params.append(match)
+        where.append("1")
+        yield from self.conn.execute(
+            f"""SELECT d.id, s.name, d.path, d.language, t.text FROM code_text t
+                JOIN documents d ON d.id = t.document_id JOIN sources s ON s.id = d.source_id
+                WHERE {' AND '.join(where)} ORDER BY s.name, d.path""",
+            params,
+        )
+
+    def chunk_spans(self, document_ids: Sequence[int]) -> dict[int, list[tuple[int, int, str, str | None]]]:
+        """Per document, its chunks' (start line, end line, id, symbol) in line order."""
+        spans: dict[int, list[tuple[int, int, str, str | None]]] = {}
+        rows = self._select_in(
+            "SELECT document_id, start_line, end_line, id, symbol FROM chunks WHERE document_id IN ({})",
+            (), document_ids)
+        for doc_id, start, end, cid, symbol in sorted(rows, key=lambda r: (r[0], r[1] or 0)):
+            if start is not None:
+                spans.setdefault(doc_id, []).append((start, end, cid, symbol))
+        return spans
+
+    def symbol_spans(self, document_ids: Sequence[int]) -> dict[int, list[tuple[int, int, str]]]:
+        """Per document, its definitions' (start line, end line, qualified name)."""
+        spans: dict[int, list[tuple[int, int, str]]] = {}
+        rows = self._select_in(
+            "SELECT document_id, start_line, end_line, name FROM symbols WHERE document_id IN ({})", (), document_ids)
+        for doc_id, start, end, name in rows:
+            spans.setdefault(doc_id, []).append((start, end, name))
+        return spans
+
     def get_chunk(self, chunk_id: str) -> Hit:
         """Fetch a chunk by id, or by a unique prefix of at least 6 characters.
 
@@ -437,11 +479,13 @@ class SQLiteStore:
         }
 
 
-def _filters(source: str | None, kind: str | None, path: str | None) -> tuple[list[str], list[str]]:
+def _filters(source: str | None, kind: str | None, path: str | None,
+             language: str | None = None) -> tuple[list[str], list[str]]:
     """WHERE clauses and parameters for the search filters (aliases s, d as in the queries)."""
     where: list[str] = []
     params: list[str] = []
-    for clause, value in (("s.name = ?", source), ("d.kind = ?", kind), ("mindex_glob(?, d.path)", path)):
+    for clause, value in (("s.name = ?", source), ("d.kind = ?", kind), ("mindex_glob(?, d.path)", path),
+                          ("d.language = ?", language)):
         if value:
             where.append(clause)
             params.append(value)

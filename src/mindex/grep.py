@@ -1,0 +1,289 @@
+"""Regex search over indexed code, line by line like ripgrep, narrowed by a trigram index.
+
+A pattern is parsed with Python's own regex parser to find the literals every match must
+contain (`def \\w+_handler\\(` needs `def ` and `_handler(`). Their trigrams become an FTS5
+query over the `code_trigrams` index, so only files holding all of them are read; a pattern
+without a literal of three characters or more (`\\w+\\d`) scans every file. The regex then
+runs on each candidate's stored text.
+
+Semantics follow ripgrep: a match never spans lines unless `multiline` is set (then `.` still
+stops at a newline unless the pattern says `(?s)`); `^` and `$` anchor at line starts and
+ends; a line is reported once however many matches it holds. Columns are 1-based and count
+characters. Line numbers are those of the indexed text: keep the index live with
+`mindex watch`.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from mindex.errors import ConfigError
+from mindex.store.base import Store
+
+from re import _constants as sre_constants  # type: ignore[attr-defined]  # re's own parser (3.11+)
+from re import _parser as sre_parse  # type: ignore[attr-defined]
+
+MAX_TRIGRAMS = 24  # per query: more makes FTS5 slower without narrowing much further
+# A pattern that looks around a match sees across line ends when run on a whole file.
+_LOOKAROUND = re.compile(r"\(\?<?[=!]|\\[AZ]")
+
+
+@dataclass(frozen=True)
+class GrepMatch:
+    """One matching line (or, in multiline mode, one match's lines) with its context."""
+
+    source: str
+    path: str
+    line: int
+    column: int
+    end_line: int
+    text: str
+    language: str | None = None
+    chunk_id: str | None = None
+    symbol: str | None = None
+    before: tuple[tuple[int, str], ...] = ()
+    after: tuple[tuple[int, str], ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON shape of a match."""
+        return {
+            "source": self.source, "path": self.path, "line": self.line, "column": self.column,
+            "end_line": self.end_line, "text": self.text, "language": self.language,
+            "chunk_id": self.chunk_id, "symbol": self.symbol,
+            "before": [{"line": n, "text": t} for n, t in self.before],
+            "after": [{"line": n, "text": t} for n, t in self.after],
+        }
+
+
+@dataclass
+class GrepResult:
+    """Matches in path order, plus what a caller needs to judge them."""
+
+    pattern: str
+    matches: list[GrepMatch] = field(default_factory=list)
+    files_searched: int = 0
+    narrowed: bool = False  # the trigram index picked the candidate files
+    truncated: bool = False  # stopped at the limit
+    took_ms: float = 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON shape of a grep answer."""
+        return {
+            "pattern": self.pattern, "matches": [m.to_dict() for m in self.matches],
+            "files_searched": self.files_searched, "narrowed": self.narrowed,
+            "truncated": self.truncated, "took_ms": round(self.took_ms, 2),
+        }
+
+
+def compile_pattern(pattern: str, ignore_case: bool = False, smart_case: bool = False,
+                    fixed: bool = False, word: bool = False, multiline: bool = False) -> re.Pattern[str]:
+    """The regex as grep runs it (MULTILINE always: `^`/`$` are line anchors).
+
+    Raises:
+        ConfigError: the pattern is not a valid Python regex (the message says where).
+    """
+    source = re.escape(pattern) if fixed else pattern
+    if word:
+        source = rf"\b(?:{source})\b"
+    flags = re.MULTILINE
+    if ignore_case or (smart_case and not any(c.isupper() for c in pattern)):
+        flags |= re.IGNORECASE
+    try:
+        return re.compile(source, flags)
+    except re.error as exc:
+        where = f" at position {exc.pos}" if exc.pos is not None else ""
+        raise ConfigError(f"bad regex {pattern!r}: {exc.msg}{where}; grep uses Python `re` syntax "
+                          "(use -F to search for the text as it is)") from None
+
+
+# -- required literals -----------------------------------------------------------------------
+
+Need = str | tuple[list[Any], ...]
+"""A literal every match contains, or alternatives (each a list of needs, all required)."""
+
+
+def required(regex: re.Pattern[str]) -> list[Need]:
+    """The literals (3+ characters) every match of `regex` must contain; [] when none."""
+    parsed = sre_parse.parse(regex.pattern, regex.flags & ~re.MULTILINE)
+    fold = bool(parsed.state.flags & re.IGNORECASE)
+    return _needs(list(parsed), fold)
+
+
+def _needs(items: list[tuple[Any, Any]], fold: bool) -> list[Need]:
+    needs: list[Need] = []
+    run: list[str] = []
+
+    def flush() -> None:
+        if len(run) >= 3:
+            needs.append("".join(run))
+        run.clear()
+
+    for op, arg in items:
+        if op is sre_constants.LITERAL and not (fold and arg > 127) and arg != 10:
+            run.append(chr(arg))
+            continue
+        if op is sre_constants.SUBPATTERN:
+            sub_fold = fold or bool(arg[1] & re.IGNORECASE)
+            inner = _exact(list(arg[3]), sub_fold)
+            if inner is not None:
+                run.extend(inner)
+                continue
+            flush()
+            needs.extend(_needs(list(arg[3]), sub_fold))
+            continue
+        flush()
+        if op in (sre_constants.MAX_REPEAT, sre_constants.MIN_REPEAT,
+                  getattr(sre_constants, "POSSESSIVE_REPEAT", None)) and arg[0] >= 1:
+            needs.extend(_needs(list(arg[2]), fold))
+        elif op is getattr(sre_constants, "ATOMIC_GROUP", None):
+            needs.extend(_needs(list(arg), fold))
+        elif op is sre_constants.BRANCH:
+            options = [_needs(list(alt), fold) for alt in arg[1]]
+            if all(options):  # an alternative that needs nothing makes the whole branch free
+                needs.append(tuple(options))
+    flush()
+    return needs
+
+
+def _exact(items: list[tuple[Any, Any]], fold: bool) -> list[str] | None:
+    """The characters of a group made of literals only, else None."""
+    chars: list[str] = []
+    for op, arg in items:
+        if op is not sre_constants.LITERAL or (fold and arg > 127) or arg == 10:
+            return None
+        chars.append(chr(arg))
+    return chars
+
+
+def trigram_query(needs: list[Need]) -> str | None:
+    """An FTS5 query over trigrams for the needs (None: nothing to narrow by)."""
+    budget = [MAX_TRIGRAMS]
+
+    def one(need: Need) -> str | None:
+        if isinstance(need, str):
+            grams = list(dict.fromkeys(need[i:i + 3] for i in range(len(need) - 2)))
+            room = max(1, budget[0])
+            if len(grams) > room:  # spread the ones we keep over the whole literal
+                grams = list(dict.fromkeys(grams[i * (len(grams) - 1) // max(1, room - 1)] for i in range(room)))
+            budget[0] -= len(grams)
+            return " AND ".join('"' + g.replace('"', '""') + '"' for g in grams)
+        options = [all_of(alt) for alt in need]
+        if any(o is None for o in options):
+            return None
+        return "(" + " OR ".join(f"({o})" for o in options if o) + ")"
+
+    def all_of(group: list[Need]) -> str | None:
+        parts = [p for p in (one(n) for n in group) if p]
+        return " AND ".join(parts) or None
+
+    return all_of(needs)
+
+
+# -- matching --------------------------------------------------------------------------------
+
+
+def match_lines(regex: re.Pattern[str], text: str, multiline: bool) -> list[tuple[int, int, int]]:
+    """(first line, last line, column) of each reported match, 1-based, in order; a line
+    is reported once, like ripgrep does."""
+    starts = [0]
+    found: list[tuple[int, int, int]] = []
+    per_line = not multiline and bool(_LOOKAROUND.search(regex.pattern))
+    if not per_line:
+        starts = _line_starts(text)
+        last = 0
+        for m in regex.finditer(text):
+            first = bisect.bisect_right(starts, m.start())
+            end = bisect.bisect_right(starts, max(m.start(), m.end() - 1)) if m.end() > m.start() else first
+            if not multiline and end != first:
+                per_line = True  # the match crossed a line end: ripgrep never does that here
+                break
+            if first <= last:  # starts on a line reported already
+                if end > last:
+                    found[-1] = (found[-1][0], end, found[-1][2])
+                    last = end
+                continue
+            found.append((first, end, m.start() - starts[first - 1] + 1))
+            last = end
+    if per_line:
+        found = []
+        for n, line in enumerate(text.split("\n"), start=1):
+            hit = regex.search(line)
+            if hit is not None:
+                found.append((n, n, hit.start() + 1))
+    if found and found[-1][0] > text.count("\n") and text.endswith("\n"):
+        found.pop()  # the empty string after the final newline is not a line
+    return found
+
+
+def _line_starts(text: str) -> list[int]:
+    starts = [0]
+    find = text.find
+    pos = find("\n")
+    while pos != -1:
+        starts.append(pos + 1)
+        pos = find("\n", pos + 1)
+    return starts
+
+
+def grep(
+    store: Store, pattern: str, *, ignore_case: bool = False, smart_case: bool = False,
+    fixed: bool = False, word: bool = False, multiline: bool = False, source: str | None = None,
+    path: str | None = None, language: str | None = None, before: int = 0, after: int = 0,
+    max_count: int | None = None, limit: int = 200,
+) -> GrepResult:
+    """Search the stored text of code files for `pattern` (see the module docstring).
+
+    Raises:
+        ConfigError: a bad regex, or a negative context or limit.
+    """
+    import time
+
+    if before < 0 or after < 0 or limit < 1 or (max_count is not None and max_count < 1):
+        raise ConfigError("context lines must be 0 or more, --limit and --max-count 1 or more")
+    started = time.perf_counter()
+    regex = compile_pattern(pattern, ignore_case, smart_case, fixed, word, multiline)
+    query = trigram_query(required(regex))
+    result = GrepResult(pattern, narrowed=query is not None)
+    found: list[tuple[int, GrepMatch]] = []
+    for doc_id, src, rel, lang, text in store.code_texts(query, source, path, language):
+        result.files_searched += 1
+        hits = match_lines(regex, text, multiline)
+        if not hits:
+            continue
+        if max_count is not None:
+            hits = hits[:max_count]
+        lines = text.split("\n")
+        for first, last, column in hits:
+            if len(found) >= limit:
+                result.truncated = True
+                break
+            shown = "\n".join(lines[first - 1:last])
+            found.append((doc_id, GrepMatch(
+                src, rel, first, column, last, shown, lang,
+                before=tuple((n, lines[n - 1]) for n in range(max(1, first - before), first)),
+                after=tuple((n, lines[n - 1]) for n in range(last + 1, min(len(lines), last + after) + 1)))))
+        if result.truncated:
+            break
+    result.matches = _join_chunks(store, found)
+    result.took_ms = (time.perf_counter() - started) * 1000
+    return result
+
+
+def _join_chunks(store: Store, found: list[tuple[int, GrepMatch]]) -> list[GrepMatch]:
+    """Each match with the id of the chunk holding its first line and the innermost
+    definition around it."""
+    ids = sorted({doc_id for doc_id, _ in found})
+    spans, symbols = store.chunk_spans(ids), store.symbol_spans(ids)
+    joined: list[GrepMatch] = []
+    for doc_id, match in found:
+        rows = spans.get(doc_id, [])
+        at = bisect.bisect_right([r[0] for r in rows], match.line) - 1
+        chunk_id = rows[at][2] if at >= 0 and rows[at][0] <= match.line <= rows[at][1] else None
+        around = [s for s in symbols.get(doc_id, []) if s[0] <= match.line <= s[1]]
+        symbol = max(around, key=lambda s: (s[0], -s[1]))[2] if around else None
+        joined.append(replace(match, chunk_id=chunk_id, symbol=symbol))
+    return joined

@@ -1,0 +1,206 @@
+"""`mindex grep`: the same lines as ripgrep on the same files, narrowed by the trigram index."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from mindex import Index
+from mindex.errors import ConfigError
+from mindex.grep import compile_pattern, match_lines, required, trigram_query
+from mindex.serve.cli import cli
+
+# The test extra's ripgrep wheel puts rg next to this Python; a system rg works too.
+RG = shutil.which("rg", path=f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}")
+FILES = {
+    "src/app/handlers.py": (
+        "import os\n\n\ndef login_handler(request):\n    return request.user\n\n\n"
+        "def logout_handler(request):\n    # TODO: clear the session\n    return None\n\n\n"
+        "class SessionError(Exception):\n    pass\n"
+    ),
+    "src/app/client.js": (
+        "export function retryWithBackoff(fn, tries) {\n  for (let i = 0; i < tries; i++) {\n"
+        "    try { return fn(); } catch (e) { sleep(2 ** i); }\n  }\n}\n\n"
+        "// todo: jitter\nconst MAX_TRIES = 5;\n"
+    ),
+    "src/net/conn.go": (
+        "package net\n\nimport \"errors\"\n\nvar ErrClosed = errors.New(\"closed\")\n\n"
+        "func (c *Conn) Close() error {\n\tif c.closed {\n\t\treturn ErrClosed\n\t}\n\treturn nil\n}\n"
+    ),
+    "src/net/pool.rs": "pub struct Pool;\n\nimpl Pool {\n    pub fn get(&self) -> u8 { 1 }\n}\n// TODO remove\n",
+    "docs/notes.txt": "Ünïcode café naïve\nπ ≈ 3.14159\nlast line without newline",
+    "README.md": "# Demo\n\nA retry handler demo.\n\n\n",
+}
+PATTERNS = [
+    r"def \w+_handler\(", r"(?i)todo", r"TODO", r"retry|Backoff", r"^\s*return", r"\bPool\b", r"café",
+    r"[0-9]+\.[0-9]+", r"^$", r"errors\.New\(", r"Session(Error)?", r"\w+\d", r"line$", r"c\.closed",
+    r"(?:login|logout)_handler", r"[A-Z_]{4,}", r"\t\treturn", r"naïve",
+]
+
+
+@pytest.fixture
+def tree(tmp_path: Path) -> Path:
+    root = tmp_path / "tree"
+    for rel, text in FILES.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text, encoding="utf-8")
+    return root
+
+
+@pytest.fixture
+def grep_index(index: Index, tree: Path) -> Index:
+    index.add_source(tree, name="tree", kind="code")
+    index.index()
+    return index
+
+
+def _rg(tree: Path, pattern: str, *flags: str) -> list[tuple[str, int, str]]:
+    assert RG is not None, "ripgrep is a test dependency: pip install -e '.[test]' (or apt install ripgrep)"
+    done = subprocess.run([RG, "--json", "--sort", "path", "--no-config", *flags, "-e", pattern, "."],
+                          cwd=tree, capture_output=True, text=True, check=False)
+    assert done.returncode in (0, 1), done.stderr
+    rows = []
+    for line in done.stdout.splitlines():
+        event = json.loads(line)
+        if event["type"] == "match":
+            data = event["data"]
+            path = data["path"]["text"].removeprefix("./")
+            for k, text in enumerate(data["lines"]["text"].removesuffix("\n").split("\n")):
+                rows.append((path, data["line_number"] + k, text))
+    return rows
+
+
+def _ours(index: Index, pattern: str, **options: object) -> list[tuple[str, int, str]]:
+    result = index.grep(pattern, limit=10_000, **options)
+    return [(m.path, m.line + k, text) for m in result.matches for k, text in enumerate(m.text.split("\n"))]
+
+
+@pytest.mark.parametrize("pattern", PATTERNS)
+def test_grep_reports_the_lines_ripgrep_reports(grep_index: Index, tree: Path, pattern: str) -> None:
+    ours = _ours(grep_index, pattern)
+    assert ours == _rg(tree, pattern)
+
+
+@pytest.mark.parametrize(("pattern", "options", "flags"), [
+    ("todo", {"ignore_case": True}, ("-i",)),
+    ("TODO", {"smart_case": True}, ("-S",)),
+    ("todo", {"smart_case": True}, ("-S",)),
+    ("2 ** i", {"fixed": True}, ("-F",)),
+    ("Pool", {"word": True}, ("-w",)),
+    (r"try:?\s*\{ return", {"multiline": True}, ("-U",)),
+    (r"\{\n\s+for", {"multiline": True}, ("-U",)),
+    (r"if c\.closed \{\n\t\treturn ErrClosed\n\t\}", {"multiline": True}, ("-U",)),
+])
+def test_flags_mean_what_they_mean_in_ripgrep(grep_index: Index, tree: Path, pattern: str,
+                                               options: dict[str, bool], flags: tuple[str, ...]) -> None:
+    ours = _ours(grep_index, pattern, **options)
+    assert ours, "each of these patterns matches the fixture"
+    assert ours == _rg(tree, pattern, *flags)
+
+
+def test_required_literals_narrow_candidates_and_patterns_without_them_scan() -> None:
+    assert required(compile_pattern(r"def \w+_handler\(")) == ["def ", "_handler("]
+    assert required(compile_pattern(r"\w+\d")) == []
+    assert required(compile_pattern(r"foo|barbaz")) == [(["foo"], ["barbaz"])]
+    assert required(compile_pattern(r"(ab|x)yz")) == []  # 'x' + 'yz' needs nothing of 3 characters
+    assert required(compile_pattern(r"class (Foo|Bar)Thing")) == ["class ", (["Foo"], ["Bar"]), "Thing"]
+    assert required(compile_pattern(r"(retry)+ing")) == ["retry", "ing"]
+    assert required(compile_pattern(r"(?:abc)?def")) == ["def"]
+    assert trigram_query(["abcd"]) == '"abc" AND "bcd"'
+    assert trigram_query([(["foo"], ["bar"])]) == '(("foo") OR ("bar"))'
+    assert trigram_query([]) is None
+
+
+def test_the_trigram_index_picks_files_and_a_literal_free_pattern_scans_all(grep_index: Index) -> None:
+    narrowed = grep_index.grep(r"errors\.New\(")
+    assert narrowed.narrowed and narrowed.files_searched == 1
+    assert [(m.path, m.line) for m in narrowed.matches] == [("src/net/conn.go", 5)]
+    scan = grep_index.grep(r"\w+\d")
+    assert not scan.narrowed and scan.files_searched == len(FILES)
+
+
+def test_matches_join_their_chunk_and_symbol_and_carry_context(grep_index: Index) -> None:
+    result = grep_index.grep(r"# TODO", before=1, after=1)
+    (match,) = result.matches
+    assert (match.path, match.line, match.column) == ("src/app/handlers.py", 9, 5)
+    assert match.before == ((8, "def logout_handler(request):"),)
+    assert match.after == ((10, "    return None"),)
+    assert match.symbol == "logout_handler"
+    chunk = grep_index.get(match.chunk_id or "")
+    assert chunk.start_line is not None and chunk.end_line is not None
+    assert chunk.start_line <= 9 <= chunk.end_line and "# TODO" in chunk.text
+
+
+def test_caps_filters_and_edits(grep_index: Index, tree: Path) -> None:
+    assert len(grep_index.grep(r"return", limit=2).matches) == 2
+    assert grep_index.grep(r"return", limit=2).truncated
+    per_file = grep_index.grep(r"return", max_count=1)
+    assert [m.path for m in per_file.matches] == ["src/app/client.js", "src/app/handlers.py", "src/net/conn.go"]
+    assert {m.path for m in grep_index.grep("return", path="src/net/**").matches} == {"src/net/conn.go"}
+    assert {m.path for m in grep_index.grep("TODO", language="rust").matches} == {"src/net/pool.rs"}
+    (tree / "src/net/pool.rs").write_text("pub struct Pool;\n", encoding="utf-8")
+    (tree / "src/app/new.py").write_text("# TODO: new\n", encoding="utf-8")
+    grep_index.index()
+    assert {m.path for m in grep_index.grep("TODO").matches} == {"src/app/handlers.py", "src/app/new.py"}
+    with pytest.raises(ConfigError, match="bad regex"):
+        grep_index.grep("(unclosed")
+
+
+def test_line_logic_matches_ripgrep_at_the_edges() -> None:
+    regex = compile_pattern("^")
+    assert match_lines(regex, "a\nb\n", False) == [(1, 1, 1), (2, 2, 1)]
+    assert match_lines(regex, "a\nb", False) == [(1, 1, 1), (2, 2, 1)]
+    # \s+ may cross a line end in Python; grep must not, and must still find the later match
+    assert match_lines(compile_pattern(r"foo\s+bar"), "foo\nbar foo  bar\n", False) == [(2, 2, 5)]
+    assert match_lines(compile_pattern(r"foo\s+bar"), "foo\nbar foo  bar\n", True) == [(1, 2, 1)]
+    assert match_lines(compile_pattern(r"(?<=x)y"), "x\ny\nxy\n", False) == [(3, 3, 2)]
+
+
+def test_cli_prints_ripgrep_layout_and_exit_codes(grep_index: Index, tree: Path,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tree)
+    runner = CliRunner()
+    db = ["--db", str(grep_index.db_path)]
+    done = runner.invoke(cli, [*db, "grep", "def \\w+_handler\\(", "--path", "src/**"])
+    assert done.exit_code == 0, done.output
+    assert done.output.splitlines() == ["src/app/handlers.py:4:def login_handler(request):",
+                                        "src/app/handlers.py:8:def logout_handler(request):"]
+    done = runner.invoke(cli, [*db, "grep", "-C", "1", "ErrClosed"])
+    assert done.output.splitlines() == [
+        "src/net/conn.go-4-", "src/net/conn.go:5:var ErrClosed = errors.New(\"closed\")", "src/net/conn.go-6-",
+        "--", "src/net/conn.go-8-\tif c.closed {", "src/net/conn.go:9:\t\treturn ErrClosed", "src/net/conn.go-10-\t}"]
+    done = runner.invoke(cli, [*db, "grep", "TODO", "-l"])
+    assert done.output.splitlines() == ["src/app/handlers.py", "src/net/pool.rs"]
+    done = runner.invoke(cli, [*db, "grep", "TODO", "--json"])
+    data = json.loads(done.output)
+    assert [(m["path"], m["line"], m["symbol"]) for m in data["matches"]] == [
+        ("src/app/handlers.py", 9, "logout_handler"), ("src/net/pool.rs", 6, None)]
+    assert runner.invoke(cli, [*db, "grep", "nothing-like-this"]).exit_code == 3
+    bad = runner.invoke(cli, [*db, "grep", "(oops"])
+    assert bad.exit_code == 1 and "bad regex" in bad.output
+
+
+def test_grep_on_the_standard_library_matches_ripgrep(tmp_path: Path) -> None:
+    """A real tree: the json package of this Python, against rg on the same files."""
+    import sysconfig
+
+    from mindex import IndexSettings
+    from mindex.config import EmbedSettings
+
+    root = tmp_path / "json"
+    shutil.copytree(Path(sysconfig.get_paths()["stdlib"]) / "json", root,
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    with Index(tmp_path / "std.db", IndexSettings(workers=1), embed=EmbedSettings(provider="none")) as ix:
+        ix.add_source(root, name="json", kind="code")
+        ix.index()
+        for pattern in (r"def \w+\(self", r"raise \w+Error", r"^import ", r"(?i)json"):
+            assert _ours(ix, pattern) == _rg(root, pattern, "-g", "*.py"), pattern
+            assert re.compile(pattern)  # the patterns are valid Python too
