@@ -29,7 +29,7 @@ EXPECTED = {
     "python": {("Session", "class"), ("Session.send", "method")},
     "javascript": {("fetchAll", "function"), ("Pool", "class"), ("Pool.acquire", "method")},
     "typescript": {("Opts", "interface"), ("Id", "type"), ("Client", "class"), ("Client.send", "method")},
-    "go": {("Server", "type"), ("Serve", "method"), ("main", "function")},
+    "go": {("Server", "type"), ("Server.Serve", "method"), ("main", "function")},
     "rust": {("Pool", "struct"), ("Conn", "interface"), ("Pool", "impl"), ("Pool.get", "method"), ("main", "function")},
     "java": {("Client", "class"), ("Client.Client", "method"), ("Client.send", "method"), ("Transport", "interface")},
     "c": {("point", "struct"), ("add", "function")},

@@ -21,6 +21,7 @@ from mindex.errors import (
     SourcePathError,
     UnsupportedModeError,
 )
+from mindex.graph import CodeGraph
 from mindex.grep import GrepResult, grep
 from mindex.ingest import Progress, embed_pending, index_source
 from mindex.models import Hit, IndexReport, SearchResult, Source, SourceStats
@@ -354,6 +355,10 @@ class Index:
             ConfigError: a bad regex or option.
         """
         return grep(self.store, pattern, **options)
+
+    def graph(self) -> CodeGraph:
+        """The code graph over what is indexed now (symbols, callers, callees, impact)."""
+        return CodeGraph(self.store)
 
     def roots(self) -> dict[str, str]:
         """Each source's name and folder."""

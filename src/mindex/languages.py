@@ -4,6 +4,8 @@ A row names the grammar wheel's module and function, the file names it claims, a
 types that define something (function, class, ...), mapped to the symbol kind they define.
 Adding a language is adding a row (and `pip install tree-sitter-<lang>`); a language without
 definitions still gets structure-aware chunking. Any other text file is chunked as plain text.
+Its references (calls, imports, base classes) come from `parse/queries/<name>.scm`, a
+tree-sitter query file; without one the language has symbols but no graph edges.
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ class Lang:
 
 
 _C_LIKE = {"function_definition": "function", "struct_specifier": "struct", "enum_specifier": "enum",
-           "union_specifier": "union", "type_definition": "type"}
+           "union_specifier": "union", "type_definition": "type", "preproc_def": "constant"}
 _JS = {"function_declaration": "function", "generator_function_declaration": "function",
        "class_declaration": "class", "method_definition": "method"}
 _TS = {**_JS, "abstract_class_declaration": "class", "interface_declaration": "interface",
@@ -44,10 +46,12 @@ LANGUAGES: tuple[Lang, ...] = (
     Lang("typescript", "tree_sitter_typescript", (".ts", ".mts", ".cts"), _TS, "language_typescript"),
     Lang("tsx", "tree_sitter_typescript", (".tsx",), _TS, "language_tsx"),
     Lang("go", "tree_sitter_go", (".go",),
-         {"function_declaration": "function", "method_declaration": "method", "type_spec": "type"}),
+         {"function_declaration": "function", "method_declaration": "method", "type_spec": "type",
+          "const_spec": "constant"}),
     Lang("rust", "tree_sitter_rust", (".rs",),
          {"function_item": "function", "struct_item": "struct", "enum_item": "enum", "trait_item": "interface",
-          "impl_item": "impl", "mod_item": "module", "type_item": "type", "macro_definition": "macro"}),
+          "impl_item": "impl", "mod_item": "module", "type_item": "type", "macro_definition": "macro",
+          "const_item": "constant", "static_item": "constant"}),
     Lang("java", "tree_sitter_java", (".java",),
          {"class_declaration": "class", "interface_declaration": "interface", "enum_declaration": "enum",
           "record_declaration": "class", "method_declaration": "method", "constructor_declaration": "method"}),

@@ -71,6 +71,19 @@ class Symbol:
     start_line: int
     end_line: int
     signature: str
+    exported: bool = True
+
+
+@dataclass(frozen=True)
+class Reference:
+    """A reference a source file makes: a call, an import, a base class (see parse/refs.py)."""
+
+    kind: str
+    name: str
+    qualifier: str
+    alias: str
+    line: int
+    scope: str
 
 
 @dataclass(frozen=True)
@@ -87,6 +100,7 @@ class Document:
     chunks: tuple[Chunk, ...] = ()
     symbols: tuple[Symbol, ...] = ()
     text: str | None = None  # code only: the decoded file, for grep
+    refs: tuple[Reference, ...] = ()
 
 
 @dataclass(frozen=True)

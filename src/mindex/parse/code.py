@@ -35,6 +35,7 @@ class Definition:
     end_line: int
     signature: str
     parents: tuple[str, ...] = ()
+    exported: bool = True  # visible outside its file or module (pub, export, Capitalized, no _)
 
     @property
     def qualname(self) -> str:
@@ -120,9 +121,105 @@ def definition_of(node: Node, lang: Lang, parents: tuple[str, ...]) -> Definitio
     name = _name(inner)
     if not name:
         return None
+    if lang.name == "go" and inner.type == "method_declaration":
+        parents = (*parents, _go_receiver(inner))
     if kind == "function" and parents:
         kind = "method"
-    return Definition(name, kind, node.start_point[0] + 1, node.end_point[0] + 1, _signature(inner, name), parents)
+    return Definition(name, kind, node.start_point[0] + 1, node.end_point[0] + 1, _signature(inner, name), parents,
+                      _exported(node, inner, lang, name))
+
+
+def _go_receiver(node: Node) -> str:
+    """The type a Go method belongs to: `Conn` for `func (c *Conn) Close()`."""
+    receiver = node.child_by_field_name("receiver")
+    found = [n for n in _walk(receiver) if n.type == "type_identifier"] if receiver is not None else []
+    return (found[0].text or b"").decode() if found else "?"
+
+
+def _walk(node: Node) -> Iterator[Node]:
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        stack.extend(reversed(current.named_children))
+
+
+_PRIVATE_MODIFIERS = {"private", "protected", "internal", "fileprivate"}
+
+
+def _exported(node: Node, inner: Node, lang: Lang, name: str) -> bool:
+    """Whether a definition is visible outside its file (module, package, crate)."""
+    heads = {child.type: (child.text or b"").decode("utf-8", "replace") for child in inner.children[:4]}
+    if lang.name == "go":
+        return name[:1].isupper()
+    if lang.name == "rust":
+        return "visibility_modifier" in heads
+    if lang.name in ("javascript", "typescript", "tsx"):
+        if name.startswith("#") or heads.get("accessibility_modifier") in ("private", "protected"):
+            return False
+        parent = inner.parent
+        if parent is not None and parent.type == "class_body":  # a member: as visible as its class
+            owner = parent.parent
+            return owner is not None and (owner.parent is not None and owner.parent.type == "export_statement")
+        return node.type == "export_statement"
+    if lang.name in ("java", "csharp", "kotlin", "scala", "swift", "php"):
+        words = set(heads.get("modifiers", heads.get("modifier", "")).split())
+        if words & _PRIVATE_MODIFIERS:
+            return False
+        return "public" in words or lang.name != "java" or _in_interface(inner)
+    if lang.name in ("c", "cpp"):
+        return heads.get("storage_class_specifier") != "static"
+    return not (name.startswith("_") and not (name.startswith("__") and name.endswith("__")))
+
+
+def _in_interface(node: Node) -> bool:
+    parent = node.parent
+    return parent is not None and parent.type == "interface_body"
+
+
+def module_constants(root: Node, lang: Lang) -> list[Definition]:
+    """Module-level constants the grammar has no definition node for: Python `NAME = ...`
+    (upper case), JavaScript/TypeScript top-level `const`, Java `static final` fields.
+    JS/TS `const f = () => ...` is a function."""
+    found: list[Definition] = []
+
+    def add(name_node: Node | None, kind: str, span: Node, exported: bool, parents: tuple[str, ...] = ()) -> None:
+        if name_node is not None and name_node.type == "identifier":
+            name = (name_node.text or b"").decode("utf-8", "replace")
+            found.append(Definition(name, kind, span.start_point[0] + 1, span.end_point[0] + 1, name, parents,
+                                    exported))
+
+    if lang.name == "python":
+        for child in root.named_children:
+            if child.type == "expression_statement" and child.named_children[0].type == "assignment":
+                target = child.named_children[0].child_by_field_name("left")
+                text = (target.text or b"").decode() if target is not None else ""
+                if text.isupper() or (text.startswith("_") and text[1:].isupper()):
+                    add(target, "constant", child, not text.startswith("_"))
+    elif lang.name in ("javascript", "typescript", "tsx"):
+        for child in root.named_children:
+            exported = child.type == "export_statement"
+            decl = child.child_by_field_name("declaration") if exported else child
+            if decl is None or decl.type != "lexical_declaration" or not (decl.text or b"").startswith(b"const"):
+                continue
+            for declarator in decl.named_children:
+                if declarator.type != "variable_declarator":
+                    continue
+                value = declarator.child_by_field_name("value")
+                callable_ = value is not None and value.type in ("arrow_function", "function_expression", "function")
+                add(declarator.child_by_field_name("name"), "function" if callable_ else "constant", child, exported)
+    elif lang.name == "java":
+        for node in _walk(root):
+            if node.type != "field_declaration":
+                continue
+            modifiers = next((c for c in node.children if c.type == "modifiers"), None)
+            words = set((modifiers.text or b"").decode().split()) if modifiers is not None else set()
+            owner = node.parent.parent if node.parent is not None else None
+            if {"static", "final"} <= words and owner is not None:
+                field = node.child_by_field_name("declarator")
+                add(field.child_by_field_name("name") if field is not None else None, "constant", node,
+                    "public" in words, (_name(owner) or "?",))
+    return found
 
 
 def definitions(root: Node, lang: Lang) -> list[Definition]:
@@ -138,6 +235,7 @@ def definitions(root: Node, lang: Lang) -> list[Definition]:
             if node.type in WRAPPERS:  # its definition is counted: go on below it
                 node = node.child_by_field_name(WRAPPERS[node.type]) or node
         stack.extend((child, parents) for child in reversed(node.named_children))
+    found += module_constants(root, lang)
     return sorted(found, key=lambda d: (d.start_line, -d.end_line))
 
 

@@ -18,7 +18,7 @@ from mindex.config import load_settings, resolve_db_path
 from mindex.index import MODES
 from mindex.serve import render
 from mindex.serve.clikit import State, emit_json, err, handle_errors, json_option, out, parse_weights, search_options
-from mindex.serve.codecmd import grep
+from mindex.serve.codecmd import graph, grep, symbols
 from mindex.serve.evalcmd import eval_cmd
 from mindex.serve.setup import config, models
 
@@ -257,6 +257,8 @@ cli.add_command(models)
 cli.add_command(config)
 cli.add_command(eval_cmd)
 cli.add_command(grep)
+cli.add_command(symbols)
+cli.add_command(graph)
 
 
 def main() -> None:

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import os
 import sys
+from typing import Any
 
 import click
+from rich.markup import escape
 
+from mindex.graph import Edge, SymbolRef
 from mindex.grep import GrepMatch
-from mindex.serve.clikit import State, emit_json, err, handle_errors, json_option
+from mindex.serve.clikit import State, emit_json, err, handle_errors, json_option, out
 
 NO_MATCH = 3  # the "not found" exit code
 
@@ -97,3 +100,197 @@ def _print_matches(matches: list[GrepMatch], roots: dict[str, str], context: boo
                 continue  # already printed as context of the previous match
             click.echo(f"{style(shown, 'magenta')}{sep}{style(str(n), 'green')}{sep}{text}")
         last = (match.source, match.path, rows[-1][0])
+
+
+@click.group()
+def symbols() -> None:
+    """Definitions in indexed code: find them by name."""
+
+
+@symbols.command("find")
+@click.argument("name")
+@click.option("--kind", help="Only this kind: function, method, class, interface, type, constant, ...")
+@click.option("--path", "path_glob", metavar="GLOB", help="Only files matching GLOB.")
+@click.option("-n", "--limit", default=20, show_default=True, type=click.IntRange(1, 1000), help="How many.")
+@json_option
+@click.pass_obj
+@handle_errors
+def symbols_find(state: State, name: str, kind: str | None, path_glob: str | None, limit: int, as_json: bool) -> None:
+    """Find definitions by name: exact (`Session.send` or `send`), then prefix, then fuzzy.
+
+    \b
+    Examples:
+      mindex symbols find Session
+      mindex symbols find send --kind method --json
+      mindex symbols find sesion            # fuzzy: finds Session
+    """
+    with state.open() as index:
+        found = index.graph().find(name, kind, path_glob, limit)
+    if as_json:
+        emit_json({"query": name, "symbols": [{"match": how, **s.to_dict()} for how, s in found]})
+        return
+    for how, symbol in found:
+        out.print(f"[bold]{escape(symbol.name)}[/] [dim]{symbol.kind} · {how}[/]  "
+                  f"{escape(symbol.path)}:{symbol.start_line}-{symbol.end_line}  {escape(symbol.signature)}",
+                  highlight=False)
+    if not found:
+        err.print(f"no definition matches {name!r}", highlight=False)
+        sys.exit(NO_MATCH)
+
+
+@click.group()
+def graph() -> None:
+    """The code graph: callers, callees, impact, exports and outlines of indexed code.
+
+    Calls are resolved through imports and scopes; each edge carries a confidence and the
+    reason (`defined in this file`, `imported from pkg.models`, `ambiguous: 3 definitions
+    named get`, ...). Unresolved calls are listed, never guessed.
+    """
+
+
+_SYMBOL_ARG = click.argument("symbol")
+_PATH_OPT = click.option("--path", "path_glob", metavar="GLOB", help="Only definitions in files matching GLOB (to pick one of several).")
+
+
+def _edges_out(kind: str, targets: list[SymbolRef], edges: dict[int, list[Edge]], as_json: bool) -> None:
+    if as_json:
+        emit_json({kind: [{"target": t.to_dict(), "edges": [e.to_dict() for e in edges[t.id]]} for t in targets]})
+        return
+    for target in targets:
+        out.print(f"[bold]{escape(target.name)}[/] [dim]({escape(target.path)}:{target.start_line})[/] — {kind}:",
+                  highlight=False)
+        for edge in edges[target.id]:
+            shown = edge.target.name if (kind == "callees" and edge.target) else (edge.scope or "<module>")
+            where = f"{edge.path}:{edge.line}"
+            if kind == "callees" and edge.target:
+                where = f"{edge.target.path}:{edge.target.start_line}"
+            out.print(f"  {escape(shown):40} {escape(where):40} [dim]{edge.confidence:.2f} {escape(edge.reason)}[/]",
+                      highlight=False)
+        if not edges[target.id]:
+            out.print("  [dim](none)[/]")
+
+
+@graph.command()
+@_SYMBOL_ARG
+@_PATH_OPT
+@json_option
+@click.pass_obj
+@handle_errors
+def callers(state: State, symbol: str, path_glob: str | None, as_json: bool) -> None:
+    """What calls SYMBOL (`Class.method` or a name), most certain first.
+
+    \b
+    Examples:
+      mindex graph callers Session.send
+      mindex graph callers clean --path 'pkg/**' --json
+    """
+    with state.open() as index:
+        code = index.graph()
+        targets = code.targets(symbol, path_glob)
+        edges = {t.id: code.callers(t) for t in targets}
+    _edges_out("callers", targets, edges, as_json)
+
+
+@graph.command()
+@_SYMBOL_ARG
+@_PATH_OPT
+@json_option
+@click.pass_obj
+@handle_errors
+def callees(state: State, symbol: str, path_glob: str | None, as_json: bool) -> None:
+    """What SYMBOL calls, in line order; unresolved calls (library code) included.
+
+    \b
+    Examples:
+      mindex graph callees Session.send
+    """
+    with state.open() as index:
+        code = index.graph()
+        targets = code.targets(symbol, path_glob)
+        edges = {t.id: code.callees(t) for t in targets}
+    _edges_out("callees", targets, edges, as_json)
+
+
+@graph.command()
+@_SYMBOL_ARG
+@_PATH_OPT
+@click.option("--depth", default=2, show_default=True, type=click.IntRange(1, 10), help="How many levels of callers.")
+@click.option("--min-confidence", default=0.5, show_default=True, type=click.FloatRange(0, 1),
+              help="Leave out calls resolved with less confidence.")
+@json_option
+@click.pass_obj
+@handle_errors
+def impact(state: State, symbol: str, path_glob: str | None, depth: int, min_confidence: float, as_json: bool) -> None:
+    """Blast radius of changing SYMBOL: transitive callers and importers, grouped by file.
+
+    \b
+    Examples:
+      mindex graph impact Session.send --depth 3
+      mindex graph impact parse_config --json | jq '.impact[0].files[].path'
+    """
+    with state.open() as index:
+        code = index.graph()
+        targets = code.targets(symbol, path_glob)
+        found = {t.id: code.impact(t, depth, min_confidence) for t in targets}
+    if as_json:
+        emit_json({"impact": [{"target": t.to_dict(), "files": found[t.id]} for t in targets]})
+        return
+    for target in targets:
+        files = found[target.id]
+        out.print(f"[bold]{escape(target.name)}[/] [dim]({escape(target.path)}:{target.start_line})[/] — "
+                  f"{len(files)} files affected", highlight=False)
+        for entry in files:
+            out.print(f"  [bold]{escape(entry['path'])}[/] [dim](depth {entry['depth']})[/]", highlight=False)
+            for hit in entry["hits"]:
+                what = "imports" if hit["via"] == "import" else "calls"
+                out.print(f"    {hit['line']:>5}  {escape(hit['scope'] or '<module>')} {what} {escape(hit['of'])} "
+                          f"[dim]{hit['confidence']:.2f}[/]", highlight=False)
+
+
+@graph.command()
+@click.argument("file")
+@click.option("--source", help="The source the file belongs to (when several hold that path).")
+@json_option
+@click.pass_obj
+@handle_errors
+def exports(state: State, file: str, source: str | None, as_json: bool) -> None:
+    """What FILE offers other files: its visible top-level definitions.
+
+    \b
+    Examples:
+      mindex graph exports src/pkg/api.py
+    """
+    with state.open() as index:
+        code = index.graph()
+        found = code.exports(code.document(file, source))
+    _symbols_out(file, found, as_json, "exports")
+
+
+@graph.command()
+@click.argument("file")
+@click.option("--source", help="The source the file belongs to (when several hold that path).")
+@json_option
+@click.pass_obj
+@handle_errors
+def outline(state: State, file: str, source: str | None, as_json: bool) -> None:
+    """Every definition in FILE, nested, with lines and signatures.
+
+    \b
+    Examples:
+      mindex graph outline src/pkg/api.py
+    """
+    with state.open() as index:
+        code = index.graph()
+        found = code.outline(code.document(file, source))
+    _symbols_out(file, found, as_json, "symbols")
+
+
+def _symbols_out(file: str, found: list[SymbolRef], as_json: bool, key: str) -> None:
+    if as_json:
+        emit_json({"file": file, key: [s.to_dict() for s in found]})
+        return
+    for symbol in found:
+        depth = symbol.name.count(".")
+        hidden = "" if symbol.exported else " [dim](private)[/]"
+        out.print(f"{'  ' * depth}{symbol.start_line:>5}-{symbol.end_line:<5} [bold]{escape(symbol.signature)}[/] "
+                  f"[dim]{symbol.kind}[/]{hidden}", highlight=False)

@@ -20,8 +20,9 @@ import pathspec
 
 from mindex.chunk import CONTEXT_SEPARATOR, chunk_document, chunk_identity
 from mindex.languages import Lang, grammar, language_for
-from mindex.models import Chunk, Document, SkippedFile, Source, Symbol
+from mindex.models import Chunk, Document, Reference, SkippedFile, Source, Symbol
 from mindex.parse.code import ParseTimeout, chunk_code, definitions, parse_tree
+from mindex.parse.refs import references
 from mindex.parse.text import parse_text
 from mindex.sources.docs import LoadResult, LoadTask, _looks_binary, decode, read_changed
 from mindex.sources.walk import SKIP_DIRS, FileEntry, walk_files
@@ -143,16 +144,16 @@ def load(task: LoadTask) -> LoadResult:
     lang = language_for(entry.rel)
     metadata: dict[str, object] = {"language": lang.name if lang else "text", "encoding": encoding}
     try:
-        chunks, symbols = _chunk(task, text, lang, metadata)
+        chunks, symbols, refs = _chunk(task, text, lang, metadata)
     except Exception as exc:  # bad input must not stop the run; the reason goes in the summary
         log.debug("chunking failed on %s", entry.rel, exc_info=True)
         return SkippedFile(entry.rel, f"parser failed ({type(exc).__name__}: {exc}); please report it")
     return Document(entry.rel, "code", PurePosixPath(entry.rel).name, len(data), entry.mtime_ns, digest, metadata,
-                    chunks, symbols, text)
+                    chunks, symbols, text, refs)
 
 
-def _chunk(task: LoadTask, text: str, lang: Lang | None,
-           metadata: dict[str, object]) -> tuple[tuple[Chunk, ...], tuple[Symbol, ...]]:
+def _chunk(task: LoadTask, text: str, lang: Lang | None, metadata: dict[str, object],
+           ) -> tuple[tuple[Chunk, ...], tuple[Symbol, ...], tuple[Reference, ...]]:
     rel = task.entry.rel
     if lang is not None and grammar(lang.name) is not None:
         try:
@@ -170,8 +171,9 @@ def _chunk(task: LoadTask, text: str, lang: Lang | None,
                                     piece.symbol or PurePosixPath(rel).name, context, piece.text, digest,
                                     piece.start_line, piece.end_line, symbol=piece.symbol,
                                     symbol_kind=piece.symbol_kind))
-            symbols = tuple(Symbol(d.qualname, d.kind, d.start_line, d.end_line, d.signature)
-                            for d in definitions(root, lang))
-            return tuple(chunks), symbols
+            defs = definitions(root, lang)
+            symbols = tuple(Symbol(d.qualname, d.kind, d.start_line, d.end_line, d.signature, d.exported)
+                            for d in defs)
+            return tuple(chunks), symbols, tuple(references(root, lang, defs))
     parsed = parse_text(text, rel)
-    return chunk_document(task.source, rel, parsed, task.chunk_size, task.chunk_overlap), ()
+    return chunk_document(task.source, rel, parsed, task.chunk_size, task.chunk_overlap), (), ()

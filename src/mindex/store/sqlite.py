@@ -168,7 +168,7 @@ class SQLiteStore:
     def remove_source(self, source_id: int) -> None:
         """Delete a source with its documents, chunks and FTS rows."""
         with self.transaction() as db:
-            for table in ("chunks", "code_text"):
+            for table in ("chunks", "code_text", "refs", "symbols"):
                 db.execute(
                     f"DELETE FROM {table} WHERE document_id IN (SELECT id FROM documents WHERE source_id = ?)",
                     (source_id,),
@@ -242,10 +242,14 @@ class SQLiteStore:
                       c.start_line, c.end_line, c.page, c.symbol, c.symbol_kind) for c in doc.chunks],
                 )
                 db.executemany(
-                    """INSERT INTO symbols (document_id, name, short, kind, start_line, end_line, signature)
-                       VALUES (?, ?, ?, ?, ?, ?, ?)""",
-                    [(doc_id, s.name, s.name.rsplit(".", 1)[-1], s.kind, s.start_line, s.end_line, s.signature)
-                     for s in doc.symbols],
+                    """INSERT INTO symbols (document_id, name, short, kind, start_line, end_line, signature, exported)
+                       VALUES (?, ?, ?, ?, ?, ?, ?, ?)""",
+                    [(doc_id, s.name, s.name.rsplit(".", 1)[-1], s.kind, s.start_line, s.end_line, s.signature,
+                      int(s.exported)) for s in doc.symbols],
+                )
+                db.executemany(
+                    "INSERT INTO refs (document_id, kind, name, qualifier, alias, line, scope) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    [(doc_id, r.kind, r.name, r.qualifier, r.alias, r.line, r.scope) for r in doc.refs],
                 )
                 if doc.text is not None:
                     db.execute("INSERT INTO code_text (document_id, text) VALUES (?, ?)", (doc_id, doc.text))
@@ -258,6 +262,7 @@ class SQLiteStore:
         if row:
             db.execute("DELETE FROM symbols WHERE document_id = ?", (row[0],))
             db.execute("DELETE FROM code_text WHERE document_id = ?", (row[0],))
+            db.execute("DELETE FROM refs WHERE document_id = ?", (row[0],))
             db.execute("DELETE FROM chunks WHERE document_id = ?", (row[0],))
             db.execute("DELETE FROM documents WHERE id = ?", (row[0],))
 
@@ -438,6 +443,39 @@ class SQLiteStore:
         for doc_id, start, end, name in rows:
             spans.setdefault(doc_id, []).append((start, end, name))
         return spans
+
+    def code_files(self) -> list[tuple[int, str, str, str | None]]:
+        """(document id, source, path, language) of every code file."""
+        return self.conn.execute(
+            """SELECT d.id, s.name, d.path, d.language FROM documents d JOIN sources s ON s.id = d.source_id
+               WHERE d.kind = 'code' ORDER BY s.name, d.path""").fetchall()
+
+    def symbol_rows(self, column: str, value: str | int) -> list[tuple[int, int, str, str, int, int, str, int]]:
+        """Symbols where `column` (name, short, document_id, or short_like / short_nocase
+        for LIKE and case-insensitive matches) has `value`: (id, document id, name, kind,
+        start, end, signature, exported)."""
+        where = {"name": "name = ?", "short": "short = ?", "document_id": "document_id = ?",
+                 "short_like": "short LIKE ? ESCAPE '\\'", "short_nocase": "short = ? COLLATE NOCASE"}[column]
+        return self.conn.execute(
+            f"""SELECT id, document_id, name, kind, start_line, end_line, signature, exported FROM symbols
+                WHERE {where} ORDER BY document_id, start_line""", (value,)).fetchall()
+
+    def symbol_shorts(self) -> list[str]:
+        """Every distinct short symbol name (for fuzzy lookups)."""
+        return [row[0] for row in self.conn.execute("SELECT DISTINCT short FROM symbols")]
+
+    def ref_rows(self, column: str, value: str | int,
+                 kind: str | None = None) -> list[tuple[int, str, str, str, str, int, str]]:
+        """References where `column` (name or document_id) has `value`, optionally of one kind:
+        (document id, kind, name, qualifier, alias, line, scope)."""
+        where = {"name": "name = ?", "document_id": "document_id = ?"}[column]
+        params: list[str | int] = [value]
+        if kind is not None:
+            where += " AND kind = ?"
+            params.append(kind)
+        return self.conn.execute(
+            f"""SELECT document_id, kind, name, qualifier, alias, line, scope FROM refs WHERE {where}
+                ORDER BY document_id, line""", params).fetchall()
 
     def get_chunk(self, chunk_id: str) -> Hit:
         """Fetch a chunk by id, or by a unique prefix of at least 6 characters.

@@ -1,0 +1,457 @@
+"""The code graph: symbols found by name, and calls resolved to the definitions they reach.
+
+References are stored as written (`self.adapter.send`, `from .models import Request`); they
+are resolved here, when asked, against every file in the index, so no edge goes stale when
+another file changes. Resolution uses what the language lets us know, best evidence first:
+
+1. `self.m()` / `this.m()` (and a bare call in Java/C++/C# methods): the enclosing class's
+   method, else an inherited one through the class's recorded bases (confidence 1.0 / 0.9).
+2. A bare call to a name defined in the same file (1.0), or imported by name from a module
+   whose file is indexed (0.95); Go functions of the same package, C functions of an
+   included header's source file (0.9).
+3. `alias.f()` where `alias` is an imported module (0.95); `Type.f()` / `Type::f()` (0.9).
+4. Otherwise by name alone: the only definition with that name (0.6), or every one of
+   several, each marked ambiguous (0.5 / n). Nothing is guessed silently: each edge says
+   how it was resolved, and calls into code outside the index are reported as unresolved.
+"""
+
+from __future__ import annotations
+
+import bisect
+import difflib
+import posixpath
+from dataclasses import dataclass, field
+from typing import Any
+
+from mindex.errors import NotFoundError
+from mindex.pathglob import glob_match
+from mindex.store.base import Store
+
+SELF_WORDS = {"self", "this", "cls", "Self", "super", "super()", "base"}
+IMPLICIT_THIS = {"java", "cpp", "csharp", "kotlin", "scala", "swift", "php"}
+NOT_CALLABLE = {"constant", "module", "impl"}
+# Languages that call each other's definitions directly.
+FAMILY = {"javascript": "js", "typescript": "js", "tsx": "js", "c": "c", "cpp": "c"}
+JS_SUFFIXES = (".ts", ".tsx", ".js", ".jsx", ".mjs", ".cjs", ".d.ts")
+
+
+@dataclass(frozen=True)
+class SymbolRef:
+    """A definition in the index, with where to read it."""
+
+    id: int
+    document_id: int
+    source: str
+    path: str
+    language: str | None
+    name: str
+    kind: str
+    start_line: int
+    end_line: int
+    signature: str
+    exported: bool
+    chunk_id: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON shape."""
+        return {"name": self.name, "kind": self.kind, "source": self.source, "path": self.path,
+                "language": self.language, "start_line": self.start_line, "end_line": self.end_line,
+                "signature": self.signature, "exported": self.exported, "chunk_id": self.chunk_id}
+
+
+@dataclass(frozen=True)
+class Edge:
+    """A call between two places: where it is, what it reaches, how sure we are and why."""
+
+    source: str
+    path: str
+    line: int
+    scope: str  # the calling definition ('' = module level)
+    call: str  # as written: receiver.name
+    target: SymbolRef | None  # None: unresolved
+    confidence: float
+    reason: str
+    chunk_id: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON shape."""
+        return {"source": self.source, "path": self.path, "line": self.line, "scope": self.scope or None,
+                "call": self.call, "target": self.target.to_dict() if self.target else None,
+                "confidence": round(self.confidence, 3), "reason": self.reason, "chunk_id": self.chunk_id}
+
+
+@dataclass
+class Resolution:
+    """What one reference reaches: (symbol, confidence) pairs and why; empty = unresolved."""
+
+    targets: list[tuple[SymbolRef, float]] = field(default_factory=list)
+    reason: str = "not defined in the index"
+
+
+@dataclass(frozen=True)
+class _Ref:
+    document_id: int
+    kind: str
+    name: str
+    qualifier: str
+    alias: str
+    line: int
+    scope: str
+
+
+class CodeGraph:
+    """Queries over the stored symbols and references of every code source."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self.files = {doc_id: (source, path, language) for doc_id, source, path, language in store.code_files()}
+        self._by_path: dict[tuple[str, str], int] = {(s, p): d for d, (s, p, _) in self.files.items()}
+        self._suffix: dict[str, list[int]] = {}
+        self._symbols_in: dict[int, list[SymbolRef]] = {}
+        self._named: dict[str, list[SymbolRef]] = {}
+        self._imports: dict[int, list[_Ref]] = {}
+        self._spans: dict[int, list[tuple[int, int, str, str | None]]] = {}
+
+    # -- symbols ---------------------------------------------------------------------------
+
+    def _symbol(self, row: tuple[int, int, str, str, int, int, str, int]) -> SymbolRef:
+        sid, doc_id, name, kind, start, end, signature, exported = row
+        source, path, language = self.files.get(doc_id, ("?", "?", None))
+        return SymbolRef(sid, doc_id, source, path, language, name, kind, start, end, signature, bool(exported),
+                         self.chunk_at(doc_id, start))
+
+    def chunk_at(self, doc_id: int, line: int) -> str | None:
+        """The id of the chunk holding a line of a file."""
+        if doc_id not in self._spans:
+            self._spans.update(self.store.chunk_spans([doc_id]))
+            self._spans.setdefault(doc_id, [])
+        rows = self._spans[doc_id]
+        at = bisect.bisect_right([r[0] for r in rows], line) - 1
+        return rows[at][2] if at >= 0 and rows[at][0] <= line <= rows[at][1] else None
+
+    def symbols_in(self, doc_id: int) -> list[SymbolRef]:
+        """Every definition of a file, in line order."""
+        if doc_id not in self._symbols_in:
+            self._symbols_in[doc_id] = [self._symbol(r) for r in self.store.symbol_rows("document_id", doc_id)]
+        return self._symbols_in[doc_id]
+
+    def named(self, short: str) -> list[SymbolRef]:
+        """Every definition whose last name part is `short`."""
+        if short not in self._named:
+            self._named[short] = [self._symbol(r) for r in self.store.symbol_rows("short", short)]
+        return self._named[short]
+
+    def find(self, query: str, kind: str | None = None, path: str | None = None,
+             limit: int = 50) -> list[tuple[str, SymbolRef]]:
+        """Definitions by name: exact (qualified or last part), then prefix, then fuzzy
+        (close spellings and substrings, case-insensitive). Returns (match type, symbol)."""
+        found: dict[int, tuple[str, SymbolRef]] = {}
+        last = query.rsplit(".", 1)[-1]
+        exact = [self._symbol(r) for r in self.store.symbol_rows("name", query)]
+        exact += [s for s in self.named(last) if s.name == query or s.name.endswith("." + query) or query == last]
+        for symbol in exact:
+            found.setdefault(symbol.id, ("exact", symbol))
+        like = last.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+        for row in self.store.symbol_rows("short_like", like + "%"):
+            found.setdefault(row[0], ("prefix", self._symbol(row)))
+        close = difflib.get_close_matches(last.lower(), [s.lower() for s in self.store.symbol_shorts()], n=10, cutoff=0.75)
+        for spelling in close:
+            for row in self.store.symbol_rows("short_nocase", spelling):
+                found.setdefault(row[0], ("fuzzy", self._symbol(row)))
+        for row in self.store.symbol_rows("short_like", "%" + like + "%"):
+            found.setdefault(row[0], ("fuzzy", self._symbol(row)))
+        order = {"exact": 0, "prefix": 1, "fuzzy": 2}
+        ranked = sorted(found.values(), key=lambda m: (order[m[0]], len(m[1].name), m[1].source, m[1].path,
+                                                      m[1].start_line))
+        return [(how, s) for how, s in ranked
+                if (kind is None or s.kind == kind) and glob_match(path, s.path)][:limit]
+
+    def targets(self, query: str, path: str | None = None) -> list[SymbolRef]:
+        """The definitions a graph question is about: `Class.method` or a bare name.
+
+        Raises:
+            NotFoundError: no definition has that name (the message suggests close ones).
+        """
+        hits = [s for how, s in self.find(query, path=path, limit=1000) if how == "exact"]
+        if not hits:
+            close = [s.name for _, s in self.find(query, path=path, limit=5)]
+            hint = f"; did you mean {', '.join(dict.fromkeys(close))}?" if close else ""
+            raise NotFoundError(f"no definition named {query!r} in the index{hint} "
+                                "(see `mindex symbols find`)")
+        qualified = [s for s in hits if s.name == query]
+        return qualified or hits
+
+    def outline(self, doc_id: int) -> list[SymbolRef]:
+        """A file's definitions in line order (nesting is in their qualified names)."""
+        return self.symbols_in(doc_id)
+
+    def exports(self, doc_id: int) -> list[SymbolRef]:
+        """What a file offers other files: its visible top-level definitions."""
+        return [s for s in self.symbols_in(doc_id) if s.exported and "." not in s.name]
+
+    def document(self, path: str, source: str | None = None) -> int:
+        """The document id of a code file, by path relative to its source (or a unique suffix).
+
+        Raises:
+            NotFoundError: no such indexed file, or several.
+        """
+        path = path.removeprefix("./")
+        found = [d for (s, p), d in self._by_path.items() if p == path and source in (None, s)]
+        if not found:
+            found = [d for (s, p), d in self._by_path.items() if p.endswith("/" + path) and source in (None, s)]
+        if len(found) != 1:
+            what = "matches several files; add --source or more of the path" if found else "is not an indexed code file"
+            raise NotFoundError(f"{path!r} {what} (see `mindex grep -l` or `mindex sources`)")
+        return found[0]
+
+    # -- modules ---------------------------------------------------------------------------
+
+    def _ending(self, suffix: str, source: str) -> list[int]:
+        key = f"{source}\0{suffix}"
+        if key not in self._suffix:
+            self._suffix[key] = [d for (s, p), d in self._by_path.items()
+                                 if s == source and (p == suffix or p.endswith("/" + suffix))]
+        return self._suffix[key]
+
+    def module_files(self, doc_id: int, module: str, name: str = "") -> list[int]:
+        """The indexed files an import's module names ([] when it is outside the index)."""
+        source, path, language = self.files[doc_id]
+        here = posixpath.dirname(path)
+        candidates: list[str] = []
+        exact = False
+        if language == "python":
+            dots = len(module) - len(module.lstrip("."))
+            rest = module[dots:].replace(".", "/")
+            if dots:
+                base = here
+                for _ in range(dots - 1):
+                    base = posixpath.dirname(base)
+                stem = posixpath.join(base, rest) if rest else base
+                candidates, exact = [f"{stem}.py", f"{stem}/__init__.py"], True
+            else:
+                candidates = [f"{rest}.py", f"{rest}/__init__.py"]
+        elif language in ("javascript", "typescript", "tsx"):
+            if not module.startswith("."):
+                return []
+            stem = posixpath.normpath(posixpath.join(here, module))
+            candidates = [stem] + [stem + s for s in JS_SUFFIXES] + [f"{stem}/index{s}" for s in JS_SUFFIXES]
+            exact = True
+        elif language == "go":
+            parts = module.split("/")
+            for k in range(len(parts), 0, -1):
+                folder = "/".join(parts[-k:])
+                found = [d for (s, p), d in self._by_path.items() if s == source and p.endswith(".go")
+                         and (posixpath.dirname(p) == folder or posixpath.dirname(p).endswith("/" + folder))]
+                if found:
+                    return found
+            return []
+        elif language == "rust":
+            parts = [p for p in module.split("::") if p not in ("crate", "self", "super", "")]
+            if not parts:
+                return []
+            stem = "/".join(parts)
+            candidates = [f"{stem}.rs", f"{stem}/mod.rs"]
+        elif language == "java":
+            stem = module.replace(".", "/")
+            if name == "*":
+                return [d for (s, p), d in self._by_path.items() if s == source and posixpath.dirname(p).endswith(stem)]
+            candidates = [f"{stem}/{name}.java"]
+        elif language in ("c", "cpp"):
+            local = posixpath.normpath(posixpath.join(here, module))
+            if (source, local) in self._by_path:
+                return [self._by_path[(source, local)]]
+            candidates = [module]
+        found = []
+        for candidate in candidates:
+            if exact:
+                if (source, candidate) in self._by_path:
+                    found.append(self._by_path[(source, candidate)])
+            else:
+                found += self._ending(candidate, source)
+        return list(dict.fromkeys(found))
+
+    def imports(self, doc_id: int) -> list[_Ref]:
+        """A file's import references."""
+        if doc_id not in self._imports:
+            self._imports[doc_id] = [_Ref(*r) for r in self.store.ref_rows("document_id", doc_id, "import")]
+        return self._imports[doc_id]
+
+    # -- resolution ------------------------------------------------------------------------
+
+    def resolve(self, ref: _Ref) -> Resolution:
+        """What a call reaches (see the module docstring for the rules and confidences)."""
+        doc_id, name, receiver = ref.document_id, ref.name, ref.qualifier
+        language = self.files.get(doc_id, ("", "", None))[2]
+        family = FAMILY.get(language or "", language)
+        callable_ = [s for s in self.named(name)
+                     if s.kind not in NOT_CALLABLE and FAMILY.get(s.language or "", s.language) == family]
+        owner = ref.scope.rsplit(".", 1)[0] if "." in ref.scope else ""
+        if receiver in SELF_WORDS or (not receiver and language in IMPLICIT_THIS and owner):
+            mine = [s for s in callable_ if s.document_id == doc_id and s.name == f"{owner}.{name}"]
+            if mine and not receiver.startswith(("super", "base")):
+                return Resolution([(s, 1.0) for s in mine], "method of the enclosing class")
+            for base in self._bases(doc_id, owner):
+                inherited = [s for s in callable_ if s.name == f"{base}.{name}"]
+                if inherited:
+                    return Resolution([(s, 0.9) for s in inherited], f"inherited from {base}")
+        elif not receiver:
+            local = [s for s in callable_ if s.document_id == doc_id and s.name == name]
+            if local:
+                return Resolution([(s, 1.0) for s in local], "defined in this file")
+            for imp in self.imports(doc_id):
+                if imp.alias == name:
+                    files = self.module_files(doc_id, imp.qualifier, imp.name)
+                    reached = [s for s in callable_ if s.document_id in files and s.name == (imp.name or name)]
+                    if reached:
+                        return Resolution([(s, 0.95) for s in reached], f"imported from {imp.qualifier}")
+                    if not files:
+                        return Resolution([], f"outside the index: imported from {imp.qualifier}")
+            near = self._neighbours(doc_id, language, callable_, name)
+            if near:
+                return near
+        else:
+            head = receiver.split(".")[0].split("::")[0]
+            for imp in self.imports(doc_id):
+                if imp.alias == head or (imp.alias and receiver == imp.qualifier):
+                    module = imp.qualifier if not imp.name else f"{imp.qualifier}.{imp.name}".lstrip(".")
+                    if imp.name and imp.qualifier.startswith("."):
+                        module = imp.qualifier + ("" if imp.qualifier.endswith(".") else ".") + imp.name
+                    files = self.module_files(doc_id, module) or self.module_files(doc_id, imp.qualifier, imp.name)
+                    reached = [s for s in callable_ if s.document_id in files and "." not in s.name]
+                    if reached:
+                        return Resolution([(s, 0.95) for s in reached], f"{head} is imported from {imp.qualifier}")
+                    if not files:
+                        return Resolution([], f"outside the index: {head} is imported from {imp.qualifier}")
+            static = [s for s in callable_ if s.name == f"{receiver.split('::')[-1].split('.')[-1]}.{name}"]
+            if static:
+                return Resolution([(s, 0.9) for s in static], f"member of {receiver}")
+        tail = receiver.rsplit("::", 1)[-1]
+        return self._by_name(callable_, bool(receiver), name, "::" in receiver and tail[:1].islower())
+
+    def _neighbours(self, doc_id: int, language: str | None, callable_: list[SymbolRef],
+                    name: str) -> Resolution | None:
+        """Go: a function of the same package (folder); C/C++: of an included header's source."""
+        source, path, _ = self.files[doc_id]
+        if language == "go":
+            folder = posixpath.dirname(path)
+            same = [s for s in callable_ if s.source == source and s.name == name
+                    and posixpath.dirname(s.path) == folder and s.path.endswith(".go")]
+            if same:
+                return Resolution([(s, 0.9) for s in same], "same package")
+        if language in ("c", "cpp"):
+            stems = {posixpath.splitext(posixpath.basename(i.qualifier))[0] for i in self.imports(doc_id)}
+            paired = [s for s in callable_ if s.name == name
+                      and posixpath.splitext(posixpath.basename(s.path))[0] in stems]
+            if paired:
+                return Resolution([(s, 0.9) for s in paired], "defined with an included header")
+        return None
+
+    def _bases(self, doc_id: int, owner: str) -> list[str]:
+        rows = self.store.ref_rows("document_id", doc_id)
+        return [r[2] for r in rows if r[1] in ("extends", "implements") and (r[6] == owner or r[6].startswith(owner + "."))]
+
+    @staticmethod
+    def _by_name(callable_: list[SymbolRef], has_receiver: bool, name: str, module_path: bool = False) -> Resolution:
+        methods = [s for s in callable_ if "." in s.name]
+        plain = [s for s in callable_ if "." not in s.name]
+        # obj.f() reaches a method; a plain function only through a module path (a::b::f()),
+        # and module aliases were resolved through the imports before this.
+        pool = (plain if module_path else methods) if has_receiver else (plain or callable_)
+        if not pool:
+            return Resolution([], "not defined in the index")
+        if len(pool) == 1:
+            return Resolution([(pool[0], 0.6)], "the only definition with this name")
+        return Resolution([(s, 0.5 / len(pool)) for s in pool], f"ambiguous: {len(pool)} definitions named {name}")
+
+    # -- questions -------------------------------------------------------------------------
+
+    def _edge(self, ref: _Ref, target: SymbolRef | None, confidence: float, reason: str) -> Edge:
+        source, path, _ = self.files.get(ref.document_id, ("?", "?", None))
+        call = f"{ref.qualifier}.{ref.name}" if ref.qualifier else ref.name
+        return Edge(source, path, ref.line, ref.scope, call, target, confidence, reason,
+                    self.chunk_at(ref.document_id, ref.line))
+
+    def callers(self, target: SymbolRef) -> list[Edge]:
+        """Every call that reaches `target`, most certain first."""
+        short = target.name.rsplit(".", 1)[-1]
+        edges = []
+        for row in self.store.ref_rows("name", short, "call"):
+            ref = _Ref(*row)
+            if ref.document_id not in self.files:
+                continue
+            resolution = self.resolve(ref)
+            for symbol, confidence in resolution.targets:
+                if symbol.id == target.id:
+                    edges.append(self._edge(ref, target, confidence, resolution.reason))
+        return sorted(edges, key=lambda e: (-e.confidence, e.source, e.path, e.line))
+
+    def callees(self, target: SymbolRef) -> list[Edge]:
+        """Every call made inside `target` (and functions nested in it), in line order; an
+        ambiguous call gives one edge per candidate, an unresolved one an edge without target."""
+        edges = []
+        for row in self.store.ref_rows("document_id", target.document_id, "call"):
+            ref = _Ref(*row)
+            if ref.scope != target.name and not ref.scope.startswith(target.name + "."):
+                continue
+            resolution = self.resolve(ref)
+            if not resolution.targets:
+                edges.append(self._edge(ref, None, 0.0, resolution.reason))
+            for symbol, confidence in resolution.targets:
+                edges.append(self._edge(ref, symbol, confidence, resolution.reason))
+        return edges
+
+    def importers(self, target: SymbolRef) -> list[Edge]:
+        """Imports that reach `target`: its name imported from its file, or its whole module."""
+        short = target.name.split(".")[0]
+        edges = []
+        for doc_id in self.files:
+            for imp in self.imports(doc_id):
+                if imp.name not in ("", "*", short) and imp.alias != short:
+                    continue
+                module = imp.qualifier
+                files = self.module_files(doc_id, module, imp.name)
+                if not imp.name and not files:
+                    continue
+                if target.document_id in files or (
+                        imp.name == short and target.document_id in self.module_files(doc_id, module)):
+                    ref = _Ref(doc_id, "import", imp.name, imp.qualifier, imp.alias, imp.line, imp.scope)
+                    edges.append(self._edge(ref, target, 1.0, f"imports {imp.name or module}"))
+        return edges
+
+    def impact(self, target: SymbolRef, depth: int = 2, min_confidence: float = 0.5) -> list[dict[str, Any]]:
+        """What may break if `target` changes: callers, their callers, ... up to `depth`, and
+        the files importing it, grouped by file. Edges under `min_confidence` are left out."""
+        seen = {target.id}
+        frontier = [target]
+        rows: list[dict[str, Any]] = []
+        for level in range(1, depth + 1):
+            following: list[SymbolRef] = []
+            for symbol in frontier:
+                for edge in self.importers(symbol) if level == 1 or symbol.exported else []:
+                    rows.append({"depth": level, "via": "import", "of": symbol.name, **edge.to_dict()})
+                for edge in self.callers(symbol):
+                    if edge.confidence < min_confidence:
+                        continue
+                    rows.append({"depth": level, "via": "call", "of": symbol.name, **edge.to_dict()})
+                    caller = self._scope_symbol(edge)
+                    if caller is not None and caller.id not in seen:
+                        seen.add(caller.id)
+                        following.append(caller)
+            frontier = following
+            if not frontier:
+                break
+        grouped: dict[tuple[str, str], dict[str, Any]] = {}
+        for row in rows:
+            entry = grouped.setdefault((row["source"], row["path"]),
+                                       {"source": row["source"], "path": row["path"], "depth": row["depth"], "hits": []})
+            entry["depth"] = min(entry["depth"], row["depth"])
+            entry["hits"].append({k: row[k] for k in ("depth", "via", "of", "line", "scope", "call",
+                                                       "confidence", "reason", "chunk_id")})
+        return sorted(grouped.values(), key=lambda g: (g["depth"], g["source"], g["path"]))
+
+    def _scope_symbol(self, edge: Edge) -> SymbolRef | None:
+        if not edge.scope:
+            return None
+        doc_id = self._by_path.get((edge.source, edge.path))
+        found = [s for s in self.symbols_in(doc_id) if s.name == edge.scope] if doc_id is not None else []
+        return found[0] if found else None

@@ -1,0 +1,7 @@
+; References in Rust. `use` trees are taken apart in refs.py.
+(call_expression function: (identifier) @call.name)
+(call_expression function: (scoped_identifier path: (_) @call.receiver name: (identifier) @call.name))
+(call_expression function: (field_expression value: (_) @call.receiver field: (field_identifier) @call.name))
+(use_declaration argument: (_) @import.tree)
+(impl_item trait: (type_identifier) @implements.name)
+(impl_item trait: (scoped_type_identifier name: (type_identifier) @implements.name))

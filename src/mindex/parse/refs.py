@@ -1,0 +1,149 @@
+"""References out of a parsed file: calls, imports, base classes, via per-language queries.
+
+Each language with a graph has `queries/<language>.scm`, a tree-sitter query whose captures
+say what a node is: `@call.name` (with `@call.receiver` for `obj.name(...)`),
+`@import.module` (with `@import.name` / `@import.alias`; Rust's `@import.tree` is a whole
+`use` tree), `@extends.name`, `@implements.name`. Every reference records the innermost
+definition it sits in (its scope), so `Session.send` can be asked what it calls and who
+calls it. Resolution to definitions happens at query time (`mindex.graph`), when every file
+of the index is known.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+from importlib import resources
+from typing import TYPE_CHECKING
+
+from mindex.languages import Lang, grammar
+from mindex.models import Reference as Ref
+from mindex.parse.code import Definition
+
+if TYPE_CHECKING:
+    from tree_sitter import Node, Query
+
+RECEIVER_CHARS = 80
+
+
+@cache
+def _query(lang_name: str) -> Query | None:
+    from tree_sitter import Query
+
+    source = resources.files("mindex.parse") / "queries" / f"{lang_name}.scm"
+    language = grammar(lang_name)
+    if language is None or not source.is_file():
+        return None
+    return Query(language, source.read_text(encoding="utf-8"))
+
+
+def has_graph(lang: Lang) -> bool:
+    """Whether references are extracted for this language."""
+    return _query(lang.name) is not None
+
+
+def _text(node: Node | None) -> str:
+    return " ".join((node.text or b"").decode("utf-8", "replace").split()) if node is not None else ""
+
+
+def _scopes(defs: list[Definition], lines: int) -> list[str]:
+    """For each 0-based line, the qualified name of the innermost definition holding it."""
+    painted = [""] * (lines + 1)
+    for d in sorted(defs, key=lambda d: (d.start_line, -d.end_line)):
+        if d.kind in ("constant",):
+            continue
+        for n in range(d.start_line - 1, min(d.end_line, lines + 1)):
+            painted[n] = d.qualname
+    return painted
+
+
+def references(root: Node, lang: Lang, defs: list[Definition]) -> list[Ref]:
+    """Every reference in the tree, in file order."""
+    from tree_sitter import QueryCursor
+
+    query = _query(lang.name)
+    if query is None:
+        return []
+    scopes = _scopes(defs, root.end_point[0] + 1)
+    found: list[Ref] = []
+    for _, caps in QueryCursor(query).matches(root):
+        first = {key: nodes[0] for key, nodes in caps.items() if nodes}
+        anchor = next(iter(first.values()))
+        line = anchor.start_point[0] + 1
+        scope = scopes[line - 1] if line - 1 < len(scopes) else ""
+        if "call.name" in first:
+            receiver = _text(first.get("call.receiver"))
+            if len(receiver) > RECEIVER_CHARS:
+                receiver = receiver[:RECEIVER_CHARS]
+            found.append(Ref("call", _text(first["call.name"]), receiver, "", line, scope))
+        elif "import.tree" in first:
+            for module, name, alias in _rust_use(_text(first["import.tree"])):
+                found.append(Ref("import", name, module, alias, line, scope))
+        elif "import.module" in first:
+            found.append(_import(lang, first, line, scope))
+        elif "extends.name" in first or "implements.name" in first:
+            kind = "extends" if "extends.name" in first else "implements"
+            name = re.split(r"\.|::", _text(first[f"{kind}.name"]))[-1]
+            found.append(Ref(kind, name, "", "", line, scope))
+    found.sort(key=lambda r: r.line)
+    return found
+
+
+def _import(lang: Lang, first: dict[str, Node], line: int, scope: str) -> Ref:
+    module = _text(first["import.module"]).strip("\"'<>`")
+    name = _text(first.get("import.name"))
+    alias = _text(first.get("import.alias"))
+    if lang.name == "python":
+        if not name and not alias:
+            alias = module.split(".")[0]  # `import a.b` binds `a`
+        alias = alias or name
+    elif lang.name == "go":
+        alias = alias or module.rsplit("/", 1)[-1]
+    elif lang.name == "java":
+        holder = first["import.module"].parent
+        if holder is not None and any(c.type == "asterisk" for c in holder.children):
+            name = "*"
+        else:
+            module, _, name = module.rpartition(".")
+        alias = name
+    elif lang.name in ("c", "cpp"):
+        alias = ""
+    else:
+        alias = alias or name
+    return Ref("import", name, module, alias, line, scope)
+
+
+def _rust_use(tree: str) -> list[tuple[str, str, str]]:
+    """`a::b::{C, d::E as F, self}` → (module, name, alias) triples: (a::b, C, C), (a::b::d, E, F),
+    (a, b, b)."""
+    out: list[tuple[str, str, str]] = []
+
+    def expand(prefix: str, part: str) -> None:
+        part = part.strip()
+        brace = part.find("{")
+        if brace != -1 and part.endswith("}"):
+            head = prefix + part[:brace]
+            depth, start = 0, brace + 1
+            for i in range(brace + 1, len(part) - 1):
+                ch = part[i]
+                depth += ch == "{"
+                depth -= ch == "}"
+                if ch == "," and depth == 0:
+                    expand(head, part[start:i])
+                    start = i + 1
+            expand(head, part[start:len(part) - 1])
+            return
+        if part == "self":  # `a::b::{self}` imports the module a::b itself
+            module, _, name = prefix.strip(":").rpartition("::")
+            out.append((module, name, name))
+            return
+        part = part.strip()
+        if not part:
+            return
+        path, _, alias = part.partition(" as ")
+        full = (prefix + path.strip()).strip(":").replace(" ", "")
+        module, _, name = full.rpartition("::")
+        out.append((module, name, alias.strip() or name))
+
+    expand("", tree)
+    return out

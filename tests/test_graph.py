@@ -1,0 +1,250 @@
+"""The code graph: symbols, references and their resolution on fixture repositories in eight
+languages with known call graphs, and on a slice of the real standard library."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sysconfig
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from mindex import Index, IndexSettings
+from mindex.config import EmbedSettings
+from mindex.errors import NotFoundError
+from mindex.graph import CodeGraph
+from mindex.serve.cli import cli
+
+REPO = {
+    # Python: imports by name, by module alias, relative; inheritance; a call into the stdlib.
+    "pkg/__init__.py": "",
+    "pkg/models.py": (
+        "class Base:\n"                                   # 1
+        "    def save(self):\n"                           # 2
+        "        return self.validate()\n"                # 3
+        "\n"
+        "    def validate(self):\n"                       # 5
+        "        return True\n"
+        "\n\n"
+        "class User(Base):\n"                             # 9
+        "    def rename(self, name):\n"                   # 10
+        "        self.name = clean(name)\n"               # 11
+        "        return self.save()\n"                    # 12
+        "\n\n"
+        "def clean(text):\n"                              # 15
+        "    return text.strip()\n"
+        "\n\n"
+        "MAX_NAME = 40\n"                                 # 19
+        "_cache = {}\n"
+    ),
+    "pkg/service.py": (
+        "from pkg.models import User, clean\n"            # 1
+        "from . import models\n"                          # 2
+        "\n\n"
+        "def create_user(name):\n"                        # 5
+        "    user = User()\n"                             # 6
+        "    user.rename(clean(name))\n"                  # 7
+        "    return user\n"
+        "\n\n"
+        "def bulk(names):\n"                              # 11
+        "    return [create_user(n) for n in names]\n"    # 12
+        "\n\n"
+        "def touch():\n"                                  # 15
+        "    return models.clean('x')\n"                  # 16
+        "\n\n"
+        "def _private():\n"
+        "    pass\n"
+    ),
+    "app.py": "from pkg.service import bulk\n\n\ndef main():\n    bulk(['a'])\n    print('done')\n",
+    # JavaScript: a named import and a namespace import of a relative module.
+    "web/util.js": "export function fmt(x) {\n  return String(x);\n}\nexport function log(x) {\n  console.log(fmt(x));\n}\n",
+    "web/main.js": "import { log } from './util';\nimport * as u from './util.js';\nfunction run() {\n  log(1);\n  u.fmt(2);\n}\n",
+    # TypeScript: this-calls inside a class implementing an interface.
+    "web/shapes.ts": (
+        "export interface Shape {\n  area(): number;\n}\n"
+        "export class Square implements Shape {\n  constructor(private s: number) {}\n"
+        "  area(): number {\n    return this.s * this.s;\n  }\n"
+        "  describe(): string {\n    return `area ${this.area()}`;\n  }\n}\n"
+    ),
+    # Go: a method, a same-package call across files, an imported package.
+    "net/conn.go": "package net\n\ntype Conn struct{}\n\nfunc (c *Conn) Close() error {\n\treturn cleanup()\n}\n\nfunc cleanup() error {\n\treturn nil\n}\n",
+    "net/dial.go": "package net\n\nfunc Dial() *Conn {\n\tc := &Conn{}\n\tcleanup()\n\treturn c\n}\n",
+    "cmd/main.go": "package main\n\nimport \"example.com/x/net\"\n\nfunc main() {\n\tc := net.Dial()\n\tc.Close()\n}\n",
+    # Rust: associated function through a `use`, self-calls in an impl.
+    "src/pool.rs": (
+        "pub struct Pool;\n\nimpl Pool {\n    pub fn new() -> Self {\n        Pool\n    }\n"
+        "    pub fn get(&self) -> u8 {\n        self.check();\n        1\n    }\n    fn check(&self) {}\n}\n"
+    ),
+    "src/main.rs": "use crate::pool::Pool;\n\nfn main() {\n    let p = Pool::new();\n    p.get();\n}\n",
+    # Java: implicit this, an imported class constructed, a call through a field.
+    "java/com/acme/Repo.java": "package com.acme;\n\npublic class Repo {\n    public void save() { validate(); }\n    private void validate() {}\n}\n",
+    "java/com/acme/Service.java": (
+        "package com.acme;\n\nimport com.acme.Repo;\n\npublic class Service {\n"
+        "    private Repo repo = new Repo();\n    public void run() { repo.save(); }\n}\n"
+    ),
+    # C: a function declared in a header, defined in its .c file, called from another file.
+    "c/util.h": "int add(int a, int b);\n",
+    "c/util.c": "#include \"util.h\"\n\nint add(int a, int b) {\n    return a + b;\n}\n\nstatic int twice(int a) {\n    return add(a, a);\n}\n",
+    "c/main.c": "#include \"util.h\"\n\nint main(void) {\n    return add(1, 2);\n}\n",
+    # C++: implicit this, and a method inherited from a base class.
+    "cpp/shape.cpp": (
+        "class Shape {\npublic:\n    virtual double area() { return 0; }\n    double twice() { return 2 * area(); }\n};\n"
+        "\nclass Circle : public Shape {\npublic:\n    double grow() { return twice(); }\n};\n"
+    ),
+}
+
+
+@pytest.fixture
+def graph_index(index: Index, tmp_path: Path) -> Index:
+    root = tmp_path / "repo"
+    for rel, text in REPO.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text, encoding="utf-8")
+    index.add_source(root, name="repo", kind="code")
+    index.index()
+    return index
+
+
+def _callers(graph: CodeGraph, name: str) -> set[tuple[str, int, str, float]]:
+    (target,) = graph.targets(name)
+    return {(e.path, e.line, e.scope, round(e.confidence, 2)) for e in graph.callers(target)}
+
+
+def test_python_calls_resolve_through_imports_scopes_and_bases(graph_index: Index) -> None:
+    graph = graph_index.graph()
+    assert _callers(graph, "clean") == {
+        ("pkg/models.py", 11, "User.rename", 1.0),   # defined in this file
+        ("pkg/service.py", 7, "create_user", 0.95),  # from pkg.models import clean
+        ("pkg/service.py", 16, "touch", 0.95),       # from . import models; models.clean()
+    }
+    assert _callers(graph, "Base.save") == {("pkg/models.py", 12, "User.rename", 0.9)}  # inherited
+    assert _callers(graph, "Base.validate") == {("pkg/models.py", 3, "Base.save", 1.0)}
+    assert _callers(graph, "bulk") == {("app.py", 5, "main", 0.95)}
+    (create,) = graph.targets("create_user")
+    callees = {(e.call, e.target.name if e.target else None, round(e.confidence, 2)) for e in graph.callees(create)}
+    assert callees == {("User", "User", 0.95), ("user.rename", "User.rename", 0.6), ("clean", "clean", 0.95)}
+    (main,) = graph.targets("main", path="app.py")
+    edges = graph.callees(main)
+    assert [(e.call, e.target is None, e.reason) for e in edges] == [
+        ("bulk", False, "imported from pkg.service"), ("print", True, "not defined in the index")]
+
+
+def test_impact_walks_callers_and_importers_grouped_by_file(graph_index: Index) -> None:
+    graph = graph_index.graph()
+    (clean,) = graph.targets("clean")
+    files = graph.impact(clean, depth=3)
+    assert [(f["path"], f["depth"]) for f in files] == [
+        ("pkg/models.py", 1), ("pkg/service.py", 1), ("app.py", 3)]
+    service = files[1]["hits"]
+    assert {(h["via"], h["line"], h["scope"]) for h in service} >= {
+        ("import", 1, None), ("call", 7, "create_user"), ("call", 16, "touch"), ("call", 12, "bulk")}
+    assert [(f["path"], f["depth"]) for f in graph.impact(clean, depth=1)] == [
+        ("pkg/models.py", 1), ("pkg/service.py", 1)]
+
+
+@pytest.mark.parametrize(("name", "expected"), [
+    ("fmt", {("web/util.js", 5, "log", 1.0), ("web/main.js", 5, "run", 0.95)}),
+    ("log", {("web/main.js", 4, "run", 0.95)}),
+    ("Square.area", {("web/shapes.ts", 10, "Square.describe", 1.0)}),
+    ("cleanup", {("net/conn.go", 6, "Conn.Close", 1.0), ("net/dial.go", 5, "Dial", 0.9)}),
+    ("Dial", {("cmd/main.go", 6, "main", 0.95)}),
+    ("Conn.Close", {("cmd/main.go", 7, "main", 0.6)}),  # c.Close(): c's type is unknown, one Close exists
+    ("Pool.new", {("src/main.rs", 4, "main", 0.9)}),
+    ("Pool.check", {("src/pool.rs", 8, "Pool.get", 1.0)}),
+    ("Repo.validate", {("java/com/acme/Repo.java", 4, "Repo.save", 1.0)}),
+    ("Repo.save", {("java/com/acme/Service.java", 7, "Service.run", 0.6)}),
+    ("add", {("c/util.c", 8, "twice", 1.0), ("c/main.c", 4, "main", 0.9)}),
+    ("Shape.area", {("cpp/shape.cpp", 4, "Shape.twice", 1.0)}),
+    ("Shape.twice", {("cpp/shape.cpp", 9, "Circle.grow", 0.9)}),
+])
+def test_callers_in_every_graph_language(graph_index: Index, name: str, expected: set[tuple[str, int, str, float]]) -> None:
+    assert _callers(graph_index.graph(), name) == expected
+
+
+def test_ambiguous_calls_say_so_and_list_every_candidate(graph_index: Index, tmp_path: Path) -> None:
+    root = tmp_path / "repo"
+    (root / "pkg/other.py").write_text("def clean(x):\n    return x\n", encoding="utf-8")
+    (root / "loose.py").write_text("def go(o):\n    return clean(o)\n", encoding="utf-8")  # no import: which one?
+    graph_index.index()
+    graph = graph_index.graph()
+    (go,) = graph.targets("go")
+    edges = graph.callees(go)
+    assert sorted((e.target.path if e.target else None, e.confidence, e.reason) for e in edges) == [
+        ("pkg/models.py", 0.25, "ambiguous: 2 definitions named clean"),
+        ("pkg/other.py", 0.25, "ambiguous: 2 definitions named clean")]
+    assert len(graph.targets("clean")) == 2  # a bare name asks about both
+
+
+def test_symbols_exports_outline_and_constants(graph_index: Index) -> None:
+    graph = graph_index.graph()
+    outline = [(s.name, s.kind, s.start_line) for s in graph.outline(graph.document("pkg/models.py"))]
+    assert outline == [("Base", "class", 1), ("Base.save", "method", 2), ("Base.validate", "method", 5),
+                       ("User", "class", 9), ("User.rename", "method", 10), ("clean", "function", 15),
+                       ("MAX_NAME", "constant", 19)]  # `_cache = {}` is a variable, not a constant
+    assert [s.name for s in graph.exports(graph.document("pkg/service.py"))] == ["create_user", "bulk", "touch"]
+    assert [s.name for s in graph.exports(graph.document("net/conn.go"))] == ["Conn"]  # cleanup is lower case
+    assert [s.name for s in graph.exports(graph.document("src/pool.rs"))] == ["Pool"]
+    assert [s.name for s in graph.exports(graph.document("c/util.c"))] == ["add"]  # twice is static
+    assert [s.name for s in graph.exports(graph.document("web/util.js"))] == ["fmt", "log"]
+    found = graph.find("Usr")
+    assert found and found[0][1].name == "User" and found[0][0] == "fuzzy"
+    assert [(how, s.name) for how, s in graph.find("User")] == [("exact", "User"), ("fuzzy", "create_user")]
+    assert [(how, s.name) for how, s in graph.find("ren")] == [("prefix", "User.rename")]
+    (user,) = graph.targets("User")
+    chunk = graph_index.get(user.chunk_id or "")
+    assert chunk.path == "pkg/models.py" and "class User(Base)" in chunk.text
+    with pytest.raises(NotFoundError, match="did you mean"):
+        graph.targets("Usr")
+
+
+def test_graph_cli_commands(graph_index: Index) -> None:
+    runner = CliRunner()
+    db = ["--db", str(graph_index.db_path)]
+
+    def run(*args: str) -> dict:  # type: ignore[type-arg]
+        done = runner.invoke(cli, [*db, *args, "--json"])
+        assert done.exit_code == 0, done.output
+        return json.loads(done.output)  # type: ignore[no-any-return]
+
+    callers = run("graph", "callers", "clean")["callers"][0]
+    assert {(e["path"], e["line"]) for e in callers["edges"]} == {
+        ("pkg/models.py", 11), ("pkg/service.py", 7), ("pkg/service.py", 16)}
+    assert all(e["chunk_id"] for e in callers["edges"])
+    callees = run("graph", "callees", "User.rename")["callees"][0]["edges"]
+    assert [(e["call"], e["target"]["name"]) for e in callees] == [("clean", "clean"), ("self.save", "Base.save")]
+    impact = run("graph", "impact", "bulk", "--depth", "2")["impact"][0]["files"]
+    assert [f["path"] for f in impact] == ["app.py"]
+    assert [s["name"] for s in run("graph", "exports", "app.py")["exports"]] == ["main"]
+    outline = run("graph", "outline", "pkg/models.py")["symbols"]
+    assert [s["name"] for s in outline][:3] == ["Base", "Base.save", "Base.validate"]
+    found = run("symbols", "find", "rename")["symbols"]
+    assert found[0]["name"] == "User.rename" and found[0]["match"] == "exact"
+    human = runner.invoke(cli, [*db, "graph", "callers", "Base.save"])
+    assert "User.rename" in human.output and "inherited from Base" in human.output
+    missing = runner.invoke(cli, [*db, "graph", "callers", "nope_nothing"])
+    assert missing.exit_code == 3 and "no definition named" in missing.output
+
+
+def test_a_slice_of_the_standard_library(tmp_path: Path) -> None:
+    """Known facts of the real `json` package: who calls `JSONDecoder.raw_decode`, what
+    `dumps` calls, what the package exports, what changing `raw_decode` reaches."""
+    root = tmp_path / "json"
+    shutil.copytree(Path(sysconfig.get_paths()["stdlib"]) / "json", root, ignore=shutil.ignore_patterns("__pycache__"))
+    with Index(tmp_path / "std.db", IndexSettings(workers=1), embed=EmbedSettings(provider="none")) as ix:
+        ix.add_source(root, name="json", kind="code")
+        ix.index()
+        graph = ix.graph()
+        assert _callers(graph, "JSONDecoder.raw_decode") == {("decoder.py", 337, "JSONDecoder.decode", 1.0)}
+        (dumps,) = graph.targets("dumps")
+        reached = {e.target.name for e in graph.callees(dumps) if e.target is not None}
+        assert "JSONEncoder.encode" in reached  # `_default_encoder.encode(obj)`
+        exported = {s.name for s in graph.exports(graph.document("__init__.py"))}
+        assert {"dump", "dumps", "load", "loads"} <= exported and "_default_decoder" not in exported
+        raw_decode = graph.targets("JSONDecoder.raw_decode")[0]
+        files = {f["path"]: f for f in graph.impact(raw_decode, depth=2)}
+        assert {path: f["depth"] for path, f in files.items()} == {"decoder.py": 1, "__init__.py": 1}
+        init = {(h["via"], h["depth"], h["scope"]) for h in files["__init__.py"]["hits"]}
+        assert ("import", 1, None) in init  # from .decoder import JSONDecoder
+        assert ("call", 2, "loads") in init  # decode ← loads: `_default_decoder.decode(s)`
