@@ -7,7 +7,9 @@ import json
 import shutil
 import sysconfig
 from pathlib import Path
+from typing import Any
 
+import anyio
 import pytest
 from click.testing import CliRunner
 
@@ -248,3 +250,58 @@ def test_a_slice_of_the_standard_library(tmp_path: Path) -> None:
         init = {(h["via"], h["depth"], h["scope"]) for h in files["__init__.py"]["hits"]}
         assert ("import", 1, None) in init  # from .decoder import JSONDecoder
         assert ("call", 2, "loads") in init  # decode ← loads: `_default_decoder.decode(s)`
+
+
+def test_search_filters_by_language_and_symbol_kind(graph_index: Index) -> None:
+    typed = graph_index.search("area", mode="keyword", kind="code", language="typescript").hits
+    assert typed and {h.path for h in typed} == {"web/shapes.ts"}
+    go = graph_index.search("cleanup", mode="keyword", language="go").hits
+    assert {h.path for h in go} == {"net/conn.go", "net/dial.go"}
+    assert graph_index.search("cleanup", mode="keyword", language="rust").hits == ()
+    constants = graph_index.search("return", mode="keyword", symbol_kind="constant").hits
+    assert {h.path for h in constants} == {"pkg/models.py"}  # the chunk holding MAX_NAME
+    data = constants[0].to_dict()
+    assert data["language"] == "python" and "symbol_kind" in data
+    runner = CliRunner()
+    done = runner.invoke(cli, ["--db", str(graph_index.db_path), "search", "cleanup", "--mode", "keyword",
+                               "--language", "go", "--json"])
+    assert done.exit_code == 0 and {r["path"] for r in json.loads(done.output)["results"]} == {
+        "net/conn.go", "net/dial.go"}
+
+
+def _mcp(server: Any, tool: str, args: dict[str, Any]) -> Any:
+    from mcp import Client
+
+    async def main() -> Any:
+        async with Client(server) as client:
+            return await client.call_tool(tool, args)
+
+    return anyio.run(main)
+
+
+def test_mcp_code_tools(graph_index: Index) -> None:
+    from mindex.config import Settings
+    from mindex.serve.mcp_server import build_server
+
+    server = build_server(graph_index.db_path, Settings())
+    found = _mcp(server, "grep", {"pattern": r"def \w+\(self", "path": "pkg/**"})
+    assert not found.is_error
+    lines = [(m["path"], m["line"], m["symbol"]) for m in found.structured_content["matches"]]
+    assert lines == [("pkg/models.py", 2, "Base.save"), ("pkg/models.py", 5, "Base.validate"),
+                     ("pkg/models.py", 10, "User.rename")]
+    assert "pkg/models.py:2: " in found.content[0].text
+    symbols = _mcp(server, "find_symbol", {"name": "Dial"}).structured_content["symbols"]
+    assert [(s["name"], s["path"], s["match"]) for s in symbols] == [("Dial", "net/dial.go", "exact")]
+    callers = _mcp(server, "callers", {"symbol": "cleanup"}).structured_content["results"][0]["edges"]
+    assert {(e["path"], e["line"]) for e in callers} == {("net/conn.go", 6), ("net/dial.go", 5)}
+    callees = _mcp(server, "callees", {"symbol": "main", "path": "app.py"})
+    assert "unresolved" in callees.content[0].text
+    impact = _mcp(server, "impact", {"symbol": "clean", "depth": 3}).structured_content["results"][0]["files"]
+    assert [f["path"] for f in impact] == ["pkg/models.py", "pkg/service.py", "app.py"]
+    outline = _mcp(server, "file_outline", {"path": "src/pool.rs"}).structured_content["symbols"]
+    assert [(s["name"], s["exported"]) for s in outline] == [
+        ("Pool", True), ("Pool", False), ("Pool.new", True), ("Pool.get", True), ("Pool.check", False)]
+    code = _mcp(server, "search_code", {"query": "cleanup", "language": "go"}).structured_content["results"]
+    assert {r["path"] for r in code} == {"net/conn.go", "net/dial.go"} and code[0]["language"] == "go"
+    missing = _mcp(server, "callers", {"symbol": "no_such_thing"})
+    assert missing.is_error and "no definition named" in missing.content[0].text

@@ -275,6 +275,8 @@ class Index:
         merge: bool | None = None,
         hops: int = 0,
         weights: dict[str, float] | None = None,
+        language: str | None = None,
+        symbol_kind: str | None = None,
     ) -> SearchResult:
         """Search the index. `mode=None` picks hybrid when vectors exist, else keyword
         (the result's `note` says why). After fusion: optional rerank (`rerank=None` follows
@@ -295,7 +297,7 @@ class Index:
         merge = conf.merge_adjacent if merge is None else merge
         wanted = offset + limit
         depth = max(wanted, conf.rerank.candidates, 50) if (reranker or merge or hops) else wanted
-        result, vectors = self._retrieve(query, depth, mode, source, kind, path, weights)
+        result, vectors = self._retrieve(query, depth, mode, source, kind, path, weights, language, symbol_kind)
         started = time.perf_counter()
         hits, notes = list(result.hits), [result.note] if result.note else []
         if reranker is not None:
@@ -317,10 +319,11 @@ class Index:
 
     def _retrieve(
         self, query: str, depth: int, mode: str | None, source: str | None, kind: str | None,
-        path: str | None, weights: dict[str, float] | None,
+        path: str | None, weights: dict[str, float] | None, language: str | None = None,
+        symbol_kind: str | None = None,
     ) -> tuple[SearchResult, VectorIndex | None]:
         """The first `depth` candidates of the chosen mode, and the vectors if any."""
-        filters = {"source": source, "kind": kind, "path": path}
+        filters = {"source": source, "kind": kind, "path": path, "language": language, "symbol_kind": symbol_kind}
         if mode == "keyword":
             return lexical_search(self.store, query, depth, 0, **filters), None
         embedder = self._pinned_embedder()
@@ -335,7 +338,7 @@ class Index:
         conf = self.search_settings
         leg_weights = {"keyword": conf.keyword_weight, "semantic": conf.semantic_weight, **(weights or {})}
         result = hybrid_search(self.store, vectors, embedder, query, depth, 0, source, kind, path,
-                               leg_weights, conf.rrf_k)
+                               leg_weights, conf.rrf_k, language, symbol_kind)
         return result, vectors
 
     def _reranker(self, wanted: bool | None) -> Reranker | None:

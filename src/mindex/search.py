@@ -67,6 +67,8 @@ def lexical_search(
     source: str | None = None,
     kind: str | None = None,
     path: str | None = None,
+    language: str | None = None,
+    symbol_kind: str | None = None,
 ) -> SearchResult:
     """BM25 keyword search: all-terms matches first, then any-term matches."""
     started = time.perf_counter()
@@ -74,7 +76,7 @@ def lexical_search(
     if not terms:
         return SearchResult(query, "keyword", 0.0, (), note="the query has no searchable words")
     wanted = offset + limit
-    filters = {"source": source, "kind": kind, "path": path}
+    filters = {"source": source, "kind": kind, "path": path, "language": language, "symbol_kind": symbol_kind}
     hits: list[Hit] = store.keyword_search(" AND ".join(terms), wanted, 0, **filters)
     if len(hits) < wanted and len(terms) > 1:
         seen = {hit.id for hit in hits}
@@ -164,9 +166,11 @@ class VectorIndex:
 def semantic_hits(
     store: Store, vectors: VectorIndex, embedder: Embedder, query: str, wanted: int,
     source: str | None = None, kind: str | None = None, path: str | None = None,
+    language: str | None = None, symbol_kind: str | None = None,
 ) -> list[Hit]:
     """Nearest chunks to the query by cosine similarity, filters applied before top-k."""
-    allowed = store.filtered_seqs(source, kind, path) if (source or kind or path) else None
+    filtered = source or kind or path or language or symbol_kind
+    allowed = store.filtered_seqs(source, kind, path, language, symbol_kind) if filtered else None
     ranked = vectors.search(embedder.embed_query(query), wanted, allowed)
     found = store.hits_by_seq([seq for seq, _ in ranked])
     return [
@@ -199,13 +203,14 @@ def fuse(legs: dict[str, list[Hit]], weights: dict[str, float], k: int = 60) -> 
 def hybrid_search(
     store: Store, vectors: VectorIndex, embedder: Embedder, query: str, limit: int = 10,
     offset: int = 0, source: str | None = None, kind: str | None = None, path: str | None = None,
-    weights: dict[str, float] | None = None, k: int = 60,
+    weights: dict[str, float] | None = None, k: int = 60, language: str | None = None,
+    symbol_kind: str | None = None,
 ) -> SearchResult:
     """Keyword and vector legs, each deep enough to fill the page, fused with RRF."""
     started = time.perf_counter()
     depth = max(50, 3 * (offset + limit))
-    keyword = lexical_search(store, query, depth, 0, source, kind, path).hits
-    semantic = semantic_hits(store, vectors, embedder, query, depth, source, kind, path)
+    keyword = lexical_search(store, query, depth, 0, source, kind, path, language, symbol_kind).hits
+    semantic = semantic_hits(store, vectors, embedder, query, depth, source, kind, path, language, symbol_kind)
     hits = fuse({"keyword": list(keyword), "semantic": semantic}, weights or {}, k)
     took = (time.perf_counter() - started) * 1000
     return SearchResult(query, "hybrid", took, tuple(hits[offset : offset + limit]))
@@ -214,10 +219,11 @@ def hybrid_search(
 def semantic_search(
     store: Store, vectors: VectorIndex, embedder: Embedder, query: str, limit: int = 10,
     offset: int = 0, source: str | None = None, kind: str | None = None, path: str | None = None,
+    language: str | None = None, symbol_kind: str | None = None,
 ) -> SearchResult:
     """Vector-only search."""
     started = time.perf_counter()
-    hits = semantic_hits(store, vectors, embedder, query, offset + limit, source, kind, path)
+    hits = semantic_hits(store, vectors, embedder, query, offset + limit, source, kind, path, language, symbol_kind)
     took = (time.perf_counter() - started) * 1000
     return SearchResult(query, "semantic", took, tuple(hits[offset:]))
 

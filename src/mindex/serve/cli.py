@@ -143,8 +143,9 @@ def index_cmd(state: State, names: tuple[str, ...], as_json: bool, quiet: bool) 
 @click.pass_obj
 @handle_errors
 def search(state: State, query: str, limit: int, offset: int, mode: str | None, source: str | None,
-           kind: str | None, path_glob: str | None, rerank: bool | None, merge: bool | None,
-           hops: int, weights: str | None, explain: bool, as_json: bool) -> None:
+           kind: str | None, path_glob: str | None, language: str | None, symbol_kind: str | None,
+           rerank: bool | None, merge: bool | None, hops: int, weights: str | None, explain: bool,
+           as_json: bool) -> None:
     """Search the index. Any text is a valid query; "quoted words" match as a phrase.
 
     \b
@@ -154,11 +155,12 @@ def search(state: State, query: str, limit: int, offset: int, mode: str | None, 
       mindex search 'foo.bar()' --path 'api/**'
       mindex search "how are retries configured" --mode hybrid --explain
       mindex search "pool sizing" --rerank --merge --weights keyword=2,semantic=1
+      mindex search "retry with backoff" --kind code --language python --symbol-kind function
     """
     leg_weights = parse_weights(weights) if weights else None
     with state.open() as index:
-        result = index.search(query, limit, offset, mode, source, kind, path_glob,
-                              rerank=rerank, merge=merge, hops=hops, weights=leg_weights)
+        result = index.search(query, limit, offset, mode, source, kind, path_glob, rerank=rerank, merge=merge,
+                              hops=hops, weights=leg_weights, language=language, symbol_kind=symbol_kind)
     if result.note:
         err.print(f"[dim]note: {result.note}[/]", highlight=False)
     if as_json:

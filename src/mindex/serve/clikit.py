@@ -62,6 +62,8 @@ _SEARCH_OPTIONS = (
     click.option("--source", help="Only this source."),
     click.option("--kind", help="Only this kind of source (docs, code)."),
     click.option("--path", "path_glob", metavar="GLOB", help="Only files matching GLOB, e.g. 'guide/**' or '*.md'."),
+    click.option("--language", help="Code only: files in this language (python, go, typescript, ...)."),
+    click.option("--symbol-kind", help="Code only: chunks holding a definition of this kind (function, method, class, ...)."),
     click.option("--rerank/--no-rerank", default=None,
                  help="Rerank the top results (default: on when search.rerank.provider is set)."),
     click.option("--merge/--no-merge", default=None, help="Merge neighbouring chunks of one file into one result."),
@@ -71,7 +73,8 @@ _SEARCH_OPTIONS = (
 
 
 def search_options(func: F) -> F:
-    """Add --source, --kind, --path, --rerank, --merge, --hops and --weights to a command."""
+    """Add --source, --kind, --path, --language, --symbol-kind, --rerank, --merge, --hops and
+    --weights to a command."""
     for option in reversed(_SEARCH_OPTIONS):
         func = option(func)
     return func

@@ -49,7 +49,8 @@ from mindex.serve.progress import IndexProgress
 @handle_errors
 def eval_cmd(state: State, queries_file: Path, mode: str | None, compare: str | None, run_files: tuple[Path, ...],
              limit: int, source: str | None, kind: str | None, path_glob: str | None, rerank: bool | None,
-             merge: bool | None, hops: int, weights: str | None, min_overlap: float, by_fields: tuple[str, ...],
+             merge: bool | None, hops: int, weights: str | None, language: str | None, symbol_kind: str | None,
+             min_overlap: float, by_fields: tuple[str, ...],
              run_out: Path | None, plot: Path | None, as_json: bool, quiet: bool) -> None:
     """Score search against judged queries: Recall@1/5/10, MRR@10, nDCG@10, Success@10, latency.
 
@@ -75,7 +76,7 @@ def eval_cmd(state: State, queries_file: Path, mode: str | None, compare: str | 
     if run_files:
         runs = {path.stem: load_run(path) for path in run_files}
     else:
-        base = {"rerank": rerank, "merge": merge, "hops": hops,
+        base = {"rerank": rerank, "merge": merge, "hops": hops, "language": language, "symbol_kind": symbol_kind,
                 "weights": parse_weights(weights) if weights else None}
         variants = [parse_variant(v, MODES) for v in compare.split(",")] if compare else [Variant(mode or "default", mode, {})]
         with state.open() as index:

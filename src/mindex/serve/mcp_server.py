@@ -1,4 +1,5 @@
-"""The MCP server: search_docs, get_chunk and list_sources over stdio or streamable HTTP.
+"""The MCP server over stdio or streamable HTTP: search_docs, get_chunk, list_sources, and
+for code search_code, grep, find_symbol, callers, callees, impact and file_outline.
 
 Each tool answers with compact markdown for the model (within a token budget) and the same
 data as structured content for programs. In stdio mode nothing but protocol reaches stdout:
@@ -29,9 +30,12 @@ from mindex.serve import render
 T = TypeVar("T")
 LOOPBACK = {"127.0.0.1", "localhost", "::1"}
 
-INSTRUCTIONS = """mindex indexes this project's documentation on the user's machine.
+INSTRUCTIONS = """mindex indexes this project's documentation and code on the user's machine.
 Use search_docs before answering questions about how a library, tool or this project works;
-then get_chunk to read a result in full. list_sources shows what is indexed."""
+then get_chunk to read a result in full. list_sources shows what is indexed.
+For code: search_code finds code by meaning, grep by regex with exact lines, find_symbol
+definitions by name; callers, callees and impact walk the call graph; file_outline lists
+a file's definitions. Every code result carries a chunk id for get_chunk."""
 
 
 class HitOut(BaseModel):
@@ -49,6 +53,9 @@ class HitOut(BaseModel):
     score: float
     snippet: str
     text: str
+    language: str | None = Field(None, description="code only: the file's language")
+    symbol: str | None = Field(None, description="code only: the definition the chunk holds, e.g. Session.send")
+    symbol_kind: str | None = Field(None, description="code only: function, method, class, ...")
 
 
 class SearchOut(BaseModel):
@@ -90,6 +97,70 @@ class SourcesOut(BaseModel):
     """Every registered source."""
 
     sources: list[SourceOut]
+
+
+class GrepMatchOut(BaseModel):
+    """One matching line (or, for multiline patterns, one match's lines)."""
+
+    source: str
+    path: str
+    line: int = Field(description="1-based")
+    column: int = Field(description="1-based, in characters")
+    end_line: int
+    text: str
+    chunk_id: str | None = Field(description="the chunk holding the line: read it with get_chunk")
+    symbol: str | None = Field(description="the innermost definition around the line")
+
+
+class GrepOut(BaseModel):
+    """Regex matches in path order."""
+
+    pattern: str
+    matches: list[GrepMatchOut]
+    files_searched: int
+    truncated: bool
+
+
+class SymbolOut(BaseModel):
+    """A definition."""
+
+    name: str = Field(description="qualified: Class.method")
+    kind: str
+    source: str
+    path: str
+    language: str | None
+    start_line: int
+    end_line: int
+    signature: str
+    exported: bool
+    chunk_id: str | None
+    match: str | None = Field(None, description="find_symbol only: exact, prefix or fuzzy")
+
+
+class SymbolsOut(BaseModel):
+    """Definitions."""
+
+    symbols: list[SymbolOut]
+
+
+class EdgeOut(BaseModel):
+    """A call: where it is, what it reaches, how sure the resolution is and why."""
+
+    source: str
+    path: str
+    line: int
+    scope: str | None = Field(description="the calling definition; null at module level")
+    call: str = Field(description="as written, receiver.name")
+    target: SymbolOut | None = Field(description="null: unresolved (outside the index)")
+    confidence: float
+    reason: str
+    chunk_id: str | None
+
+
+class EdgesOut(BaseModel):
+    """Call edges per definition the name matched."""
+
+    results: list[dict[str, Any]]
 
 
 class _Core:
@@ -191,6 +262,132 @@ def build_server(db: Path, settings: Settings) -> MCPServer:
         listed = await core.call(lambda ix: ix.sources())
         out = SourcesOut(sources=[SourceOut.model_validate(s.to_dict()) for s in listed])
         return _result(render.sources_markdown(listed), out)
+
+    @server.tool()
+    async def search_code(
+        query: Annotated[str, Field(description="what the code does, in words, or identifiers")],
+        limit: Annotated[int, Field(ge=1, le=100, description="how many results")] = 10,
+        language: Annotated[str | None, Field(description="only this language: python, go, typescript, ...")] = None,
+        symbol_kind: Annotated[str | None, Field(description="only chunks with a definition of this kind: function, method, class, ...")] = None,
+        path: Annotated[str | None, Field(description="only files matching this glob, e.g. 'src/**'")] = None,
+        source: Annotated[str | None, Field(description="only this source (see list_sources)")] = None,
+    ) -> Annotated[CallToolResult, SearchOut]:
+        """Search indexed source code by meaning and keywords ("where are retries with
+        backoff configured", "parse config file"). Use it to find where something is
+        implemented when you do not know the exact identifier; use grep for exact text or
+        regexes and find_symbol for a known name.
+
+        Returns chunks (whole functions or classes where they fit) best first, each with path,
+        exact line span, language, the symbol it holds and its text while the token budget
+        lasts.
+        """
+        result = await core.call(lambda ix: ix.search(query, limit, 0, None, source, "code", path,
+                                                      language=language, symbol_kind=symbol_kind))
+        return _result(render.search_markdown(result, budget), SearchOut.model_validate(result.to_dict()))
+
+    @server.tool()
+    async def grep(
+        pattern: Annotated[str, Field(description="a Python regex (or plain text with fixed=true)")],
+        path: Annotated[str | None, Field(description="only files matching this glob, e.g. 'src/**/*.py'")] = None,
+        ignore_case: Annotated[bool, Field(description="match case-insensitively")] = False,
+        fixed: Annotated[bool, Field(description="the pattern is plain text, not a regex")] = False,
+        multiline: Annotated[bool, Field(description="let matches span lines")] = False,
+        context: Annotated[int, Field(ge=0, le=20, description="lines of context before and after")] = 0,
+        language: Annotated[str | None, Field(description="only this language")] = None,
+        limit: Annotated[int, Field(ge=1, le=1000, description="at most this many matches")] = 100,
+    ) -> Annotated[CallToolResult, GrepOut]:
+        """Regex search over indexed code with exact line numbers, like ripgrep: every line
+        that matches, in path order. Use it for exact identifiers, strings, error messages or
+        patterns (`def \\w+_handler\\(`); use search_code when you only know what the code does.
+
+        Each match has path:line:column, the line, the chunk id holding it (read more with
+        get_chunk) and the innermost definition around it.
+        """
+        result = await core.call(lambda ix: ix.grep(pattern, ignore_case=ignore_case, fixed=fixed,
+                                                    multiline=multiline, path=path, language=language,
+                                                    before=context, after=context, limit=limit))
+        data = result.to_dict()
+        return _result(render.grep_markdown(result, budget), GrepOut.model_validate(data))
+
+    @server.tool()
+    async def find_symbol(
+        name: Annotated[str, Field(description="a definition's name: Session.send, send, or part of one")],
+        kind: Annotated[str | None, Field(description="only this kind: function, method, class, interface, type, constant")] = None,
+        path: Annotated[str | None, Field(description="only files matching this glob")] = None,
+        limit: Annotated[int, Field(ge=1, le=200)] = 20,
+    ) -> Annotated[CallToolResult, SymbolsOut]:
+        """Find where functions, methods, classes, types and constants are defined, by name:
+        exact matches first (qualified `Class.method` or the bare name), then prefix, then
+        fuzzy (misspellings, substrings). Each has file, line span, signature, whether it is
+        exported, and a chunk id for get_chunk.
+        """
+        found = await core.call(lambda ix: ix.graph().find(name, kind, path, limit))
+        symbols = [SymbolOut.model_validate({**s.to_dict(), "match": how}) for how, s in found]
+        return _result(render.symbols_markdown(symbols), SymbolsOut(symbols=symbols))
+
+    def _edges(kind: str, symbol: str, path: str | None) -> Callable[[Index], list[dict[str, Any]]]:
+        def work(ix: Index) -> list[dict[str, Any]]:
+            graph = ix.graph()
+            walk = graph.callers if kind == "callers" else graph.callees
+            return [{"target": t.to_dict(), "edges": [e.to_dict() for e in walk(t)]}
+                    for t in graph.targets(symbol, path)]
+        return work
+
+    @server.tool()
+    async def callers(
+        symbol: Annotated[str, Field(description="Class.method or a function name")],
+        path: Annotated[str | None, Field(description="only definitions in files matching this glob")] = None,
+    ) -> Annotated[CallToolResult, EdgesOut]:
+        """Who calls this function or method: every call site (file, line, calling
+        definition), most certain first. Each edge has a confidence and the reason
+        (`defined in this file`, `imported from pkg.models`, `ambiguous: 2 definitions named
+        get`). Use it before changing a signature.
+        """
+        results = await core.call(_edges("callers", symbol, path))
+        return _result(render.edges_markdown("callers", results), EdgesOut(results=results))
+
+    @server.tool()
+    async def callees(
+        symbol: Annotated[str, Field(description="Class.method or a function name")],
+        path: Annotated[str | None, Field(description="only definitions in files matching this glob")] = None,
+    ) -> Annotated[CallToolResult, EdgesOut]:
+        """What this function or method calls, in order, each resolved to its definition with
+        a confidence; calls into libraries outside the index are listed as unresolved.
+        """
+        results = await core.call(_edges("callees", symbol, path))
+        return _result(render.edges_markdown("callees", results), EdgesOut(results=results))
+
+    @server.tool()
+    async def impact(
+        symbol: Annotated[str, Field(description="Class.method or a function name")],
+        depth: Annotated[int, Field(ge=1, le=6, description="levels of callers to follow")] = 2,
+        path: Annotated[str | None, Field(description="only definitions in files matching this glob")] = None,
+    ) -> Annotated[CallToolResult, EdgesOut]:
+        """What may break if this definition changes: its callers, their callers up to
+        `depth`, and files importing it, grouped by file with the depth each is reached at.
+        Use it to plan a refactor and pick the tests to run.
+        """
+        def work(ix: Index) -> list[dict[str, Any]]:
+            graph = ix.graph()
+            return [{"target": t.to_dict(), "files": graph.impact(t, depth)} for t in graph.targets(symbol, path)]
+
+        results = await core.call(work)
+        return _result(render.impact_markdown(results), EdgesOut(results=results))
+
+    @server.tool()
+    async def file_outline(
+        path: Annotated[str, Field(description="a file's path within its source, e.g. src/pkg/api.py")],
+        source: Annotated[str | None, Field(description="the source, when several hold that path")] = None,
+    ) -> Annotated[CallToolResult, SymbolsOut]:
+        """Every definition in one file, in order, with line spans, signatures and whether
+        each is exported: a map of the file before reading it.
+        """
+        def work(ix: Index) -> list[dict[str, Any]]:
+            graph = ix.graph()
+            return [s.to_dict() for s in graph.outline(graph.document(path, source))]
+
+        symbols = [SymbolOut.model_validate(s) for s in await core.call(work)]
+        return _result(render.symbols_markdown(symbols), SymbolsOut(symbols=symbols))
 
     return server
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Sequence
 from typing import Any
 
 from rich import box
@@ -12,6 +13,7 @@ from rich.markup import escape
 from rich.table import Column, Table
 
 from mindex.evaluate import METRICS, RunReport
+from mindex.grep import GrepResult
 from mindex.models import Hit, IndexReport, SearchResult, SourceStats
 
 _BOLD = re.compile(r"\*\*(.+?)\*\*", re.DOTALL)
@@ -184,3 +186,67 @@ def print_eval(console: Console, reports: list[RunReport], by: dict[str, list[di
             for value, metrics in group.items():
                 table.add_row(escape(value), str(int(metrics["queries"])), *_metric_cells(metrics))
             console.print(table)
+
+
+def grep_markdown(result: GrepResult, budget_tokens: int) -> str:
+    """grep matches as `path:line: text` lines within the budget."""
+    lines = [f"{len(result.matches)} matches in {result.files_searched} files searched"
+             + (" (stopped at the limit)" if result.truncated else "")]
+    used = estimate_tokens(lines[0])
+    for n, match in enumerate(result.matches):
+        block = [f"{match.path}-{k}- {t}" for k, t in match.before]
+        block += [f"{match.path}:{match.line + k}: {t}" for k, t in enumerate(match.text.split("\n"))]
+        block += [f"{match.path}-{k}- {t}" for k, t in match.after]
+        if match.symbol:
+            block[0] += f"    [in {match.symbol}, chunk {match.chunk_id}]"
+        cost = estimate_tokens("\n".join(block))
+        if used + cost > budget_tokens:
+            lines.append(f"… {len(result.matches) - n} more matches cut for the token budget; narrow with path")
+            break
+        lines += block
+        used += cost
+    return "\n".join(lines)
+
+
+def symbols_markdown(symbols: Sequence[Any]) -> str:
+    """Definitions, one a line."""
+    if not symbols:
+        return "No definition found."
+    return "\n".join(
+        f"- `{s.name}` {s.kind} — {s.path}:{s.start_line}-{s.end_line} `{s.signature}`"
+        + ("" if s.exported else " (private)") + (f" [{s.match}]" if getattr(s, "match", None) else "")
+        + f" (chunk {s.chunk_id})" for s in symbols)
+
+
+def edges_markdown(kind: str, results: list[dict[str, Any]]) -> str:
+    """Callers or callees per matched definition."""
+    out = []
+    for entry in results:
+        target = entry["target"]
+        out.append(f"## {target['name']} ({target['path']}:{target['start_line']}) — {kind}")
+        for edge in entry["edges"]:
+            if kind == "callees":
+                reached = edge["target"]
+                where = f"{reached['name']} at {reached['path']}:{reached['start_line']}" if reached else "unresolved"
+                out.append(f"- line {edge['line']}: `{edge['call']}` → {where} ({edge['confidence']}, {edge['reason']})")
+            else:
+                out.append(f"- {edge['path']}:{edge['line']} in `{edge['scope'] or '<module>'}`: `{edge['call']}` "
+                           f"({edge['confidence']}, {edge['reason']}, chunk {edge['chunk_id']})")
+        if not entry["edges"]:
+            out.append("- none")
+    return "\n".join(out)
+
+
+def impact_markdown(results: list[dict[str, Any]]) -> str:
+    """Impact per matched definition, grouped by file."""
+    out = []
+    for entry in results:
+        target = entry["target"]
+        out.append(f"## Changing {target['name']} ({target['path']}:{target['start_line']}) reaches "
+                   f"{len(entry['files'])} files")
+        for group in entry["files"]:
+            out.append(f"- {group['path']} (depth {group['depth']})")
+            for hit in group["hits"]:
+                verb = "imports" if hit["via"] == "import" else "calls"
+                out.append(f"  - line {hit['line']}: `{hit['scope'] or '<module>'}` {verb} {hit['of']}")
+    return "\n".join(out)

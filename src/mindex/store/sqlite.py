@@ -355,9 +355,10 @@ class SQLiteStore:
         """Changes whenever another connection commits: the cue to reload cached vectors."""
         return int(self.conn.execute("PRAGMA data_version").fetchone()[0])
 
-    def filtered_seqs(self, source: str | None, kind: str | None, path: str | None) -> list[int]:
+    def filtered_seqs(self, source: str | None, kind: str | None, path: str | None,
+                      language: str | None = None, symbol_kind: str | None = None) -> list[int]:
         """Chunk seqs passing the filters (for filtering before vector top-k)."""
-        where, params = _filters(source, kind, path)
+        where, params = _filters(source, kind, path, language, symbol_kind)
         where.append("1")
         return [row[0] for row in self.conn.execute(
             f"""SELECT c.seq FROM chunks c {_CHUNK_JOINS} WHERE {' AND '.join(where)}""", params
@@ -387,9 +388,11 @@ class SQLiteStore:
         source: str | None = None,
         kind: str | None = None,
         path: str | None = None,
+        language: str | None = None,
+        symbol_kind: str | None = None,
     ) -> list[Hit]:
         """Run an FTS5 MATCH expression, best BM25 first, with optional filters."""
-        where, params = _filters(source, kind, path)
+        where, params = _filters(source, kind, path, language, symbol_kind)
         where.insert(0, "chunks_fts MATCH ?")
         params.insert(0, match)
         weights = ", ".join(str(w) for w in BM25_WEIGHTS)
@@ -517,9 +520,10 @@ class SQLiteStore:
         }
 
 
-def _filters(source: str | None, kind: str | None, path: str | None,
-             language: str | None = None) -> tuple[list[str], list[str]]:
-    """WHERE clauses and parameters for the search filters (aliases s, d as in the queries)."""
+def _filters(source: str | None, kind: str | None, path: str | None, language: str | None = None,
+             symbol_kind: str | None = None) -> tuple[list[str], list[str]]:
+    """WHERE clauses and parameters for the search filters (aliases s, d, c as in the queries;
+    the symbol kind is the chunk's own, or that of any definition starting inside it)."""
     where: list[str] = []
     params: list[str] = []
     for clause, value in (("s.name = ?", source), ("d.kind = ?", kind), ("mindex_glob(?, d.path)", path),
@@ -527,6 +531,10 @@ def _filters(source: str | None, kind: str | None, path: str | None,
         if value:
             where.append(clause)
             params.append(value)
+    if symbol_kind:
+        where.append("(c.symbol_kind = ? OR EXISTS (SELECT 1 FROM symbols y WHERE y.document_id = d.id "
+                     "AND y.kind = ? AND y.start_line BETWEEN c.start_line AND c.end_line))")
+        params += [symbol_kind, symbol_kind]
     return where, params
 
 
