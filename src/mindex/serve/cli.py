@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import sys
+import threading
 from pathlib import Path
 
 import click
@@ -18,7 +19,7 @@ from mindex.config import load_settings, resolve_db_path
 from mindex.index import MODES
 from mindex.serve import render
 from mindex.serve.clikit import State, emit_json, err, handle_errors, json_option, out, parse_weights, search_options
-from mindex.serve.codecmd import graph, grep, symbols
+from mindex.serve.codecmd import graph, grep, symbols, watch
 from mindex.serve.evalcmd import eval_cmd
 from mindex.serve.setup import config, models
 
@@ -235,9 +236,10 @@ def status(state: State, as_json: bool) -> None:
 @click.option("--host", help="HTTP address (default 127.0.0.1; any other needs a token).")
 @click.option("--port", type=click.IntRange(1, 65535), help="HTTP port (default 8765).")
 @click.option("--token", envvar="MINDEX_TOKEN", help="Bearer token HTTP clients must send (env MINDEX_TOKEN).")
+@click.option("--watch", "live", is_flag=True, help="Also keep the index live while files change (as `mindex watch`).")
 @click.pass_obj
 @handle_errors
-def serve(state: State, http: bool, host: str | None, port: int | None, token: str | None) -> None:
+def serve(state: State, http: bool, host: str | None, port: int | None, token: str | None, live: bool) -> None:
     """Run the MCP server (stdio by default) for Claude Code, Cursor, Codex CLI and others.
 
     \b
@@ -245,14 +247,45 @@ def serve(state: State, http: bool, host: str | None, port: int | None, token: s
       mindex serve
       mindex serve --http --port 8765
       MINDEX_TOKEN=s3cret mindex serve --http --host 0.0.0.0
+      mindex serve --watch
     """
     from mindex.serve.mcp_server import run_http, run_stdio
 
     conf = state.settings.serve
-    if http:
-        run_http(state.db, state.settings, host or conf.host, port or conf.port, token or conf.token)
-    else:
-        run_stdio(state.db, state.settings)
+    stop = _start_watcher(state) if live else None
+    try:
+        if http:
+            run_http(state.db, state.settings, host or conf.host, port or conf.port, token or conf.token)
+        else:
+            run_stdio(state.db, state.settings)
+    finally:
+        if stop is not None:
+            stop.set()
+
+
+def _start_watcher(state: State) -> threading.Event:
+    """Run the watcher beside the server, on its own connection; its reports go to the log
+    (stderr), never to stdout, which belongs to the MCP protocol in stdio mode."""
+    from mindex.watch import Update, watch
+
+    stop = threading.Event()
+    log = logging.getLogger("mindex")
+
+    def report(update: Update) -> None:
+        if update.error:
+            log.warning("watch: update failed: %s (will retry)", update.error)
+        elif update.touched:
+            log.info("watch: index updated in %.2f s (%s)", update.seconds, update.reason)
+
+    def run() -> None:
+        try:
+            with state.open(create=True) as index:
+                watch(index, (), report, stop)
+        except Exception:
+            log.exception("watch: stopped")
+
+    threading.Thread(target=run, name="mindex-watch", daemon=True).start()
+    return stop
 
 
 cli.add_command(models)
@@ -261,6 +294,7 @@ cli.add_command(eval_cmd)
 cli.add_command(grep)
 cli.add_command(symbols)
 cli.add_command(graph)
+cli.add_command(watch)
 
 
 def main() -> None:

@@ -294,3 +294,52 @@ def _symbols_out(file: str, found: list[SymbolRef], as_json: bool, key: str) -> 
         hidden = "" if symbol.exported else " [dim](private)[/]"
         out.print(f"{'  ' * depth}{symbol.start_line:>5}-{symbol.end_line:<5} [bold]{escape(symbol.signature)}[/] "
                   f"[dim]{symbol.kind}[/]{hidden}", highlight=False)
+
+
+@click.command()
+@click.argument("names", nargs=-1, metavar="[SOURCE]...")
+@click.option("--debounce", default=500, show_default=True, type=click.IntRange(10, 60_000),
+              help="Group a burst of saves for at most this many milliseconds.")
+@click.option("--reconcile", default=60.0, show_default=True, type=click.FloatRange(1),
+              help="Re-check every source this often (seconds), events or not.")
+@click.option("--json", "as_json", is_flag=True, help="One JSON object per update, a line each.")
+@click.pass_obj
+@handle_errors
+def watch(state: State, names: tuple[str, ...], debounce: int, reconcile: float, as_json: bool) -> None:
+    """Keep the index live while you edit: re-index sources (all, or those named) within about
+    a second of a save. Creates, renames, deletes and new folders are picked up; a periodic
+    scan heals missed events. Stop with Ctrl-C.
+
+    \b
+    Examples:
+      mindex watch
+      mindex watch myrepo --debounce 200
+      mindex watch --json | jq -c 'select(.touched)'
+    """
+    import json as jsonlib
+    import time
+
+    from mindex.watch import Update
+    from mindex.watch import watch as run_watch
+
+    def show(update: Update) -> None:
+        if as_json:
+            click.echo(jsonlib.dumps({"reason": update.reason, "changed": update.changed, "touched": update.touched,
+                                      "seconds": round(update.seconds, 3), "error": update.error,
+                                      "sources": {n: r.to_dict() for n, r in update.reports.items()}}))
+            return
+        stamp = time.strftime("%H:%M:%S")
+        if update.error:
+            err.print(f"{stamp} [red]update failed:[/] {escape(update.error)} (will retry)", highlight=False)
+            return
+        for name, report in update.reports.items():
+            if report.errors:
+                err.print(f"{stamp} {escape(name)}: [red]{escape('; '.join(report.errors))}[/]", highlight=False)
+            elif update.reason == "start" or report.added or report.updated or report.removed:
+                out.print(f"{stamp} {escape(name)}: {report.added} added, {report.updated} updated, "
+                          f"{report.removed} removed ({update.seconds:.2f} s, {update.reason})", highlight=False)
+
+    with state.open() as index:
+        if not as_json:
+            err.print("[dim]watching; Ctrl-C to stop[/]")
+        run_watch(index, names, show, debounce_ms=debounce, reconcile_s=reconcile)

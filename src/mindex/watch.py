@@ -1,0 +1,105 @@
+"""Keep the index live: watch every source folder and re-index the ones that change.
+
+File events (inotify on Linux, via `watchfiles`) are grouped: a burst of saves becomes one
+update once the folder has been quiet for `quiet_ms`, or after `debounce_ms` at most. An
+update is the ordinary incremental `index` of the touched sources, so creates, renames,
+deletes, new folders and ignore rules all behave exactly as in `mindex index`, and unchanged
+files cost a stat. Every `reconcile_s` seconds all sources are reconciled whether or not an
+event came, which heals anything the watcher missed (events dropped under load, a folder
+mounted later). An error in one update is reported and the watcher goes on.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+
+from mindex.index import Index
+from mindex.models import IndexReport
+
+log = logging.getLogger("mindex")
+
+
+@dataclass
+class Update:
+    """One round of the watcher: why it ran, what it did, how long it took."""
+
+    reason: str  # "start", "change", "reconcile"
+    reports: dict[str, IndexReport] = field(default_factory=dict)
+    changed: int = 0  # file events in the batch
+    seconds: float = 0.0
+    error: str | None = None
+
+    @property
+    def touched(self) -> bool:
+        """Whether anything in the index changed."""
+        return any(r.added or r.updated or r.removed for r in self.reports.values())
+
+
+def _own_files(index: Index) -> Callable[[object, str], bool]:
+    """A watchfiles filter: the default ignores (.git, __pycache__, ...) minus our own
+    database files, whose writes must not wake the watcher."""
+    from watchfiles import DefaultFilter
+
+    default = DefaultFilter()
+    db = str(index.db_path.resolve())
+    state_dir = os.path.dirname(db)
+
+    def keep(change: object, path: str) -> bool:
+        if path.startswith(db) or os.path.dirname(path) == state_dir:
+            return False
+        return bool(default(change, path))  # type: ignore[arg-type]
+
+    return keep
+
+
+def watch(
+    index: Index,
+    names: Iterable[str] = (),
+    on_update: Callable[[Update], None] | None = None,
+    stop: threading.Event | None = None,
+    debounce_ms: int = 500,
+    quiet_ms: int = 100,
+    reconcile_s: float = 60.0,
+) -> None:
+    """Index once, then re-index sources as their files change, until `stop` is set (or
+    KeyboardInterrupt). `on_update` hears about every round."""
+    from watchfiles import watch as file_events
+
+    wanted = list(names)
+    chosen = [index.source(n) for n in wanted] if wanted else [s.source for s in index.sources()]
+    roots = {s.name: os.path.realpath(s.root) for s in chosen}
+    stop = stop or threading.Event()
+
+    def run(reason: str, sources: list[str], changed: int = 0) -> None:
+        started = time.perf_counter()
+        update = Update(reason, changed=changed)
+        try:
+            update.reports = index.index(sources)
+        except Exception as exc:  # a bad round must not end the watch; the next one retries
+            log.debug("watch update failed", exc_info=True)
+            update.error = f"{type(exc).__name__}: {exc}"
+        update.seconds = time.perf_counter() - started
+        if on_update:
+            on_update(update)
+
+    run("start", list(roots))
+    existing = [root for root in roots.values() if os.path.isdir(root)]
+    last_full = time.monotonic()
+    for batch in file_events(*existing, watch_filter=_own_files(index), debounce=debounce_ms, step=quiet_ms,
+                             stop_event=stop, rust_timeout=int(min(reconcile_s, 5) * 1000), yield_on_timeout=True,
+                             raise_interrupt=False):
+        if stop.is_set():
+            break
+        if batch:
+            hit = sorted({name for _, path in batch for name, root in roots.items()
+                          if path == root or path.startswith(root + os.sep)})
+            if hit:
+                run("change", hit, len(batch))
+        if time.monotonic() - last_full >= reconcile_s:
+            run("reconcile", list(roots))
+            last_full = time.monotonic()
