@@ -34,6 +34,7 @@ def steps(quick: bool) -> list[tuple[str, list[str], Path | None]]:
         (f"Docs indexing and keyword search ({docs})", ["bench_docs.py", "--corpus", str(docs)], docs),
         ("Embeddings and search modes", ["bench_embed.py", *embed], RELNOTES if quick else PG),
         ("Retrieval quality on the dev set", ["bench_eval.py", *(["--quick"] if quick else [])], None),
+        ("Code: the standard library, grep against ripgrep, graph queries", ["bench_code.py"], None),
     ]
 
 

@@ -154,7 +154,9 @@ class CodeGraph:
         like = last.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
         for row in self.store.symbol_rows("short_like", like + "%"):
             found.setdefault(row[0], ("prefix", self._symbol(row)))
-        close = difflib.get_close_matches(last.lower(), [s.lower() for s in self.store.symbol_shorts()], n=10, cutoff=0.75)
+        # Misspellings keep about the same length: comparing only those keeps this fast.
+        spellings = {s.lower() for s in self.store.symbol_shorts() if abs(len(s) - len(last)) <= 2}
+        close = difflib.get_close_matches(last.lower(), spellings, n=10, cutoff=0.75)
         for spelling in close:
             for row in self.store.symbol_rows("short_nocase", spelling):
                 found.setdefault(row[0], ("fuzzy", self._symbol(row)))
@@ -172,7 +174,11 @@ class CodeGraph:
         Raises:
             NotFoundError: no definition has that name (the message suggests close ones).
         """
-        hits = [s for how, s in self.find(query, path=path, limit=1000) if how == "exact"]
+        last = query.rsplit(".", 1)[-1]
+        hits = [self._symbol(r) for r in self.store.symbol_rows("name", query)]
+        hits += [s for s in self.named(last) if s.id not in {h.id for h in hits}
+                 and (s.name.endswith("." + query) or query == last)]
+        hits = [s for s in hits if glob_match(path, s.path)]
         if not hits:
             close = [s.name for _, s in self.find(query, path=path, limit=5)]
             hint = f"; did you mean {', '.join(dict.fromkeys(close))}?" if close else ""

@@ -186,32 +186,39 @@ def trigram_query(needs: list[Need]) -> str | None:
 # -- matching --------------------------------------------------------------------------------
 
 
-def match_lines(regex: re.Pattern[str], text: str, multiline: bool) -> list[tuple[int, int, int]]:
+def match_lines(regex: re.Pattern[str], text: str, multiline: bool,
+                literal: str | None = None) -> list[tuple[int, int, int]]:
     """(first line, last line, column) of each reported match, 1-based, in order; a line
-    is reported once, like ripgrep does."""
-    starts = [0]
+    is reported once, like ripgrep does. `literal`, a string every match contains, lets
+    single-line search visit only the lines holding it (found by `str.find`, in C)."""
+    if literal and not multiline:
+        return _lines_with(regex, text, literal)
     found: list[tuple[int, int, int]] = []
     per_line = not multiline and bool(_LOOKAROUND.search(regex.pattern))
     if not per_line:
-        starts = _line_starts(text)
+        count = text.count
+        at, line = 0, 1  # line number of position `at`, advanced as matches come (no line table)
         last = 0
         for m in regex.finditer(text):
-            first = bisect.bisect_right(starts, m.start())
-            end = bisect.bisect_right(starts, max(m.start(), m.end() - 1)) if m.end() > m.start() else first
-            if not multiline and end != first:
+            start, end = m.start(), m.end()
+            line += count("\n", at, start)
+            at = start
+            span = count("\n", start, max(start, end - 1)) if end > start else 0
+            if span and not multiline:
                 per_line = True  # the match crossed a line end: ripgrep never does that here
                 break
+            first, stop = line, line + span
             if first <= last:  # starts on a line reported already
-                if end > last:
-                    found[-1] = (found[-1][0], end, found[-1][2])
-                    last = end
+                if stop > last:
+                    found[-1] = (found[-1][0], stop, found[-1][2])
+                    last = stop
                 continue
-            found.append((first, end, m.start() - starts[first - 1] + 1))
-            last = end
+            found.append((first, stop, start - text.rfind("\n", 0, start)))
+            last = stop
     if per_line:
         found = []
-        for n, line in enumerate(text.split("\n"), start=1):
-            hit = regex.search(line)
+        for n, row in enumerate(text.split("\n"), start=1):
+            hit = regex.search(row)
             if hit is not None:
                 found.append((n, n, hit.start() + 1))
     if found and found[-1][0] > text.count("\n") and text.endswith("\n"):
@@ -219,14 +226,31 @@ def match_lines(regex: re.Pattern[str], text: str, multiline: bool) -> list[tupl
     return found
 
 
-def _line_starts(text: str) -> list[int]:
-    starts = [0]
-    find = text.find
-    pos = find("\n")
+def _lines_with(regex: re.Pattern[str], text: str, literal: str) -> list[tuple[int, int, int]]:
+    found: list[tuple[int, int, int]] = []
+    find, rfind, count = text.find, text.rfind, text.count
+    at, line = 0, 1
+    pos = find(literal)
     while pos != -1:
-        starts.append(pos + 1)
-        pos = find("\n", pos + 1)
-    return starts
+        start = rfind("\n", 0, pos) + 1
+        end = find("\n", pos)
+        end = len(text) if end == -1 else end
+        line += count("\n", at, start)
+        at = start
+        hit = regex.search(text[start:end])
+        if hit is not None:
+            found.append((line, line, hit.start() + 1))
+        pos = find(literal, end + 1)
+    return found
+
+
+def prefilter(regex: re.Pattern[str], needs: list[Need]) -> str | None:
+    """The longest literal every match holds, when plain `str.find` can look for it (the
+    pattern is case-sensitive); None otherwise."""
+    if regex.flags & re.IGNORECASE:
+        return None
+    literals = [n for n in needs if isinstance(n, str)]
+    return max(literals, key=len) if literals else None
 
 
 def grep(
@@ -246,12 +270,13 @@ def grep(
         raise ConfigError("context lines must be 0 or more, --limit and --max-count 1 or more")
     started = time.perf_counter()
     regex = compile_pattern(pattern, ignore_case, smart_case, fixed, word, multiline)
-    query = trigram_query(required(regex))
+    needs = required(regex)
+    query, literal = trigram_query(needs), prefilter(regex, needs)
     result = GrepResult(pattern, narrowed=query is not None)
     found: list[tuple[int, GrepMatch]] = []
     for doc_id, src, rel, lang, text in store.code_texts(query, source, path, language):
         result.files_searched += 1
-        hits = match_lines(regex, text, multiline)
+        hits = match_lines(regex, text, multiline, literal)
         if not hits:
             continue
         if max_count is not None:

@@ -417,15 +417,21 @@ class SQLiteStore:
         path; with `match`, only files whose trigram index entry matches that FTS5 query."""
         where, params = _filters(source, None, path, language)
         if match is not None:
-            where.append("t.document_id IN (SELECT rowid FROM code_trigrams WHERE code_trigrams MATCH ?)")
+            where.append("d.id IN (SELECT rowid FROM code_trigrams WHERE code_trigrams MATCH ?)")
             params.append(match)
         where.append("1")
-        yield from self.conn.execute(
-            f"""SELECT d.id, s.name, d.path, d.language, t.text FROM code_text t
-                JOIN documents d ON d.id = t.document_id JOIN sources s ON s.id = d.source_id
-                WHERE {' AND '.join(where)} ORDER BY s.name, d.path""",
+        # Order the small rows first, then read each text by key: sorting rows that carry
+        # whole files would copy every text through SQLite's sorter.
+        files = self.conn.execute(
+            f"""SELECT d.id, s.name, d.path, d.language FROM documents d JOIN sources s ON s.id = d.source_id
+                WHERE d.kind = 'code' AND {' AND '.join(where)} ORDER BY s.name, d.path""",
             params,
-        )
+        ).fetchall()
+        read = self.conn.execute
+        for doc_id, name, rel, lang in files:
+            row = read("SELECT text FROM code_text WHERE document_id = ?", (doc_id,)).fetchone()
+            if row is not None:
+                yield doc_id, name, rel, lang, row[0]
 
     def chunk_spans(self, document_ids: Sequence[int]) -> dict[int, list[tuple[int, int, str, str | None]]]:
         """Per document, its chunks' (start line, end line, id, symbol) in line order."""
