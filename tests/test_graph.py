@@ -70,6 +70,7 @@ REPO = {
         "  area(): number {\n    return this.s * this.s;\n  }\n"
         "  describe(): string {\n    return `area ${this.area()}`;\n  }\n}\n"
     ),
+    "web/view.tsx": "import { Square } from './shapes';\nexport function View() { return <b>{new Square(2).describe()}</b>; }\n",
     # Go: a method, a same-package call across files, an imported package.
     "net/conn.go": "package net\n\ntype Conn struct{}\n\nfunc (c *Conn) Close() error {\n\treturn cleanup()\n}\n\nfunc cleanup() error {\n\treturn nil\n}\n",
     "net/dial.go": "package net\n\nfunc Dial() *Conn {\n\tc := &Conn{}\n\tcleanup()\n\treturn c\n}\n",
@@ -150,6 +151,7 @@ def test_impact_walks_callers_and_importers_grouped_by_file(graph_index: Index) 
     ("fmt", {("web/util.js", 5, "log", 1.0), ("web/main.js", 5, "run", 0.95)}),
     ("log", {("web/main.js", 4, "run", 0.95)}),
     ("Square.area", {("web/shapes.ts", 10, "Square.describe", 1.0)}),
+    ("Square.describe", {("web/view.tsx", 2, "View", 0.6)}),  # TSX shares the TypeScript queries
     ("cleanup", {("net/conn.go", 6, "Conn.Close", 1.0), ("net/dial.go", 5, "Dial", 0.9)}),
     ("Dial", {("cmd/main.go", 6, "main", 0.95)}),
     ("Conn.Close", {("cmd/main.go", 7, "main", 0.6)}),  # c.Close(): c's type is unknown, one Close exists

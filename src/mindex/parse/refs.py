@@ -1,6 +1,7 @@
 """References out of a parsed file: calls, imports, base classes, via per-language queries.
 
-Each language with a graph has `queries/<language>.scm`, a tree-sitter query whose captures
+Each language with a graph has `queries/<language>.scm`, a tree-sitter query (a line
+`; inherits: other` puts `other.scm` in front of it) whose captures
 say what a node is: `@call.name` (with `@call.receiver` for `obj.name(...)`),
 `@import.module` (with `@import.name` / `@import.alias`; Rust's `@import.tree` is a whole
 `use` tree), `@extends.name`, `@implements.name`. Every reference records the innermost
@@ -26,15 +27,24 @@ if TYPE_CHECKING:
 RECEIVER_CHARS = 80
 
 
+def _query_text(name: str) -> str | None:
+    """A query file with the files it names in `; inherits: a, b` lines put in front."""
+    source = resources.files("mindex.parse") / "queries" / f"{name}.scm"
+    if not source.is_file():
+        return None
+    text = source.read_text(encoding="utf-8")
+    parents = [part.strip() for line in text.splitlines() if line.startswith("; inherits:")
+               for part in line.removeprefix("; inherits:").split(",")]
+    return "\n".join([*(_query_text(p) or "" for p in parents), text])
+
+
 @cache
 def _query(lang_name: str) -> Query | None:
     from tree_sitter import Query
 
-    source = resources.files("mindex.parse") / "queries" / f"{lang_name}.scm"
+    text = _query_text(lang_name)
     language = grammar(lang_name)
-    if language is None or not source.is_file():
-        return None
-    return Query(language, source.read_text(encoding="utf-8"))
+    return Query(language, text) if language is not None and text is not None else None
 
 
 def has_graph(lang: Lang) -> bool:

@@ -1,16 +1,4 @@
-; References in JavaScript (also the base of typescript.scm and tsx.scm).
-(call_expression function: (identifier) @call.name)
-(call_expression function: (member_expression object: (_) @call.receiver property: (property_identifier) @call.name))
-(new_expression constructor: (identifier) @call.name)
-(new_expression constructor: (member_expression object: (_) @call.receiver property: (property_identifier) @call.name))
-(import_statement (import_clause (identifier) @import.alias) source: (string (string_fragment) @import.module))
-(import_statement (import_clause (namespace_import (identifier) @import.alias)) source: (string (string_fragment) @import.module))
-(import_statement (import_clause (named_imports (import_specifier name: (identifier) @import.name !alias)))
-  source: (string (string_fragment) @import.module))
-(import_statement (import_clause (named_imports (import_specifier name: (identifier) @import.name alias: (identifier) @import.alias)))
-  source: (string (string_fragment) @import.module))
-(variable_declarator name: (identifier) @import.alias
-  value: (call_expression function: (identifier) @_require arguments: (arguments (string (string_fragment) @import.module)))
-  (#eq? @_require "require"))
+; References in JavaScript.
+; inherits: _js_calls
 (class_heritage (identifier) @extends.name)
 (class_heritage (member_expression property: (property_identifier) @extends.name))

@@ -1,17 +1,5 @@
-; References in TypeScript: javascript.scm plus heritage clauses and interfaces.
-(call_expression function: (identifier) @call.name)
-(call_expression function: (member_expression object: (_) @call.receiver property: (property_identifier) @call.name))
-(new_expression constructor: (identifier) @call.name)
-(new_expression constructor: (member_expression object: (_) @call.receiver property: (property_identifier) @call.name))
-(import_statement (import_clause (identifier) @import.alias) source: (string (string_fragment) @import.module))
-(import_statement (import_clause (namespace_import (identifier) @import.alias)) source: (string (string_fragment) @import.module))
-(import_statement (import_clause (named_imports (import_specifier name: (identifier) @import.name !alias)))
-  source: (string (string_fragment) @import.module))
-(import_statement (import_clause (named_imports (import_specifier name: (identifier) @import.name alias: (identifier) @import.alias)))
-  source: (string (string_fragment) @import.module))
-(variable_declarator name: (identifier) @import.alias
-  value: (call_expression function: (identifier) @_require arguments: (arguments (string (string_fragment) @import.module)))
-  (#eq? @_require "require"))
+; References in TypeScript: heritage clauses and interfaces.
+; inherits: _js_calls
 (extends_clause value: (identifier) @extends.name)
 (implements_clause (type_identifier) @implements.name)
 (extends_type_clause (type_identifier) @extends.name)
