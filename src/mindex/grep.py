@@ -15,14 +15,13 @@ characters. Line numbers are those of the indexed text: keep the index live with
 
 from __future__ import annotations
 
-import bisect
 import re
-from collections.abc import Iterator
+import time
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from mindex.errors import ConfigError
-from mindex.store.base import Store
+from mindex.store.base import Store, chunk_at
 
 from re import _constants as sre_constants  # type: ignore[attr-defined]  # re's own parser (3.11+)
 from re import _parser as sre_parse  # type: ignore[attr-defined]
@@ -264,8 +263,6 @@ def grep(
     Raises:
         ConfigError: a bad regex, or a negative context or limit.
     """
-    import time
-
     if before < 0 or after < 0 or limit < 1 or (max_count is not None and max_count < 1):
         raise ConfigError("context lines must be 0 or more, --limit and --max-count 1 or more")
     started = time.perf_counter()
@@ -305,9 +302,7 @@ def _join_chunks(store: Store, found: list[tuple[int, GrepMatch]]) -> list[GrepM
     spans, symbols = store.chunk_spans(ids), store.symbol_spans(ids)
     joined: list[GrepMatch] = []
     for doc_id, match in found:
-        rows = spans.get(doc_id, [])
-        at = bisect.bisect_right([r[0] for r in rows], match.line) - 1
-        chunk_id = rows[at][2] if at >= 0 and rows[at][0] <= match.line <= rows[at][1] else None
+        chunk_id = chunk_at(spans.get(doc_id, []), match.line)
         around = [s for s in symbols.get(doc_id, []) if s[0] <= match.line <= s[1]]
         symbol = max(around, key=lambda s: (s[0], -s[1]))[2] if around else None
         joined.append(replace(match, chunk_id=chunk_id, symbol=symbol))

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import bisect
+
 from collections.abc import Iterator, Sequence
 from contextlib import AbstractContextManager
 from typing import Any, Protocol
@@ -10,6 +12,15 @@ from mindex.models import Document, Hit, SkippedFile, Source, SourceStats
 
 # Every backend marks matches in snippets with these; search turns them into `**`.
 SNIPPET_OPEN, SNIPPET_CLOSE = "\x01", "\x02"
+
+ChunkSpan = tuple[int, int, str, str | None]
+"""(start line, end line, chunk id, symbol) of one chunk, as `chunk_spans` returns them."""
+
+
+def chunk_at(spans: Sequence[ChunkSpan], line: int) -> str | None:
+    """The id of the chunk whose span (from `chunk_spans`, in line order) holds `line`."""
+    at = bisect.bisect_right([span[0] for span in spans], line) - 1
+    return spans[at][2] if at >= 0 and spans[at][0] <= line <= spans[at][1] else None
 
 
 class DocumentStore(Protocol):
@@ -45,7 +56,7 @@ class DocumentStore(Protocol):
         self, match: str | None, source: str | None = None, path: str | None = None,
         language: str | None = None,
     ) -> Iterator[tuple[int, str, str, str | None, str]]: ...
-    def chunk_spans(self, document_ids: Sequence[int]) -> dict[int, list[tuple[int, int, str, str | None]]]: ...
+    def chunk_spans(self, document_ids: Sequence[int]) -> dict[int, list[ChunkSpan]]: ...
     def symbol_spans(self, document_ids: Sequence[int]) -> dict[int, list[tuple[int, int, str]]]: ...
     def code_files(self) -> list[tuple[int, str, str, str | None]]: ...
     def symbol_rows(self, column: str, value: str | int) -> list[tuple[int, int, str, str, int, int, str, int]]: ...

@@ -25,7 +25,7 @@ from mindex.errors import (
 )
 from mindex.models import Document, Hit, SkippedFile, Source, SourceStats
 from mindex.pathglob import glob_match
-from mindex.store.base import SNIPPET_CLOSE, SNIPPET_OPEN
+from mindex.store.base import SNIPPET_CLOSE, SNIPPET_OPEN, ChunkSpan
 from mindex.store.lock import WriteLock
 
 # BM25 column weights for (title, context, text): a word in a heading or breadcrumb says
@@ -433,9 +433,9 @@ class SQLiteStore:
             if row is not None:
                 yield doc_id, name, rel, lang, row[0]
 
-    def chunk_spans(self, document_ids: Sequence[int]) -> dict[int, list[tuple[int, int, str, str | None]]]:
+    def chunk_spans(self, document_ids: Sequence[int]) -> dict[int, list[ChunkSpan]]:
         """Per document, its chunks' (start line, end line, id, symbol) in line order."""
-        spans: dict[int, list[tuple[int, int, str, str | None]]] = {}
+        spans: dict[int, list[ChunkSpan]] = {}
         rows = self._select_in(
             "SELECT document_id, start_line, end_line, id, symbol FROM chunks WHERE document_id IN ({})",
             (), document_ids)
