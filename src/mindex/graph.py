@@ -17,7 +17,6 @@ another file changes. Resolution uses what the language lets us know, best evide
 
 from __future__ import annotations
 
-import bisect
 import difflib
 import posixpath
 from dataclasses import dataclass, field
@@ -25,7 +24,7 @@ from typing import Any
 
 from mindex.errors import NotFoundError
 from mindex.pathglob import glob_match
-from mindex.store.base import Store
+from mindex.store.base import ChunkSpan, Store, chunk_at
 
 SELF_WORDS = {"self", "this", "cls", "Self", "super", "super()", "base"}
 IMPLICIT_THIS = {"java", "cpp", "csharp", "kotlin", "scala", "swift", "php"}
@@ -109,8 +108,8 @@ class CodeGraph:
         self._suffix: dict[str, list[int]] = {}
         self._symbols_in: dict[int, list[SymbolRef]] = {}
         self._named: dict[str, list[SymbolRef]] = {}
-        self._imports: dict[int, list[_Ref]] = {}
-        self._spans: dict[int, list[tuple[int, int, str, str | None]]] = {}
+        self._refs: dict[tuple[int, str], list[_Ref]] = {}
+        self._spans: dict[int, list[ChunkSpan]] = {}
 
     # -- symbols ---------------------------------------------------------------------------
 
@@ -125,9 +124,7 @@ class CodeGraph:
         if doc_id not in self._spans:
             self._spans.update(self.store.chunk_spans([doc_id]))
             self._spans.setdefault(doc_id, [])
-        rows = self._spans[doc_id]
-        at = bisect.bisect_right([r[0] for r in rows], line) - 1
-        return rows[at][2] if at >= 0 and rows[at][0] <= line <= rows[at][1] else None
+        return chunk_at(self._spans[doc_id], line)
 
     def symbols_in(self, doc_id: int) -> list[SymbolRef]:
         """Every definition of a file, in line order."""
@@ -147,9 +144,7 @@ class CodeGraph:
         (close spellings and substrings, case-insensitive). Returns (match type, symbol)."""
         found: dict[int, tuple[str, SymbolRef]] = {}
         last = query.rsplit(".", 1)[-1]
-        exact = [self._symbol(r) for r in self.store.symbol_rows("name", query)]
-        exact += [s for s in self.named(last) if s.name == query or s.name.endswith("." + query) or query == last]
-        for symbol in exact:
+        for symbol in self._exact(query):
             found.setdefault(symbol.id, ("exact", symbol))
         like = last.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
         for row in self.store.symbol_rows("short_like", like + "%"):
@@ -168,17 +163,23 @@ class CodeGraph:
         return [(how, s) for how, s in ranked
                 if (kind is None or s.kind == kind) and glob_match(path, s.path)][:limit]
 
+    def _exact(self, query: str) -> list[SymbolRef]:
+        """Definitions named exactly `query`: qualified (`Class.method`, or its tail such as
+        `method` of `Outer.Class.method`), or by a bare last name part."""
+        last = query.rsplit(".", 1)[-1]
+        hits = {s.id: s for s in map(self._symbol, self.store.symbol_rows("name", query))}
+        for s in self.named(last):
+            if s.name.endswith("." + query) or query == last:
+                hits.setdefault(s.id, s)
+        return list(hits.values())
+
     def targets(self, query: str, path: str | None = None) -> list[SymbolRef]:
         """The definitions a graph question is about: `Class.method` or a bare name.
 
         Raises:
             NotFoundError: no definition has that name (the message suggests close ones).
         """
-        last = query.rsplit(".", 1)[-1]
-        hits = [self._symbol(r) for r in self.store.symbol_rows("name", query)]
-        hits += [s for s in self.named(last) if s.id not in {h.id for h in hits}
-                 and (s.name.endswith("." + query) or query == last)]
-        hits = [s for s in hits if glob_match(path, s.path)]
+        hits = [s for s in self._exact(query) if glob_match(path, s.path)]
         if not hits:
             close = [s.name for _, s in self.find(query, path=path, limit=5)]
             hint = f"; did you mean {', '.join(dict.fromkeys(close))}?" if close else ""
@@ -276,11 +277,16 @@ class CodeGraph:
                 found += self._ending(candidate, source)
         return list(dict.fromkeys(found))
 
+    def refs(self, doc_id: int, kind: str) -> list[_Ref]:
+        """A file's references of one kind (call, import, extends, implements), read once."""
+        key = (doc_id, kind)
+        if key not in self._refs:
+            self._refs[key] = [_Ref(*r) for r in self.store.ref_rows("document_id", doc_id, kind)]
+        return self._refs[key]
+
     def imports(self, doc_id: int) -> list[_Ref]:
         """A file's import references."""
-        if doc_id not in self._imports:
-            self._imports[doc_id] = [_Ref(*r) for r in self.store.ref_rows("document_id", doc_id, "import")]
-        return self._imports[doc_id]
+        return self.refs(doc_id, "import")
 
     # -- resolution ------------------------------------------------------------------------
 
@@ -353,8 +359,8 @@ class CodeGraph:
         return None
 
     def _bases(self, doc_id: int, owner: str) -> list[str]:
-        rows = self.store.ref_rows("document_id", doc_id)
-        return [r[2] for r in rows if r[1] in ("extends", "implements") and (r[6] == owner or r[6].startswith(owner + "."))]
+        heritage = sorted(self.refs(doc_id, "extends") + self.refs(doc_id, "implements"), key=lambda r: r.line)
+        return [r.name for r in heritage if r.scope == owner or r.scope.startswith(owner + ".")]
 
     @staticmethod
     def _by_name(callable_: list[SymbolRef], has_receiver: bool, name: str, module_path: bool = False) -> Resolution:
@@ -395,8 +401,7 @@ class CodeGraph:
         """Every call made inside `target` (and functions nested in it), in line order; an
         ambiguous call gives one edge per candidate, an unresolved one an edge without target."""
         edges = []
-        for row in self.store.ref_rows("document_id", target.document_id, "call"):
-            ref = _Ref(*row)
+        for ref in self.refs(target.document_id, "call"):
             if ref.scope != target.name and not ref.scope.startswith(target.name + "."):
                 continue
             resolution = self.resolve(ref)
@@ -405,6 +410,15 @@ class CodeGraph:
             for symbol, confidence in resolution.targets:
                 edges.append(self._edge(ref, symbol, confidence, resolution.reason))
         return edges
+
+    def calls(self, query: str, direction: str, path: str | None = None) -> list[tuple[SymbolRef, list[Edge]]]:
+        """Each definition `query` names, with its callers or callees (`direction`).
+
+        Raises:
+            NotFoundError: no definition has that name.
+        """
+        walk = self.callers if direction == "callers" else self.callees
+        return [(target, walk(target)) for target in self.targets(query, path)]
 
     def importers(self, target: SymbolRef) -> list[Edge]:
         """Imports that reach `target`: its name imported from its file, or its whole module."""
@@ -420,8 +434,7 @@ class CodeGraph:
                     continue
                 if target.document_id in files or (
                         imp.name == short and target.document_id in self.module_files(doc_id, module)):
-                    ref = _Ref(doc_id, "import", imp.name, imp.qualifier, imp.alias, imp.line, imp.scope)
-                    edges.append(self._edge(ref, target, 1.0, f"imports {imp.name or module}"))
+                    edges.append(self._edge(imp, target, 1.0, f"imports {imp.name or module}"))
         return edges
 
     def impact(self, target: SymbolRef, depth: int = 2, min_confidence: float = 0.5) -> list[dict[str, Any]]:

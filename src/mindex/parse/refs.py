@@ -47,11 +47,6 @@ def _query(lang_name: str) -> Query | None:
     return Query(language, text) if language is not None and text is not None else None
 
 
-def has_graph(lang: Lang) -> bool:
-    """Whether references are extracted for this language."""
-    return _query(lang.name) is not None
-
-
 def _text(node: Node | None) -> str:
     return " ".join((node.text or b"").decode("utf-8", "replace").split()) if node is not None else ""
 
@@ -60,7 +55,7 @@ def _scopes(defs: list[Definition], lines: int) -> list[str]:
     """For each 0-based line, the qualified name of the innermost definition holding it."""
     painted = [""] * (lines + 1)
     for d in sorted(defs, key=lambda d: (d.start_line, -d.end_line)):
-        if d.kind in ("constant",):
+        if d.kind == "constant":
             continue
         for n in range(d.start_line - 1, min(d.end_line, lines + 1)):
             painted[n] = d.qualname

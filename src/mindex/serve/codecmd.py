@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Any
 
 import click
 from rich.markup import escape
@@ -152,21 +151,21 @@ _SYMBOL_ARG = click.argument("symbol")
 _PATH_OPT = click.option("--path", "path_glob", metavar="GLOB", help="Only definitions in files matching GLOB (to pick one of several).")
 
 
-def _edges_out(kind: str, targets: list[SymbolRef], edges: dict[int, list[Edge]], as_json: bool) -> None:
+def _edges_out(kind: str, found: list[tuple[SymbolRef, list[Edge]]], as_json: bool) -> None:
     if as_json:
-        emit_json({kind: [{"target": t.to_dict(), "edges": [e.to_dict() for e in edges[t.id]]} for t in targets]})
+        emit_json({kind: [{"target": t.to_dict(), "edges": [e.to_dict() for e in edges]} for t, edges in found]})
         return
-    for target in targets:
+    for target, edges in found:
         out.print(f"[bold]{escape(target.name)}[/] [dim]({escape(target.path)}:{target.start_line})[/] — {kind}:",
                   highlight=False)
-        for edge in edges[target.id]:
+        for edge in edges:
             shown = edge.target.name if (kind == "callees" and edge.target) else (edge.scope or "<module>")
             where = f"{edge.path}:{edge.line}"
             if kind == "callees" and edge.target:
                 where = f"{edge.target.path}:{edge.target.start_line}"
             out.print(f"  {escape(shown):40} {escape(where):40} [dim]{edge.confidence:.2f} {escape(edge.reason)}[/]",
                       highlight=False)
-        if not edges[target.id]:
+        if not edges:
             out.print("  [dim](none)[/]")
 
 
@@ -185,10 +184,8 @@ def callers(state: State, symbol: str, path_glob: str | None, as_json: bool) -> 
       mindex graph callers clean --path 'pkg/**' --json
     """
     with state.open() as index:
-        code = index.graph()
-        targets = code.targets(symbol, path_glob)
-        edges = {t.id: code.callers(t) for t in targets}
-    _edges_out("callers", targets, edges, as_json)
+        found = index.graph().calls(symbol, "callers", path_glob)
+    _edges_out("callers", found, as_json)
 
 
 @graph.command()
@@ -205,10 +202,8 @@ def callees(state: State, symbol: str, path_glob: str | None, as_json: bool) -> 
       mindex graph callees Session.send
     """
     with state.open() as index:
-        code = index.graph()
-        targets = code.targets(symbol, path_glob)
-        edges = {t.id: code.callees(t) for t in targets}
-    _edges_out("callees", targets, edges, as_json)
+        found = index.graph().calls(symbol, "callees", path_glob)
+    _edges_out("callees", found, as_json)
 
 
 @graph.command()

@@ -327,10 +327,8 @@ def build_server(db: Path, settings: Settings) -> MCPServer:
 
     def _edges(kind: str, symbol: str, path: str | None) -> Callable[[Index], list[dict[str, Any]]]:
         def work(ix: Index) -> list[dict[str, Any]]:
-            graph = ix.graph()
-            walk = graph.callers if kind == "callers" else graph.callees
-            return [{"target": t.to_dict(), "edges": [e.to_dict() for e in walk(t)]}
-                    for t in graph.targets(symbol, path)]
+            return [{"target": t.to_dict(), "edges": [e.to_dict() for e in edges]}
+                    for t, edges in ix.graph().calls(symbol, kind, path)]
         return work
 
     @server.tool()
