@@ -9,7 +9,6 @@ and binaries are skipped with the reason in the index summary. Files in a langua
 
 from __future__ import annotations
 
-import logging
 import os
 import re
 import stat
@@ -24,10 +23,9 @@ from mindex.models import Chunk, Document, Reference, SkippedFile, Source, Symbo
 from mindex.parse.code import ParseTimeout, chunk_code, definitions, parse_tree
 from mindex.parse.refs import references
 from mindex.parse.text import parse_text
-from mindex.sources.docs import LoadResult, LoadTask, _looks_binary, decode, read_changed
+from mindex.sources.docs import LoadResult, LoadTask, _looks_binary, decode, parser_failed, read_changed
 from mindex.sources.walk import SKIP_DIRS, FileEntry, walk_files
 
-log = logging.getLogger("mindex")
 
 VENDORED = {"vendor", "vendors", "third_party", "third-party", "thirdparty", "node_modules", "bower_components",
             "external", "extern", "deps", "Pods", "Carthage", "site-packages", "dist", "build", "target"}
@@ -146,8 +144,7 @@ def load(task: LoadTask) -> LoadResult:
     try:
         chunks, symbols, refs = _chunk(task, text, lang, metadata)
     except Exception as exc:  # bad input must not stop the run; the reason goes in the summary
-        log.debug("chunking failed on %s", entry.rel, exc_info=True)
-        return SkippedFile(entry.rel, f"parser failed ({type(exc).__name__}: {exc}); please report it")
+        return parser_failed(entry.rel, exc)
     return Document(entry.rel, "code", PurePosixPath(entry.rel).name, len(data), entry.mtime_ns, digest, metadata,
                     chunks, symbols, text, refs)
 

@@ -110,6 +110,12 @@ def read_changed(task: LoadTask) -> tuple[bytes, str] | LoadResult:
     return Unchanged(entry) if digest == task.known_hash else (data, digest)
 
 
+def parser_failed(rel: str, exc: Exception) -> SkippedFile:
+    """The skip reason for a file a parser choked on (logged with its traceback at debug)."""
+    log.debug("parser failed on %s", rel, exc_info=exc)
+    return SkippedFile(rel, f"parser failed ({type(exc).__name__}: {exc}); please report it")
+
+
 def load(task: LoadTask) -> LoadResult:
     """Read, hash, parse and chunk one file. Runs in a worker process; never raises."""
     entry = task.entry
@@ -120,8 +126,7 @@ def load(task: LoadTask) -> LoadResult:
     try:
         outcome = _parse(task, data)
     except Exception as exc:  # bad input must not stop the run; the reason goes in the summary
-        log.debug("parser failed on %s", entry.rel, exc_info=True)
-        return SkippedFile(entry.rel, f"parser failed ({type(exc).__name__}: {exc}); please report it")
+        return parser_failed(entry.rel, exc)
     if isinstance(outcome, SkippedFile):
         return outcome
     parsed, extra = outcome
