@@ -94,12 +94,12 @@ def test_bad_inputs_are_skipped_with_reasons_and_good_files_still_indexed(index:
 def test_unreadable_file_is_skipped_not_fatal(tmp_path: Path) -> None:
     folder = tmp_path / "a.md"
     folder.mkdir()  # opening a folder as a file fails like an unreadable file does
-    result = load(LoadTask("s", FileEntry("a.md", str(folder), 1, 1), None, 1500, 200))
+    result = load(LoadTask("s", str(tmp_path), FileEntry("a.md", str(folder), 1, 1), None, 1500, 200))
     assert result.path == "a.md" and result.reason.startswith("unreadable")  # type: ignore[union-attr]
 
 
 def test_file_vanishing_mid_run_is_skipped(tmp_path: Path) -> None:
-    result = load(LoadTask("s", FileEntry("gone.md", str(tmp_path / "gone.md"), 1, 1), None, 1500, 200))
+    result = load(LoadTask("s", str(tmp_path), FileEntry("gone.md", str(tmp_path / "gone.md"), 1, 1), None, 1500, 200))
     assert result.reason == "vanished while indexing"  # type: ignore[union-attr]
 
 

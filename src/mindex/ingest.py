@@ -55,6 +55,14 @@ def index_source(
             f"restore it, or drop the source with `mindex remove {source.name}`"
         )
     assert source.id is not None
+    # The root was resolved when it was added: if it resolves elsewhere now, a folder on its
+    # path was swapped for a link, and following it could read anything.
+    real_root = os.path.realpath(source.root)
+    if real_root != source.root:
+        raise SourcePathError(
+            f"source {source.name!r}: {source.root} now leads to {real_root} through a symlink; "
+            f"if that is meant, `mindex remove {source.name}` and add {real_root}"
+        )
     kind = SOURCE_KINDS[source.kind]
     report = IndexReport()
     entries, skipped = kind.discover(source)
@@ -75,7 +83,7 @@ def index_source(
             report.unchanged += 1
         else:
             tasks.append(
-                LoadTask(source.name, entry, known[2] if known else None,
+                LoadTask(source.name, real_root, entry, known[2] if known else None,
                          settings.chunk_size, settings.chunk_overlap)
             )
     deleted = [path for path in markers if path not in present]

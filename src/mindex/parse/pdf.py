@@ -12,7 +12,7 @@ class PdfError(Exception):
     """The file is not a PDF pdfium can open (damaged, encrypted)."""
 
 
-def parse_pdf(file: Path, path: str) -> ParsedDocument:
+def parse_pdf(data: bytes, path: str) -> ParsedDocument:
     """Extract each page's text; `page` is 1-based and line spans stay empty.
 
     Raises:
@@ -24,7 +24,7 @@ def parse_pdf(file: Path, path: str) -> ParsedDocument:
     except ImportError:
         raise DependencyMissingError("pypdfium2", "pdf", "indexing PDF files") from None
     try:
-        pdf = pdfium.PdfDocument(str(file))
+        pdf = pdfium.PdfDocument(data)
     except pdfium.PdfiumError as exc:
         raise PdfError(f"cannot open PDF ({exc})") from None
     try:

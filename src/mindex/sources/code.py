@@ -24,7 +24,8 @@ from mindex.parse.code import ParseTimeout, chunk_code, definitions, parse_tree
 from mindex.parse.refs import references
 from mindex.parse.text import parse_text
 from mindex.sources.docs import LoadResult, LoadTask, _looks_binary, decode, parser_failed, read_changed
-from mindex.sources.walk import SKIP_DIRS, FileEntry, walk_files
+from mindex.sources.confine import LEAVES_SOURCE, resolves_inside
+from mindex.sources.walk import SKIP_DIRS, FileEntry, read_ignore_file, walk_files
 
 
 VENDORED = {"vendor", "vendors", "third_party", "third-party", "thirdparty", "node_modules", "bower_components",
@@ -50,7 +51,7 @@ def discover(source: Source) -> tuple[list[FileEntry], list[SkippedFile]]:
     if listed is None:
         entries, skipped = walk_files(source.root, None, include, exclude)
     else:
-        entries, skipped = _stat_all(source.root, listed, include, exclude), []
+        entries, skipped = _stat_all(source.root, listed, include, exclude)
     kept: list[FileEntry] = []
     for entry in entries:
         reason = _skip_by_name(entry.rel)
@@ -77,29 +78,29 @@ def _git_files(root: str) -> list[str] | None:
 
 
 def _stat_all(root: str, listed: list[str], include: pathspec.GitIgnoreSpec | None,
-              exclude: pathspec.GitIgnoreSpec | None) -> list[FileEntry]:
-    ignore = _mindexignore(root)
+              exclude: pathspec.GitIgnoreSpec | None) -> tuple[list[FileEntry], list[SkippedFile]]:
+    """Stat git's list, keeping regular files; a tracked symlink is followed only when it
+    resolves inside the root."""
+    real_root = os.path.realpath(root)
+    lines = read_ignore_file(real_root, os.path.join(root, ".mindexignore"))
+    ignore = pathspec.GitIgnoreSpec.from_lines(lines) if lines else None
     entries: list[FileEntry] = []
+    skipped: list[SkippedFile] = []
     for rel in sorted(listed):
         if (ignore and ignore.match_file(rel)) or (include and not include.match_file(rel)) or (
                 exclude and exclude.match_file(rel)) or set(PurePosixPath(rel).parts[:-1]) & SKIP_DIRS:
             continue
         path = os.path.join(root, rel)
+        if not resolves_inside(real_root, path):
+            skipped.append(SkippedFile(rel, LEAVES_SOURCE))
+            continue
         try:
             info = os.stat(path)
         except OSError:
             continue  # deleted in the work tree but still in git's index
         if stat.S_ISREG(info.st_mode):
             entries.append(FileEntry(rel, path, info.st_size, info.st_mtime_ns))
-    return entries
-
-
-def _mindexignore(root: str) -> pathspec.GitIgnoreSpec | None:
-    try:
-        with open(os.path.join(root, ".mindexignore"), encoding="utf-8", errors="replace") as handle:
-            return pathspec.GitIgnoreSpec.from_lines(handle.read().splitlines())
-    except OSError:
-        return None
+    return entries, skipped
 
 
 def _skip_by_name(rel: str) -> str | None:

@@ -14,6 +14,7 @@ from mindex.chunk import chunk_document
 from mindex.errors import DependencyMissingError
 from mindex.models import Document, ParsedDocument, SkippedFile, Source
 from mindex.parse import BINARY_SUFFIXES, PARSERS
+from mindex.sources.confine import OutsideRootError, read_inside
 from mindex.sources.walk import FileEntry, walk_files
 
 log = logging.getLogger("mindex")
@@ -29,6 +30,7 @@ class LoadTask:
     """Everything a worker process needs to turn one file into a document."""
 
     source: str
+    root: str  # the source's folder, resolved: nothing outside it is read
     entry: FileEntry
     known_hash: str | None
     chunk_size: int
@@ -78,7 +80,7 @@ def _parse(task: LoadTask, data: bytes) -> tuple[ParsedDocument, dict[str, objec
         from mindex.parse.pdf import PdfError, parse_pdf
 
         try:
-            return parse_pdf(Path(entry.abspath), entry.rel), {"format": "pdf"}
+            return parse_pdf(data, entry.rel), {"format": "pdf"}
         except PdfError as exc:
             return SkippedFile(entry.rel, f"not a readable PDF: {exc}")
         except DependencyMissingError:
@@ -96,8 +98,9 @@ def read_changed(task: LoadTask) -> tuple[bytes, str] | LoadResult:
     (unchanged, vanished, unreadable, empty). Shared by every file-based source kind."""
     entry = task.entry
     try:
-        with open(entry.abspath, "rb") as handle:
-            data = handle.read()
+        data = read_inside(task.root, entry.abspath)
+    except OutsideRootError as exc:
+        return SkippedFile(entry.rel, str(exc))
     except FileNotFoundError:
         return SkippedFile(entry.rel, "vanished while indexing")
     except PermissionError:

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 import pathspec
 
 from mindex.models import SkippedFile
+from mindex.sources.confine import LEAVES_SOURCE, inside, read_inside, resolves_inside
 
 IGNORE_FILES = (".gitignore", ".mindexignore")
 # Folders that hold tooling state or third-party copies, never a user's documentation.
@@ -29,14 +30,17 @@ class FileEntry:
     mtime_ns: int
 
 
-def _spec_for(folder: str) -> pathspec.GitIgnoreSpec | None:
-    lines: list[str] = []
-    for name in IGNORE_FILES:
-        try:
-            with open(os.path.join(folder, name), encoding="utf-8", errors="replace") as handle:
-                lines.extend(handle.read().splitlines())
-        except OSError:
-            continue
+def read_ignore_file(root: str, path: str) -> list[str]:
+    """The lines of an ignore file, or none when it is missing, unreadable or leads outside
+    the (resolved) root."""
+    try:
+        return read_inside(root, path, 1 << 20).decode("utf-8", "replace").splitlines()
+    except OSError:
+        return []
+
+
+def _spec_for(root: str, folder: str) -> pathspec.GitIgnoreSpec | None:
+    lines = [line for name in IGNORE_FILES for line in read_ignore_file(root, os.path.join(folder, name))]
     return pathspec.GitIgnoreSpec.from_lines(lines) if lines else None
 
 
@@ -57,19 +61,25 @@ def walk_files(
 ) -> tuple[list[FileEntry], list[SkippedFile]]:
     """List files under `root` with a wanted suffix (any, for None), honouring ignore files and globs.
 
-    Symlinked folders are followed once; a loop back to a folder already visited is
-    reported as skipped instead of recursing forever.
+    A symlink is followed only when it resolves inside the root (else it is skipped as
+    `LEAVES_SOURCE`); symlinked folders are followed once, and a loop back to a folder
+    already visited is reported as skipped instead of recursing forever. Each folder is
+    checked again when it is read, so one swapped for a link meanwhile cannot lead out.
     """
     suffixes = {s.lower() for s in wanted} if wanted is not None else None
     files: list[FileEntry] = []
     skipped: list[SkippedFile] = []
     seen: set[tuple[int, int]] = set()
-    root_stat = os.stat(root)
+    real_root = os.path.realpath(root)
+    root_stat = os.stat(real_root)
     seen.add((root_stat.st_dev, root_stat.st_ino))
     stack: list[tuple[str, str, list[tuple[str, pathspec.GitIgnoreSpec]]]] = [(root, "", [])]
     while stack:
         folder, rel_folder, specs = stack.pop()
-        own = _spec_for(folder)
+        if not resolves_inside(real_root, folder):
+            skipped.append(SkippedFile(rel_folder, LEAVES_SOURCE))
+            continue
+        own = _spec_for(real_root, folder)
         if own is not None:
             specs = specs + [(rel_folder, own)]
         try:
@@ -79,6 +89,9 @@ def walk_files(
             continue
         for entry in entries:
             rel = f"{rel_folder}/{entry.name}" if rel_folder else entry.name
+            if entry.is_symlink() and not inside(real_root, os.path.realpath(entry.path)):
+                skipped.append(SkippedFile(rel, LEAVES_SOURCE))
+                continue
             try:
                 info = entry.stat()  # follows symlinks
             except OSError:

@@ -1,0 +1,141 @@
+"""Nothing outside a source's root is ever read: links out, link loops, links swapped in late."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from mindex import Index, IndexSettings
+from mindex.config import EmbedSettings
+from mindex.sources import SOURCE_KINDS
+from mindex.sources.confine import LEAVES_SOURCE
+from mindex.sources.docs import LoadTask, Unchanged
+from mindex.models import Document, SkippedFile, Source
+
+SECRET = "zanzibarsecret"
+
+
+def hostile_tree(tmp_path: Path) -> Path:
+    """A root holding links to outside files and folders, loops, and links that stay inside."""
+    outside = tmp_path / "outside"
+    (outside / "deep").mkdir(parents=True)
+    (outside / "secret.md").write_text(f"# Secret\n\nThe {SECRET} token.\n")
+    (outside / "secret.py").write_text(f"def leak():\n    return '{SECRET}'\n")
+    (outside / "deep" / "more.md").write_text(f"# More\n\n{SECRET} again.\n")
+    root = tmp_path / "root"
+    (root / "sub").mkdir(parents=True)
+    (root / "inside.md").write_text("# Inside\n\nThe harmless walrus page.\n")
+    (root / "tool.py").write_text("def walrus():\n    return 1\n")
+    (root / "sub" / "page.md").write_text("# Sub\n\nA narwhal page.\n")
+    links = {
+        "link_in.md": "inside.md",                       # inside -> inside: followed
+        "sub_link": "sub",                                # folder inside: followed (once)
+        "passwd.md": "/etc/passwd",                      # absolute, outside
+        "secret.md": "../outside/secret.md",              # relative, outside
+        "secret.py": "../outside/secret.py",
+        "outdir": "../outside",                           # folder outside
+        "sub/escape.md": "../../outside/deep/more.md",    # from a subfolder
+        "loop": ".",                                      # loop to the root
+        "sub/up": "..",                                   # loop to the parent
+        "dangling.md": "../outside/nothing.md",           # outside and broken
+    }
+    for name, target in links.items():
+        os.symlink(target, root / name)
+    return root
+
+
+def _index(tmp_path: Path, root: Path, kind: str) -> Index:
+    ix = Index(tmp_path / f"{kind}.db", IndexSettings(workers=1), embed=EmbedSettings(provider="none"))
+    ix.add_source(root, name="src", kind=kind)
+    ix.index()
+    return ix
+
+
+def _indexed_paths(ix: Index) -> set[str]:
+    return {row[0] for row in ix.store.conn.execute("SELECT path FROM documents")}  # type: ignore[attr-defined]
+
+
+def _all_text(ix: Index) -> str:
+    rows = ix.store.conn.execute("SELECT text FROM chunks")  # type: ignore[attr-defined]
+    return "\n".join(row[0] for row in rows)
+
+
+@pytest.mark.parametrize("kind", ["docs", "code"])
+def test_links_out_of_the_root_are_skipped_and_links_inside_work(tmp_path: Path, kind: str) -> None:
+    root = hostile_tree(tmp_path)
+    with _index(tmp_path, root, kind) as ix:
+        text = _all_text(ix)
+        assert SECRET not in text and "root:x:0:0" not in text
+        skipped = {s["path"]: s["reason"] for s in ix.status()["skipped"]}
+        for name in ("passwd.md", "secret.md", "outdir", "sub/escape.md", "dangling.md"):
+            assert skipped.get(name) == LEAVES_SOURCE, (name, skipped.get(name))
+        indexed = _indexed_paths(ix)
+        assert {"inside.md", "link_in.md"} <= indexed
+        # A folder reached twice (itself and a link to it inside the root) is read once.
+        assert len(indexed & {"sub/page.md", "sub_link/page.md"}) == 1
+        assert not any(p.startswith(("outdir", "loop/", "sub/up/")) for p in indexed)
+        if kind == "code":
+            assert skipped["secret.py"] == LEAVES_SOURCE
+            assert not ix.grep(SECRET).matches
+            assert "tool.py" in indexed
+
+
+def test_a_git_repository_with_tracked_links_out_is_confined_too(tmp_path: Path) -> None:
+    root = hostile_tree(tmp_path)
+    subprocess.run(["git", "-C", str(root), "init", "-q"], check=True)
+    subprocess.run(["git", "-C", str(root), "add", "-A"], check=True)
+    with _index(tmp_path, root, "code") as ix:
+        assert SECRET not in _all_text(ix) and not ix.grep(SECRET).matches
+        skipped = {s["path"]: s["reason"] for s in ix.status()["skipped"]}
+        assert skipped["secret.py"] == LEAVES_SOURCE and skipped["passwd.md"] == LEAVES_SOURCE
+        assert "tool.py" in _indexed_paths(ix)
+
+
+def _task(kind: str, root: Path, rel: str) -> LoadTask:
+    source = Source("src", kind, str(root))
+    entries, _ = SOURCE_KINDS[kind].discover(source)
+    entry = next(e for e in entries if e.rel == rel)
+    return LoadTask("src", str(root), entry, None, 1500, 200)
+
+
+@pytest.mark.parametrize("kind", ["docs", "code"])
+def test_a_file_swapped_for_a_link_after_listing_is_not_read(tmp_path: Path, kind: str) -> None:
+    root = hostile_tree(tmp_path)
+    rel = "inside.md" if kind == "docs" else "tool.py"
+    task = _task(kind, root, rel)
+    target = "secret.md" if kind == "docs" else "secret.py"
+    (root / rel).unlink()
+    os.symlink(tmp_path / "outside" / target, root / rel)
+    result = SOURCE_KINDS[kind].load(task)
+    assert isinstance(result, SkippedFile) and result.reason == LEAVES_SOURCE
+
+
+def test_a_folder_swapped_for_a_link_after_listing_is_not_read(tmp_path: Path) -> None:
+    root = hostile_tree(tmp_path)
+    task = _task("docs", root, "sub/page.md")
+    (tmp_path / "outside" / "page.md").write_text(f"# Page\n\n{SECRET}\n")
+    shutil.rmtree(root / "sub")
+    os.symlink(tmp_path / "outside", root / "sub")
+    result = SOURCE_KINDS["docs"].load(task)
+    assert isinstance(result, SkippedFile) and result.reason == LEAVES_SOURCE
+
+
+def test_a_link_inside_the_root_still_reads(tmp_path: Path) -> None:
+    root = hostile_tree(tmp_path)
+    result = SOURCE_KINDS["docs"].load(_task("docs", root, "link_in.md"))
+    assert isinstance(result, Document) and "walrus" in result.chunks[0].text
+    assert not isinstance(result, Unchanged)
+
+
+def test_a_root_swapped_for_a_link_is_refused(tmp_path: Path) -> None:
+    root = hostile_tree(tmp_path)
+    with _index(tmp_path, root, "docs") as ix:
+        shutil.rmtree(root)
+        os.symlink(tmp_path / "outside", root)
+        report = ix.index()["src"]
+        assert report.errors and "symlink" in report.errors[0]
+        assert SECRET not in _all_text(ix)
