@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import shutil
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -13,16 +15,51 @@ from mindex.config import EmbedSettings
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
+# Where the session's throwaway home lives (see pytest_configure).
+_HOME_VARIABLES = ("HOME", "XDG_CACHE_HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "HF_HOME",
+                   "MINDEX_CONFIG", "GIT_CONFIG_GLOBAL")
+_saved_environment: dict[str, str | None] = {}
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Give the whole session a throwaway home before any test module is imported, so no
+    test reads or writes the real user's home, cache or config (a model `mindex models add`
+    put in the user cache, a user config file, a Hugging Face cache, a global git config)."""
+    home = Path(tempfile.mkdtemp(prefix="mindex-test-home-"))
+    _saved_environment.update({name: os.environ.get(name) for name in (*_HOME_VARIABLES, "_MINDEX_TEST_HOME")})
+    values = {
+        "HOME": home, "XDG_CACHE_HOME": home / ".cache", "XDG_CONFIG_HOME": home / ".config",
+        "XDG_DATA_HOME": home / ".local" / "share", "XDG_STATE_HOME": home / ".local" / "state",
+        "HF_HOME": home / ".cache" / "huggingface", "MINDEX_CONFIG": home / "mindex-user-config.toml",
+        "GIT_CONFIG_GLOBAL": home / ".gitconfig",
+    }
+    os.environ.update({name: str(value) for name, value in values.items()})
+    os.environ["_MINDEX_TEST_HOME"] = str(home)
+    (home / ".gitconfig").write_text("[user]\n\tname = mindex tests\n\temail = tests@mindex.invalid\n"
+                                     "[init]\n\tdefaultBranch = main\n")
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """Remove the throwaway home and put the environment back."""
+    home = os.environ.get("_MINDEX_TEST_HOME")
+    for name, value in _saved_environment.items():
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value
+    if home:
+        shutil.rmtree(home, ignore_errors=True)
+
 
 @pytest.fixture(autouse=True)
 def _isolated_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """No user config or MINDEX_* variable of the machine leaks into a test."""
-    import os
-
     for key in list(os.environ):
         if key.startswith("MINDEX_") or key in ("OPENAI_API_KEY", "VOYAGE_API_KEY", "COHERE_API_KEY"):
             monkeypatch.delenv(key)
     monkeypatch.setenv("MINDEX_CONFIG", str(tmp_path / "user-config.toml"))
+    # A project's .mindex (the README's demo puts one in this repository) must not apply.
+    monkeypatch.chdir(tmp_path)
     # Models added by `mindex models add` on this machine must not change what tests load.
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     # Keyword-only unless a test asks for the model: fast, and ranking tests stay exact.

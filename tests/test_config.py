@@ -1,13 +1,15 @@
 from __future__ import annotations
 
 import importlib
+import os
 import pkgutil
+import tempfile
 from pathlib import Path
 
 import pytest
 
 import mindex
-from mindex.config import find_project_root, load_settings, resolve_db_path
+from mindex.config import EmbedSettings, find_project_root, load_settings, resolve_db_path
 from mindex.errors import ConfigError
 
 
@@ -95,7 +97,7 @@ def test_config_set_refuses_unknown_keys_and_bad_values_without_writing(tmp_path
     before = (tmp_path / ".mindex" / "config.toml").read_text()
     assert "chunk_size" in _run(["config", "set", "index.chunk_sise", "1"], code=1)
     assert "greater than or equal to 200" in _run(["config", "set", "index.chunk_size", "10"], code=1)
-    assert "is a table" in _run(["config", "set", "embed", "x"], code=1)
+    assert "is a section" in _run(["config", "set", "embed", "x"], code=1)
     assert (tmp_path / ".mindex" / "config.toml").read_text() == before
 
 
@@ -105,3 +107,11 @@ def test_config_set_user_writes_the_user_file_and_show_masks_keys(tmp_path: Path
     assert "sk-live-abc" in (tmp_path / "user-config.toml").read_text()
     shown = _run(["config", "show", "--json"])
     assert "sk-live-abc" not in shown and "********" in shown
+
+
+def test_tests_run_in_a_throwaway_home_not_the_users() -> None:
+    """The README's first command fills the real user cache; no test may see it."""
+    home = Path(os.environ["_MINDEX_TEST_HOME"])
+    assert Path.home() == home and Path.cwd() != Path(__file__).parent.parent
+    models_dir = EmbedSettings().models_dir
+    assert models_dir is not None and models_dir.is_relative_to(tempfile.gettempdir())

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import os
 import tomllib
+import typing
 from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 
 import platformdirs
 import tomli_w
-from pydantic import BaseModel, Field, SecretStr, ValidationError, model_validator
+from pydantic import BaseModel, Field, SecretStr, ValidationError, field_validator, model_validator
 from pydantic_settings import (
     BaseSettings,
     PydanticBaseSettingsSource,
@@ -148,10 +149,20 @@ class SearchSettings(BaseModel):
     semantic_weight: float = Field(1.0, ge=0, description="weight of the vector leg in fusion")
     merge_adjacent: bool = Field(False, description="merge neighbouring chunks of one file into one result")
     half_life_days: dict[str, float] = Field(
-        default_factory=lambda: {"memory": 30.0, "changelog": 180.0},
-        description="recency decay per source kind (none for code and docs)",
+        default_factory=lambda: dict(DEFAULT_HALF_LIVES),
+        description="recency decay per source kind (none for code and docs); 0 turns it off",
     )
     rerank: RerankSettings = RerankSettings()
+
+    @field_validator("half_life_days", mode="before")
+    @classmethod
+    def _merge_half_lives(cls, given: Any) -> Any:
+        """A table in a file or the environment adds to the defaults instead of replacing
+        them (set a kind to 0 to turn its decay off)."""
+        return {**DEFAULT_HALF_LIVES, **given} if isinstance(given, dict) else given
+
+
+DEFAULT_HALF_LIVES = {"memory": 30.0, "changelog": 180.0}
 
 
 class ServeSettings(BaseModel):
@@ -266,10 +277,18 @@ def _parse_value(raw: str) -> Any:
         return raw
 
 
-def _check_key(key: str) -> list[str]:
+def _check_key(key: str) -> tuple[list[str], Any]:
+    """The key's parts and the type of its value; a key may go one level into a table of
+    free keys (`search.half_life_days.docs`).
+
+    Raises:
+        ConfigError: no such setting, or the key names a whole section.
+    """
     parts = key.split(".")
     model: Any = Settings
     for depth, part in enumerate(parts):
+        if typing.get_origin(model) is dict and depth == len(parts) - 1:
+            return parts, typing.get_args(model)[1]
         fields = getattr(model, "model_fields", None)
         if fields is None or part not in fields:
             known = ", ".join(sorted(fields)) if fields else "none (it is a value)"
@@ -277,8 +296,16 @@ def _check_key(key: str) -> list[str]:
             raise ConfigError(f"unknown setting {key!r}; keys under {where}: {known}")
         model = fields[part].annotation
     if isinstance(model, type) and issubclass(model, BaseModel):
-        raise ConfigError(f"{key!r} is a table; set one of its keys, e.g. {key}.{next(iter(model.model_fields))}")
-    return parts
+        raise ConfigError(f"{key!r} is a section; set one of its keys, e.g. {key}.{next(iter(model.model_fields))}")
+    return parts, model
+
+
+def is_secret(key: str) -> bool:
+    """True for settings whose value must never be printed (API keys)."""
+    try:
+        return _check_key(key)[1] in (SecretStr, SecretStr | None)
+    except ConfigError:
+        return False
 
 
 def write_setting(file: Path, key: str, raw: str | None) -> Any:
@@ -289,7 +316,7 @@ def write_setting(file: Path, key: str, raw: str | None) -> Any:
     Raises:
         ConfigError: unknown key, a value the setting refuses, or an unreadable file.
     """
-    parts = _check_key(key)
+    parts, kind = _check_key(key)
     try:
         data = tomllib.loads(file.read_text()) if file.is_file() else {}
     except (OSError, tomllib.TOMLDecodeError) as exc:
@@ -301,24 +328,18 @@ def write_setting(file: Path, key: str, raw: str | None) -> Any:
     if value is None:
         table.pop(parts[-1], None)
     else:
-        if isinstance(value, (int, float)) and not isinstance(value, bool) and _wants_text(parts):
-            value = raw  # e.g. embed.model = 3 stays the text "3"
+        if kind in (str, str | None, SecretStr, SecretStr | None):
+            value = raw  # text settings take the text as typed: embed.model = 3 is "3"
         table[parts[-1]] = value
     try:
         Settings.model_validate(data)
     except ValidationError as exc:
-        problems = "; ".join(f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors())
-        raise ConfigError(f"{key} = {raw!r} is not valid ({problems})") from None
+        problems = ", ".join(f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors())
+        shown = "the value given" if kind in (SecretStr, SecretStr | None) else repr(raw)
+        raise ConfigError(f"{key} = {shown} is not valid ({problems}); see `mindex config show`") from None
     file.parent.mkdir(parents=True, exist_ok=True)
     file.write_text(tomli_w.dumps(data))
     return value
-
-
-def _wants_text(parts: list[str]) -> bool:
-    model: Any = Settings
-    for part in parts[:-1]:
-        model = model.model_fields[part].annotation
-    return model.model_fields[parts[-1]].annotation in (str, str | None)
 
 
 def settings_view(settings: Settings) -> dict[str, Any]:

@@ -5,6 +5,7 @@
     ├── DependencyMissingError      an optional extra is not installed
     ├── StoreError                  the database cannot be used as it is
     │   ├── SchemaTooNewError       written by a newer mindex
+    │   ├── ReadOnlyIndexError      a write asked of an index on read-only storage
     │   └── IndexLockedError        another process is writing
     ├── SourceError                 a registered source is wrong
     │   ├── SourceNotFoundError     no source by that name or path
@@ -59,6 +60,12 @@ class SchemaTooNewError(StoreError):
     """The database was written by a newer mindex than this one."""
 
     code = "SCHEMA_TOO_NEW"
+
+
+class ReadOnlyIndexError(StoreError):
+    """A command that writes was given an index whose file or folder cannot be written."""
+
+    code = "INDEX_READ_ONLY"
 
 
 class IndexLockedError(StoreError):

@@ -117,6 +117,7 @@ class Index:
             UnsupportedModeError: no embedding model is available.
             EmbeddingMismatchError: the index holds another model's vectors (use force).
         """
+        self.store.ensure_writable()
         embedder = self.embedder()
         if embedder is None:
             raise UnsupportedModeError(self._embedder_note or HOW_TO_ADD)
@@ -246,6 +247,7 @@ class Index:
         A source whose folder vanished is reported as an error and the others still run.
         With `embed` and a model available, new and changed chunks are embedded afterwards.
         """
+        self.store.ensure_writable()
         wanted = list(names)
         chosen = [self.source(n) for n in wanted] if wanted else [s.source for s in self.sources()]
         reports: dict[str, IndexReport] = {}

@@ -18,7 +18,17 @@ from mindex import __version__
 from mindex.config import load_settings, resolve_db_path
 from mindex.index import MODES
 from mindex.serve import render
-from mindex.serve.clikit import State, emit_json, err, handle_errors, json_option, out, parse_weights, search_options
+from mindex.serve.clikit import (
+    State,
+    emit_json,
+    err,
+    error_object,
+    handle_errors,
+    json_option,
+    out,
+    parse_weights,
+    search_options,
+)
 from mindex.serve.codecmd import graph, grep, symbols, watch
 from mindex.serve.evalcmd import eval_cmd
 from mindex.serve.setup import config, models
@@ -31,13 +41,15 @@ from mindex.serve.setup import config, models
 @click.pass_context
 @handle_errors
 def cli(ctx: click.Context, db: Path | None, verbose: int) -> None:
-    """mindex: one local index of your docs, searchable from the shell and by agents over MCP.
+    """mindex: one local index of your docs and code, searchable from the shell and by agents over MCP.
 
     \b
     Quick start:
       mindex add ./docs                  register a folder of docs
+      mindex add . --kind code           register a repository
       mindex index                       index every source (incremental)
-      mindex search "configure retries"  keyword search, best first
+      mindex search "configure retries"  hybrid search (keywords and meaning), best first
+      mindex grep 'def \\w+_retry'        regex over indexed code
       mindex serve                       MCP server over stdio for your agent
     """
     level = [logging.WARNING, logging.INFO, logging.DEBUG][min(verbose, 2)]
@@ -298,5 +310,17 @@ cli.add_command(watch)
 
 
 def main() -> None:
-    """Console-script entry point."""
-    cli(prog_name="mindex")
+    """Console-script entry point. Usage errors keep click's message and exit code 2, and
+    with `--json` also print the JSON error object."""
+    try:
+        cli.main(prog_name="mindex", standalone_mode=False)
+    except click.exceptions.Exit as done:
+        sys.exit(done.exit_code)
+    except click.ClickException as exc:
+        if "--json" in sys.argv[1:]:
+            emit_json(error_object("USAGE", exc.format_message()))
+        exc.show()
+        sys.exit(exc.exit_code)
+    except click.exceptions.Abort:
+        err.print("Aborted.")
+        sys.exit(130)

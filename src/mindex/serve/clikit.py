@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -12,6 +13,7 @@ from typing import Any, TypeVar
 
 import click
 from rich.console import Console
+from rich.markup import escape
 
 from mindex.config import Settings
 from mindex.errors import MindexError
@@ -36,23 +38,57 @@ class State:
                      search=self.settings.search)
 
 
+def error_object(code: str, text: str) -> dict[str, Any]:
+    """The `--json` shape of a failure: `{"error": {"code", "message", "hint"}}`; the hint is
+    the part of our messages after the first `; `, which names the next step."""
+    message, _, hint = text.partition("; ")
+    return {"error": {"code": code, "message": message, "hint": hint or None}}
+
+
+def wants_json(kwargs: dict[str, Any] | None = None) -> bool:
+    """True when the command line asked for `--json` (also before the subcommand parsed it)."""
+    if kwargs and "as_json" in kwargs:
+        return bool(kwargs["as_json"])
+    ctx = click.get_current_context(silent=True)
+    return "--json" in (ctx.args if ctx is not None else sys.argv[1:])
+
+
+def fail(code: str, text: str, exit_code: int, as_json: bool) -> None:
+    """Report a failure: the JSON error object on stdout with `--json`, a line on stderr always."""
+    if as_json:
+        emit_json(error_object(code, text))
+    err.print(f"[red]error[/] [dim]{code}[/]: {escape(text)}", highlight=False)
+    sys.exit(exit_code)
+
+
 def handle_errors(func: F) -> F:
-    """Turn a `MindexError` into a one-line message and its exit code."""
+    """Turn a `MindexError` into a one-line message (and a JSON object with `--json`) and its
+    exit code."""
 
     @wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
             return func(*args, **kwargs)
         except MindexError as exc:
-            err.print(f"[red]error:[/] {exc}", highlight=False)
-            sys.exit(exc.exit_code)
+            fail(exc.code, str(exc), exc.exit_code, wants_json(kwargs))
 
     return wrapper  # type: ignore[return-value]
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def dumps(data: Any) -> str:
+    """JSON text that any UTF-8 reader accepts, with non-ASCII text kept as is. A lone
+    surrogate (a file name's undecodable byte, or such a query) is written as its `\\uXXXX`
+    escape, which `json.loads` turns back into the same string."""
+    text = json.dumps(data, ensure_ascii=False, indent=2)
+    return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
 def emit_json(data: Any) -> None:
     """Write one JSON document to stdout."""
-    click.echo(json.dumps(data, ensure_ascii=False, indent=2))
+    click.echo(dumps(data))
 
 
 json_option = click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of text.")

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from mindex.config import project_config_path, settings_view, user_config_path, write_setting
+from mindex.config import is_secret, project_config_path, settings_view, user_config_path, write_setting
 from mindex.serve.clikit import State, emit_json, handle_errors, json_option, out
 
 
@@ -140,20 +140,29 @@ user_option = click.option("--user", is_flag=True, help="Change the user file in
 @click.argument("key")
 @click.argument("value")
 @user_option
+@json_option
 @handle_errors
-def config_set(key: str, value: str, user: bool) -> None:
+def config_set(key: str, value: str, user: bool, as_json: bool) -> None:
     """Set KEY (dotted, e.g. embed.provider) to VALUE in a config file; it is checked first.
+
+    A key may reach into a table (search.half_life_days.docs); a table given whole adds to
+    the defaults. Keys (api_key) are stored but never printed.
 
     \b
     Examples:
       mindex config set embed.provider ollama
       mindex config set embed.base_url http://gpu-box:11434
+      mindex config set search.half_life_days.docs 90
       mindex config set search.rerank.provider cohere --user
     """
     file = _file(user)
     stored = write_setting(file, key, value)
-    out.print(f"{key} = {stored!r} in {file}", highlight=False)
-    if key.endswith("api_key"):
+    shown = "**********" if is_secret(key) else stored
+    if as_json:
+        emit_json({"key": key, "value": shown, "file": str(file)})
+        return
+    out.print(f"{key} = {shown!r} in {file}", highlight=False)
+    if is_secret(key):
         out.print("note: a key in a file is readable by anyone who can read the file; "
                   "prefer the variable named by api_key_env", highlight=False)
 
@@ -161,12 +170,22 @@ def config_set(key: str, value: str, user: bool) -> None:
 @config.command("unset")
 @click.argument("key")
 @user_option
+@json_option
 @handle_errors
-def config_unset(key: str, user: bool) -> None:
-    """Remove KEY from a config file (the default or another layer applies again)."""
+def config_unset(key: str, user: bool, as_json: bool) -> None:
+    """Remove KEY from a config file (the default or another layer applies again).
+
+    \b
+    Examples:
+      mindex config unset embed.provider
+      mindex config unset search.half_life_days.docs --user
+    """
     file = _file(user)
     write_setting(file, key, None)
-    out.print(f"{key} removed from {file}", highlight=False)
+    if as_json:
+        emit_json({"key": key, "removed": True, "file": str(file)})
+    else:
+        out.print(f"{key} removed from {file}", highlight=False)
 
 
 @config.command("show")

@@ -8,6 +8,7 @@ committed batch. Readers need no lock at all.
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import time
 from collections.abc import Iterator, Sequence
@@ -19,6 +20,7 @@ from typing import Any
 from mindex.errors import (
     IndexLockedError,
     NotFoundError,
+    ReadOnlyIndexError,
     SchemaTooNewError,
     SourceExistsError,
     StoreError,
@@ -62,27 +64,59 @@ class SQLiteStore:
                 f"no index at {path}; register a folder with `mindex add <folder>` "
                 "and build it with `mindex index` (or point --db / MINDEX_DB at one)"
             )
-        path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
         self.lock = WriteLock(path, lock_timeout)
-        try:
-            self.conn = sqlite3.connect(
-                path, timeout=max(lock_timeout, 5.0), isolation_level=None, check_same_thread=False
-            )
-            self.conn.execute("PRAGMA journal_mode = WAL")
-        except sqlite3.DatabaseError as exc:
-            raise StoreError(
-                f"cannot open {path} as a mindex index ({exc}); "
-                "move it aside and run `mindex index` to rebuild"
-            ) from None
-        self.conn.execute("PRAGMA synchronous = NORMAL")
+        self.read_only = _read_only(path)
+        if not path.exists():
+            try:
+                path.parent.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise ReadOnlyIndexError(
+                    f"cannot create the index {path}: {exc.strerror} for {path.parent}; "
+                    "point --db (or MINDEX_DB) at a writable folder"
+                ) from None
+            self.read_only = _read_only(path)
+        self.conn = self._connect(max(lock_timeout, 5.0))
         self.conn.execute("PRAGMA foreign_keys = ON")
         self.conn.create_function("mindex_glob", 2, glob_match, deterministic=True)
         self._migrate()
 
+    def _connect(self, timeout: float) -> sqlite3.Connection:
+        """Open read-write in WAL mode, or, where the file or its folder cannot be written,
+        read-only: `mode=ro`, else `immutable=1` when no unfinished WAL holds newer pages."""
+        options = ["mode=ro"] + ([] if _wal_pending(self.path) else ["immutable=1"]) if self.read_only else [""]
+        failure: sqlite3.DatabaseError | None = None
+        for option in options:
+            target = f"{self.path.resolve().as_uri()}?{option}" if option else str(self.path)
+            try:
+                conn = sqlite3.connect(target, timeout=timeout, isolation_level=None,
+                                       check_same_thread=False, uri=bool(option))
+                if option:
+                    conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+                else:
+                    conn.execute("PRAGMA journal_mode = WAL")
+                    conn.execute("PRAGMA synchronous = NORMAL")
+                return conn
+            except sqlite3.DatabaseError as exc:
+                failure = exc
+        raise _open_failure(self.path, failure, self.read_only)
+
     def close(self) -> None:
         """Close the connection (the WAL is checkpointed by SQLite on last close)."""
         self.conn.close()
+
+    def ensure_writable(self) -> None:
+        """Raise before a write on an index that cannot be written.
+
+        Raises:
+            ReadOnlyIndexError: the file or its folder is read-only.
+        """
+        if self.read_only:
+            raise ReadOnlyIndexError(
+                f"the index {self.path} is read-only (the file or its folder cannot be written); "
+                "searching works, but to change it, run this where it is writable or copy it to a "
+                "writable folder and point --db (or MINDEX_DB) at the copy"
+            )
 
     # -- schema ----------------------------------------------------------------------------
 
@@ -107,6 +141,11 @@ class SQLiteStore:
             )
         if current == SCHEMA_VERSION:
             return
+        if self.read_only:
+            raise ReadOnlyIndexError(
+                f"{self.path} uses schema v{current} and needs upgrading to v{SCHEMA_VERSION}, but it "
+                "is read-only; open it once with this mindex where it is writable"
+            )
         with self.lock:
             current = self.schema_version()  # another process may have migrated meanwhile
             for version, sql in MIGRATIONS:
@@ -129,6 +168,7 @@ class SQLiteStore:
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
         """Hold the write lock and one IMMEDIATE transaction; roll back on any error."""
+        self.ensure_writable()
         with self.lock:
             try:
                 self.conn.execute("BEGIN IMMEDIATE")
@@ -542,6 +582,38 @@ def _filters(source: str | None, kind: str | None, path: str | None, language: s
                      "AND y.kind = ? AND y.start_line BETWEEN c.start_line AND c.end_line))")
         params += [symbol_kind, symbol_kind]
     return where, params
+
+
+def _read_only(path: Path) -> bool:
+    """True when the index file (if any) or its folder cannot be written: a read-only file
+    system, or permissions. WAL needs both: the file, and its folder for -wal and -shm."""
+    folder = path.parent
+    if not folder.exists():
+        return False
+    return not os.access(folder, os.W_OK) or (path.exists() and not os.access(path, os.W_OK))
+
+
+def _wal_pending(path: Path) -> bool:
+    """True when a -wal file holds pages not yet copied into the database (an unclean stop)."""
+    try:
+        return os.path.getsize(f"{path}-wal") > 0
+    except OSError:
+        return False
+
+
+def _open_failure(path: Path, exc: sqlite3.DatabaseError | None, read_only: bool) -> StoreError:
+    """Say why a database could not be opened, with advice that never destroys a healthy one."""
+    message = str(exc)
+    if "not a database" in message or "malformed" in message:
+        return StoreError(
+            f"{path} is not a usable mindex index ({message}); move it aside and run `mindex index` to rebuild"
+        )
+    if read_only and _wal_pending(path):
+        return ReadOnlyIndexError(
+            f"cannot read {path}: it is read-only and its -wal file holds writes not yet merged; "
+            "open it once where it is writable (any mindex command), then it reads anywhere"
+        )
+    return StoreError(f"cannot open {path} ({message}); check that the file and its folder are readable")
 
 
 def _explain(exc: sqlite3.OperationalError, path: Path) -> Exception:
