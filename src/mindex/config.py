@@ -141,6 +141,9 @@ class RerankSettings(BaseModel):
 _RERANK_KEY_ENV = {"cohere": "COHERE_API_KEY", "voyage": "VOYAGE_API_KEY", "llm": "OPENAI_API_KEY"}
 
 
+DEFAULT_HALF_LIVES: dict[str, float] = {"memory": 30.0, "changelog": 180.0}
+
+
 class SearchSettings(BaseModel):
     """How results are fused and ranked."""
 
@@ -161,8 +164,6 @@ class SearchSettings(BaseModel):
         them (set a kind to 0 to turn its decay off)."""
         return {**DEFAULT_HALF_LIVES, **given} if isinstance(given, dict) else given
 
-
-DEFAULT_HALF_LIVES = {"memory": 30.0, "changelog": 180.0}
 
 
 class ServeSettings(BaseModel):
