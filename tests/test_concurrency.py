@@ -153,3 +153,42 @@ def test_second_indexer_waits_then_reports_the_holder(db: Path) -> None:
 def test_reader_on_missing_index_gets_next_step(tmp_path: Path) -> None:
     with pytest.raises(StoreError, match="mindex index"):
         Index(tmp_path / "none.db", create=False)
+
+
+def _children(pid: int) -> set[int]:
+    """Processes whose parent is `pid`, from /proc."""
+    found = set()
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                stat = Path(f"/proc/{entry}/stat").read_text()
+            except OSError:
+                continue
+            if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+                found.add(int(entry))
+    return found
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+@pytest.mark.parametrize("how", [signal.SIGKILL, signal.SIGINT])
+def test_parser_workers_die_with_a_killed_or_interrupted_indexer(db: Path, how: signal.Signals) -> None:
+    proc = mindex(db, "index", "-q", workers=2)
+    deadline = time.monotonic() + 60
+    workers: set[int] = set()
+    while len(workers) < 2 and time.monotonic() < deadline and proc.poll() is None:
+        workers = _children(proc.pid)
+        time.sleep(0.01)
+    assert len(workers) >= 2, "the indexer should have started its two parser workers"
+    proc.send_signal(how)
+    proc.communicate(timeout=60)
+    deadline = time.monotonic() + 10
+    while any(_alive(pid) for pid in workers) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not any(_alive(pid) for pid in workers), "parser workers outlived their parent"

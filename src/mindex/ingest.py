@@ -9,6 +9,8 @@ run completes.
 from __future__ import annotations
 
 import os
+import signal
+import threading
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
@@ -30,14 +32,31 @@ BATCH_CHUNKS = 2000
 PARALLEL_THRESHOLD = 24
 
 
+def _follow_parent(parent: int) -> None:
+    """Worker start-up: leave Ctrl-C to the parent (which stops the pool), and exit as soon
+    as the parent is gone, even when it was killed and could not stop the pool itself."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(0.2)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="mindex-parent-watch", daemon=True).start()
+
+
 def _load_all(
     load: Callable[[LoadTask], LoadResult], tasks: list[LoadTask], workers: int
 ) -> Iterator[LoadResult]:
     if workers <= 1 or len(tasks) < PARALLEL_THRESHOLD:
         yield from map(load, tasks)
         return
-    with ProcessPoolExecutor(max_workers=workers) as pool:
+    pool = ProcessPoolExecutor(max_workers=workers, initializer=_follow_parent, initargs=(os.getpid(),))
+    try:
         yield from pool.map(load, tasks, chunksize=max(1, min(16, len(tasks) // (workers * 8))))
+    finally:
+        # On an error or Ctrl-C, queued files are dropped rather than parsed for nothing.
+        pool.shutdown(wait=True, cancel_futures=True)
 
 
 def index_source(
