@@ -101,3 +101,15 @@ def test_every_command_has_help_with_a_description() -> None:
 def test_query_commands_offer_json() -> None:
     for name in ("search", "get", "sources", "status", "index", "add", "remove"):
         assert any(p.name == "as_json" for p in cli.commands[name].params), name
+
+
+def test_explain_shows_recency_merges_and_hops_without_failing(  # type: ignore[no-untyped-def]
+    run, docs_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("MINDEX_SEARCH__HALF_LIFE_DAYS", '{"docs": 10}')
+    run("add", str(docs_dir))
+    run("index", "-q")
+    text = run("search", "connection pool retries", "--explain", "--merge", "--hops", "1")
+    assert "recency ×" in text and "age" in text
+    data = json.loads(run("search", "connection pool retries", "--json", "--merge"))
+    assert all("recency" in hit["explain"] for hit in data["results"])

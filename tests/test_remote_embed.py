@@ -181,6 +181,35 @@ def test_budget_stops_the_run_cleanly_and_the_next_run_resumes(
         assert len(ollama.requests) - calls == 1 + (rest + 1) // 2
 
 
+@pytest.mark.parametrize("limits", [dict(max_requests=1), dict(max_tokens=60)])
+def test_a_budget_smaller_than_one_round_still_makes_progress_every_run(
+    tmp_path: Path, docs_dir: Path, ollama: ApiServer, limits: dict[str, int]
+) -> None:
+    """A round is concurrency x batch_size texts; a budget below it must not stop every run
+    before its first request."""
+    common = dict(provider="ollama", base_url=ollama.url, batch_size=4, concurrency=4, **limits)
+    before = 0
+    for _ in range(3):
+        with remote_index(tmp_path, **common) as ix:
+            if not before:
+                ix.add_source(docs_dir, name="docs")
+                ix.index(embed=False)
+            with pytest.raises(BudgetExceededError):
+                ix.embed()
+            now = ix.status()["vectors"]
+            assert now > before, "a budgeted run embedded nothing"
+            before = now
+
+
+def test_a_budget_below_one_text_says_so(ollama: ApiServer) -> None:
+    from mindex.embed.ollama import OllamaEmbedder
+    from mindex.fetch.http import Budget
+
+    with closing(OllamaEmbedder("m", ollama.url, budget=Budget(max_tokens=5))) as embedder:
+        with pytest.raises(BudgetExceededError, match="more than the whole budget of 5 tokens"):
+            embedder.embed_documents(["x" * 400])
+
+
 def test_token_budget_counts_estimated_tokens(ollama: ApiServer) -> None:
     from mindex.embed.ollama import OllamaEmbedder
     from mindex.fetch.http import Budget
@@ -253,6 +282,9 @@ def test_llm_context_budget_keeps_what_was_written(tmp_path: Path, docs_dir: Pat
         with remote_index(tmp_path, provider="ollama", base_url=ollama.url, context=context) as ix:
             ix.add_source(docs_dir, name="docs")
             ix.index(embed=False)
-            with pytest.raises(BudgetExceededError):
+            with pytest.raises(BudgetExceededError, match=r"embed\.context\.max_requests"):
                 ix.embed()
-            assert len(ix.store.contexts_for("llm-context:writer", [h for h, _ in ix.store.pending_embeddings(ix.embedder().identity)])) == 3  # type: ignore[union-attr]
+            every = [row[0] for row in ix.store.conn.execute("SELECT hash FROM chunks")]  # type: ignore[attr-defined]
+            assert len(ix.store.contexts_for("llm-context:writer", every)) == 3
+            # The chunk whose context was paid for is embedded too: the run made progress.
+            assert ix.status()["vectors"] >= 1

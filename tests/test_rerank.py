@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from click.testing import CliRunner
 
 from apiserver import ApiServer, Trouble, serve
 from mindex import Index, IndexSettings
@@ -16,6 +17,7 @@ from mindex.config import EmbedSettings, RerankSettings, SearchSettings
 from mindex.errors import ConfigError
 from mindex.rerank.llm import parse_scores
 from mindex.rerank.local import LocalReranker
+from mindex.serve.cli import cli
 
 QUERY = "connection pool"
 
@@ -142,6 +144,40 @@ def test_indices_out_of_range_are_caught(tmp_path: Path, docs_dir: Path) -> None
             fused = keyword_order(ix)
             result = ix.search(QUERY)
             assert [h.id for h in result.hits] == fused and "index 99" in (result.note or "")
+
+
+@pytest.mark.parametrize("provider, answer", [
+    ("voyage", {"object": "list", "results": []}),                       # no `data`
+    ("voyage", {"data": "not a list"}),
+    ("voyage", [1, 2, 3]),
+    ("cohere", {"results": [{"idx": 0, "relevance_score": 1.0}]}),        # entries without `index`
+    ("cohere", {"results": [{"index": 0, "relevance_score": "high"}]}),
+    ("cohere", {"results": [None]}),
+    ("tei", {"not": "a list"}),
+    ("llm", {"choices": []}),
+    ("llm", {"choices": [{"message": {"content": '{"scores": [{"a": 1}]}'}}]}),
+])
+def test_a_reply_of_an_unexpected_shape_keeps_the_fused_order_with_a_note(
+    tmp_path: Path, docs_dir: Path, provider: str, answer: Any
+) -> None:
+    for server in serve(lambda path, body, headers: answer):
+        options = dict(provider=provider, base_url=server.url + "/v1", api_key="k", model="m")
+        with reranked_index(tmp_path, docs_dir, **options) as ix:
+            fused = keyword_order(ix)
+            result = ix.search(QUERY)
+            assert [h.id for h in result.hits] == fused
+            assert result.note is not None and "rerank skipped" in result.note
+            env = {f"MINDEX_SEARCH__RERANK__{key.upper()}": value for key, value in options.items()}
+            text = CliRunner().invoke(cli, ["--db", str(ix.db_path), "search", QUERY, "--explain"], env=env)
+            assert text.exit_code == 0 and "rerank skipped" in text.output, text.output
+
+
+def test_a_malformed_retry_after_falls_back_to_the_computed_backoff(tmp_path: Path, docs_dir: Path, cohere: ApiServer) -> None:
+    with reranked_index(tmp_path, docs_dir, provider="http", base_url=cohere.url + "/v1") as ix:
+        fused = keyword_order(ix)
+        for value in ("soon", "Mon, 99 Foo 2026", ""):
+            cohere.troubles.append(Trouble(503, {"error": "busy"}, headers={"Retry-After": value}))
+            assert [h.id for h in ix.search(QUERY).hits] == fused[::-1]  # retried once, then reranked
 
 
 def test_rerank_flag_without_a_reranker_says_how_to_set_one(indexed: Index) -> None:

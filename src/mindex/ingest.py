@@ -17,7 +17,7 @@ from concurrent.futures import ProcessPoolExecutor
 
 from mindex.config import IndexSettings
 from mindex.embed.base import Embedder
-from mindex.errors import EmbeddingMismatchError, SourcePathError
+from mindex.errors import BudgetExceededError, EmbeddingMismatchError, SourcePathError
 from mindex.models import Document, IndexReport, SkippedFile, Source
 from mindex.sources import SOURCE_KINDS
 from mindex.sources.docs import LoadResult, LoadTask, Unchanged
@@ -203,14 +203,24 @@ def embed_pending(
     pending = sorted(store.pending_embeddings(embedder.identity), key=lambda row: row[1])
     if progress:
         progress("embedding", 0, len(pending))
-    for start in range(0, len(pending), batch):
-        hashes = [digest for digest, _ in pending[start : start + batch]]
+    done = 0
+    while done < len(pending):
+        hashes = [digest for digest, _ in pending[done : done + batch]]
         texts = store.texts_for(hashes)
-        vectors = embedder.embed_documents([f"{texts[h][0]}\n{texts[h][1]}" for h in hashes])
+        try:
+            vectors = embedder.embed_documents([f"{texts[h][0]}\n{texts[h][1]}" for h in hashes])
+        except BudgetExceededError:
+            # What is left of a budget may still fit a smaller batch: a budgeted run always
+            # embeds what it can before it stops (a budget below one text says so).
+            if len(hashes) == 1:
+                raise
+            batch = max(1, len(hashes) // 2)
+            continue
         store.save_vectors(
             embedder.identity,
             [(h, v.astype("<f2").tobytes()) for h, v in zip(hashes, vectors)],
         )
+        done += len(hashes)
         if progress:
-            progress("embedding", min(start + batch, len(pending)), len(pending))
+            progress("embedding", done, len(pending))
     return len(pending)

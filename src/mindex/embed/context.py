@@ -39,7 +39,7 @@ class LlmContextWriter:
         self.base_url = conf.base_url.rstrip("/")
         self._key = conf.api_key.get_secret_value() if conf.api_key else None
         self.policy = RetryPolicy(conf.timeout, conf.retries, conf.backoff)
-        self.budget = Budget(conf.max_requests, conf.max_tokens)
+        self.budget = Budget(conf.max_requests, conf.max_tokens, "embed.context")
         self.concurrency = conf.concurrency
         self._client = new_client()
 

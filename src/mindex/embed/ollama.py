@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from mindex.embed.remote import RemoteEmbedder
+from mindex.fetch.http import answer_list
 
 
 class OllamaEmbedder(RemoteEmbedder):
@@ -21,5 +22,5 @@ class OllamaEmbedder(RemoteEmbedder):
         return "/api/embed", body
 
     def vectors(self, body: Any) -> list[list[float]]:
-        rows: list[list[float]] = body["embeddings"]
+        rows: list[list[float]] = answer_list(body, "embeddings", "ollama embeddings")
         return rows

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from mindex.embed.remote import RemoteEmbedder
+from mindex.fetch.http import answer_list
 
 
 class OpenAIEmbedder(RemoteEmbedder):
@@ -24,5 +25,5 @@ class OpenAIEmbedder(RemoteEmbedder):
 
     def vectors(self, body: Any) -> list[list[float]]:
         # The spec returns `data` with an `index` each; some servers reorder, so sort.
-        data = sorted(body["data"], key=lambda item: item["index"])
+        data = sorted(answer_list(body, "data", f"{self.provider} embeddings"), key=lambda item: item["index"])
         return [item["embedding"] for item in data]

@@ -57,7 +57,7 @@ class RemoteEmbedder(Embedder):
             conf.model, conf.base_url, conf.api_key.get_secret_value() if conf.api_key else None,
             conf.dimensions, conf.batch_size, conf.concurrency,
             RetryPolicy(conf.timeout, conf.retries, conf.backoff),
-            Budget(conf.max_requests, conf.max_tokens),
+            Budget(conf.max_requests, conf.max_tokens, "embed"),
         )
         embedder.query_prefix = conf.query_prefix or ""
         embedder.document_prefix = conf.document_prefix or ""
@@ -95,9 +95,8 @@ class RemoteEmbedder(Embedder):
         if not texts:
             return np.zeros((0, self.dimensions), dtype=np.float32)
         batches = [texts[i : i + self.batch_size] for i in range(0, len(texts), self.batch_size)]
-        if role == "document":
-            for batch in batches:  # reserve up front: a run stops between batches, never midway
-                self.budget.spend(estimate_tokens(batch))
+        if role == "document":  # all or nothing, up front: a run stops between batches, never midway
+            self.budget.spend_all([estimate_tokens(batch) for batch in batches])
         if len(batches) == 1 or self.concurrency == 1:
             parts = [self._call(batch, role) for batch in batches]
         else:
@@ -112,7 +111,7 @@ class RemoteEmbedder(Embedder):
         try:
             rows = self.vectors(body)
             matrix = np.asarray(rows, dtype=np.float32)
-        except (KeyError, IndexError, TypeError, ValueError):
+        except (KeyError, IndexError, TypeError, ValueError, AttributeError):
             raise RemoteError(f"{what} at {self.base_url} answered in an unexpected shape") from None
         if matrix.ndim != 2 or len(matrix) != len(texts) or not np.isfinite(matrix).all():
             raise RemoteError(

@@ -37,11 +37,13 @@ class RetryPolicy:
 class Budget:
     """Counts requests and (estimated) tokens of one run; refuses to go past the limits.
 
-    Thread-safe: concurrent batches share one budget.
+    Thread-safe: concurrent batches share one budget. `setting` names the settings that set
+    the limits (`embed` for `embed.max_requests`), so a stop says which one to raise.
     """
 
-    def __init__(self, max_requests: int | None = None, max_tokens: int | None = None) -> None:
-        self.max_requests, self.max_tokens = max_requests, max_tokens
+    def __init__(self, max_requests: int | None = None, max_tokens: int | None = None,
+                 setting: str = "embed") -> None:
+        self.max_requests, self.max_tokens, self.setting = max_requests, max_tokens, setting
         self.requests = self.tokens = 0
         self._lock = threading.Lock()
 
@@ -51,19 +53,33 @@ class Budget:
         Raises:
             BudgetExceededError: the request would pass a limit (nothing is reserved).
         """
+        self.spend_all([tokens])
+
+    def spend_all(self, requests: list[int]) -> None:
+        """Reserve several requests (their token counts) together, or none of them.
+
+        Raises:
+            BudgetExceededError: they would pass a limit (nothing is reserved).
+        """
+        needed = sum(requests)
         with self._lock:
-            if self.max_requests is not None and self.requests + 1 > self.max_requests:
+            if self.max_requests is not None and self.requests + len(requests) > self.max_requests:
                 raise BudgetExceededError(
-                    f"stopped at the budget of {self.max_requests} requests (embed.max_requests); "
+                    f"stopped at the budget of {self.max_requests} requests ({self.setting}.max_requests); "
                     "the work done so far is saved: raise the limit or run again to continue"
                 )
-            if self.max_tokens is not None and self.tokens + tokens > self.max_tokens:
+            if self.max_tokens is not None and self.tokens + needed > self.max_tokens:
+                if len(requests) == 1 and needed > self.max_tokens:
+                    raise BudgetExceededError(
+                        f"one request of about {needed} tokens is more than the whole budget of "
+                        f"{self.max_tokens} tokens ({self.setting}.max_tokens); raise the limit"
+                    )
                 raise BudgetExceededError(
-                    f"stopped at the budget of {self.max_tokens} tokens (embed.max_tokens); "
+                    f"stopped at the budget of {self.max_tokens} tokens ({self.setting}.max_tokens); "
                     "the work done so far is saved: raise the limit or run again to continue"
                 )
-            self.requests += 1
-            self.tokens += tokens
+            self.requests += len(requests)
+            self.tokens += needed
 
 
 def new_client() -> httpx.Client:
@@ -105,8 +121,25 @@ def retry_after(response: httpx.Response) -> float | None:
     try:
         return max(0.0, float(value))
     except ValueError:
+        pass
+    try:  # an HTTP date; anything else ("soon") is ignored and the computed backoff applies
         when = email.utils.parsedate_to_datetime(value)
-        return max(0.0, when.timestamp() - time.time()) if when else None
+    except (TypeError, ValueError, IndexError):
+        return None
+    return max(0.0, when.timestamp() - time.time())
+
+
+def answer_list(body: Any, key: str | None, what: str) -> list[Any]:
+    """The list an answer holds under `key` (or the answer itself, for `key=None`).
+
+    Raises:
+        RemoteError: the answer has another shape (replies are untrusted input).
+    """
+    items = body if key is None else body.get(key) if isinstance(body, dict) else None
+    if not isinstance(items, list):
+        where = "a list" if key is None else f"an object with a `{key}` list"
+        raise RemoteError(f"{what} answered in an unexpected shape (expected {where})")
+    return items
 
 
 def _where(url: str) -> str:

@@ -57,7 +57,7 @@ def apply_rerank(
     except FutureTimeout:
         return _fallback(hits, f"reranker took longer than {timeout:g} s (search.rerank.timeout)"), \
             f"rerank skipped: over {timeout:g} s"
-    except (MindexError, ValueError, TypeError) as exc:
+    except (MindexError, ValueError, TypeError, LookupError) as exc:  # a reply is untrusted input
         return _fallback(hits, str(exc)), f"rerank skipped: {exc}"
     finally:
         pool.shutdown(wait=False, cancel_futures=True)
@@ -93,10 +93,13 @@ def scores_from_indexed(items: Sequence[Any], count: int, index_key: str, score_
     scores = [float("-inf")] * count
     seen: set[int] = set()
     for item in items:
-        i = int(item[index_key])
+        try:
+            i, score = int(item[index_key]), float(item[score_key])
+        except (KeyError, TypeError, ValueError):
+            raise ValueError(f"reranker answered an entry without a numeric {index_key} and {score_key}") from None
         if not 0 <= i < count or i in seen:
             raise ValueError(f"reranker returned index {i} for {count} passages")
         seen.add(i)
-        scores[i] = float(item[score_key])
+        scores[i] = score
     floor = min((s for s in scores if s != float("-inf")), default=0.0) - 1.0
     return [s if s != float("-inf") else floor for s in scores]

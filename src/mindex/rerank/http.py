@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from mindex.errors import ConfigError, RemoteError
-from mindex.fetch.http import RetryPolicy, bearer, new_client, post_json
+from mindex.fetch.http import RetryPolicy, answer_list, bearer, new_client, post_json
 from mindex.rerank.base import Reranker, scores_from_indexed
 
 
@@ -48,13 +48,14 @@ class HttpReranker(Reranker):
                 body = self._post({"model": self.model_id, "query": query, "documents": list(passages),
                                    "top_n": len(passages)})
                 self.format = "cohere"
-                return scores_from_indexed(body["results"], len(passages), "index", "relevance_score")
+                results = answer_list(body, "results", f"{self.provider} reranker")
+                return scores_from_indexed(results, len(passages), "index", "relevance_score")
             except RemoteError as exc:
                 if self.format == "cohere" or "refused" not in str(exc):
                     raise
                 self.format = "tei"  # a 4xx to Cohere's shape: try TEI's
         body = self._post({"query": query, "texts": list(passages), "raw_scores": False, "truncate": True})
-        return scores_from_indexed(body, len(passages), "index", "score")
+        return scores_from_indexed(answer_list(body, None, f"{self.provider} reranker"), len(passages), "index", "score")
 
 
 class CohereReranker(HttpReranker):
@@ -79,4 +80,5 @@ class VoyageReranker(HttpReranker):
     def score(self, query: str, passages: Sequence[str]) -> list[float]:
         body = self._post({"model": self.model_id, "query": query, "documents": list(passages),
                            "truncation": True})
-        return scores_from_indexed(body["data"], len(passages), "index", "relevance_score")
+        data = answer_list(body, "data", f"{self.provider} reranker")
+        return scores_from_indexed(data, len(passages), "index", "relevance_score")

@@ -85,11 +85,29 @@ def sources_markdown(sources: list[SourceStats]) -> str:
     return "\n".join(rows)
 
 
+def _explain_part(name: str, value: Any) -> str:
+    """One step of a hit's `explain`: a search leg, rerank (done or skipped), recency, a hop,
+    merged chunks, or any other entry as key=value."""
+    if not isinstance(value, dict):
+        return f"{name} {len(value)} chunks" if isinstance(value, list) else f"{name} {value}"
+    if "skipped" in value:
+        return f"{name} skipped: {value['skipped']}"
+    if "rank" in value and "score" in value:
+        before = f", was #{value['before']}" if "before" in value else ""
+        return f"{name} #{value['rank']} ({value['score']:.3f}{before})"
+    if name == "recency":
+        return f"recency ×{value.get('factor')} (age {value.get('age_days')} days)"
+    if name == "hop":
+        return f"hop from {value.get('from')} (similarity {value.get('similarity')})"
+    return f"{name} " + " ".join(f"{k}={v}" for k, v in value.items())
+
+
 def _explain_line(explain: dict[str, Any]) -> str:
-    legs = [f"{leg} #{v['rank']} ({v['score']:.3f})" for leg, v in explain.items() if isinstance(v, dict)]
-    missing = [leg for leg in ("keyword", "semantic") if leg not in explain]
-    legs += [f"{leg} —" for leg in missing]
-    return "   " + " · ".join(legs) + f" → fused {explain.get('fused', 0):.4f}"
+    parts = [_explain_part(name, value) for name, value in explain.items() if name != "fused"]
+    if "fused" in explain:
+        parts += [f"{leg} —" for leg in ("keyword", "semantic") if leg not in explain]
+        parts.append(f"fused {explain['fused']:.4f}")
+    return "   " + " · ".join(parts)
 
 
 def print_search(console: Console, result: SearchResult, explain: bool = False) -> None:
