@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from mindex import Index
@@ -134,3 +136,16 @@ def test_merge_flag_through_the_index(indexed: Index) -> None:
     for i, (path, start, end) in enumerate(spans):
         for other in spans[i + 1 :]:
             assert other[0] != path or other[1] > end + 1 or other[2] < start - 1
+
+
+def test_a_query_of_punctuated_pieces_still_fills_the_page(index: Index, tmp_path: Path) -> None:
+    """`sorted(chain(*groups))` is one phrase to the strict query; when phrases find too few,
+    single words fill the rest, so -n 10 gives ten results when ten chunks match a word."""
+    folder = tmp_path / "many"
+    folder.mkdir()
+    for n in range(14):
+        (folder / f"page{n}.md").write_text(f"# Page {n}\n\nThe groups are sorted here, page {n}.\n")
+    index.add_source(folder, name="many")
+    index.index()
+    hits = index.search("Same as ``sorted(chain(*groups))[i]``.", limit=10).hits
+    assert len(hits) == 10

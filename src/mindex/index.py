@@ -37,6 +37,7 @@ from mindex.search import (
 )
 from mindex.sources import SOURCE_KINDS
 from mindex.store import SQLiteStore, Store
+from mindex.textsafe import escape_surrogates
 
 MODES = ("keyword", "semantic", "hybrid")
 _NAME = re.compile(r"^[\w.@+-]+$")
@@ -184,6 +185,9 @@ class Index:
         if kind not in SOURCE_KINDS:
             raise ConfigError(f"unknown source kind {kind!r}; choose one of: {', '.join(SOURCE_KINDS)}")
         root = Path(path).expanduser().resolve()
+        if escape_surrogates(str(root)) != str(root):
+            raise SourcePathError(f"{escape_surrogates(str(root))}: the folder's path is not valid UTF-8; "
+                                  "rename it (or a folder above it) and add it again")
         if not root.is_dir():
             raise SourcePathError(f"{path} is not a folder; pass the folder that holds the docs")
         if not os.access(root, os.R_OK | os.X_OK):
@@ -292,6 +296,10 @@ class Index:
         """
         if mode is not None and mode not in MODES:
             raise ConfigError(f"unknown search mode {mode!r}; use one of: {', '.join(MODES)}")
+        # Undecodable bytes of a command line become visible escapes, as in stored paths.
+        query = escape_surrogates(query)
+        source, kind, path, language, symbol_kind = (
+            escape_surrogates(v) if v else v for v in (source, kind, path, language, symbol_kind))
         if not 1 <= limit <= 1000 or offset < 0 or not 0 <= hops <= 3:
             raise ConfigError("limit must be 1-1000, offset at least 0, hops 0-3")
         conf = self.search_settings
@@ -359,7 +367,8 @@ class Index:
         Raises:
             ConfigError: a bad regex or option.
         """
-        return grep(self.store, pattern, **options)
+        options = {k: escape_surrogates(v) if isinstance(v, str) else v for k, v in options.items()}
+        return grep(self.store, escape_surrogates(pattern), **options)
 
     def graph(self) -> CodeGraph:
         """The code graph over what is indexed now (symbols, callers, callees, impact)."""

@@ -55,6 +55,14 @@ def query_terms(query: str) -> list[str]:
     return list(dict.fromkeys(chosen))
 
 
+def query_words(query: str) -> list[str]:
+    """Every word piece of a query as its own quoted term (stopwords dropped when others
+    remain): the most relaxed form, for when phrases glued by punctuation find too little."""
+    words = _WORD.findall(query)
+    content = [w for w in words if w.lower() not in STOPWORDS] or words
+    return list(dict.fromkeys(f'"{w}"' for w in content))
+
+
 def _mark(snippet: str) -> str:
     return snippet.replace(SNIPPET_OPEN, "**").replace(SNIPPET_CLOSE, "**")
 
@@ -70,7 +78,8 @@ def lexical_search(
     language: str | None = None,
     symbol_kind: str | None = None,
 ) -> SearchResult:
-    """BM25 keyword search: all-terms matches first, then any-term matches."""
+    """BM25 keyword search: all-terms matches first, then any-term matches, then matches of
+    any single word (phrases glued by punctuation, `sorted(chain(*groups))`, come apart)."""
     started = time.perf_counter()
     terms = query_terms(query)
     if not terms:
@@ -78,9 +87,15 @@ def lexical_search(
     wanted = offset + limit
     filters = {"source": source, "kind": kind, "path": path, "language": language, "symbol_kind": symbol_kind}
     hits: list[Hit] = store.keyword_search(" AND ".join(terms), wanted, 0, **filters)
-    if len(hits) < wanted and len(terms) > 1:
+    relaxed = [" OR ".join(terms)] if len(terms) > 1 else []
+    words = query_words(query)
+    if set(words) != set(terms):
+        relaxed.append(" OR ".join(words))
+    for match in relaxed:
+        if len(hits) >= wanted:
+            break
         seen = {hit.id for hit in hits}
-        extra = store.keyword_search(" OR ".join(terms), wanted, 0, **filters)
+        extra = store.keyword_search(match, wanted, 0, **filters)
         hits.extend(hit for hit in extra if hit.id not in seen)
     page = tuple(replace(hit, snippet=_mark(hit.snippet)) for hit in hits[offset:wanted])
     took = (time.perf_counter() - started) * 1000

@@ -312,6 +312,9 @@ cli.add_command(watch)
 def main() -> None:
     """Console-script entry point. Usage errors keep click's message and exit code 2, and
     with `--json` also print the JSON error object."""
+    for stream in (sys.stdout, sys.stderr):  # a character the terminal cannot show is escaped, not fatal
+        if hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="backslashreplace")
     try:
         cli.main(prog_name="mindex", standalone_mode=False)
     except click.exceptions.Exit as done:

@@ -25,6 +25,7 @@ from mindex.parse.refs import references
 from mindex.parse.text import parse_text
 from mindex.sources.docs import LoadResult, LoadTask, _looks_binary, decode, parser_failed, read_changed
 from mindex.sources.confine import LEAVES_SOURCE, resolves_inside
+from mindex.textsafe import escape_surrogates
 from mindex.sources.walk import SKIP_DIRS, FileEntry, read_ignore_file, walk_files
 
 
@@ -86,11 +87,12 @@ def _stat_all(root: str, listed: list[str], include: pathspec.GitIgnoreSpec | No
     ignore = pathspec.GitIgnoreSpec.from_lines(lines) if lines else None
     entries: list[FileEntry] = []
     skipped: list[SkippedFile] = []
-    for rel in sorted(listed):
+    for listed_path in sorted(listed):
+        rel = escape_surrogates(listed_path)
         if (ignore and ignore.match_file(rel)) or (include and not include.match_file(rel)) or (
                 exclude and exclude.match_file(rel)) or set(PurePosixPath(rel).parts[:-1]) & SKIP_DIRS:
             continue
-        path = os.path.join(root, rel)
+        path = os.path.join(root, listed_path)
         if not resolves_inside(real_root, path):
             skipped.append(SkippedFile(rel, LEAVES_SOURCE))
             continue

@@ -11,6 +11,7 @@ import pathspec
 
 from mindex.models import SkippedFile
 from mindex.sources.confine import LEAVES_SOURCE, inside, read_inside, resolves_inside
+from mindex.textsafe import escape_surrogates
 
 IGNORE_FILES = (".gitignore", ".mindexignore")
 # Folders that hold tooling state or third-party copies, never a user's documentation.
@@ -22,7 +23,8 @@ SKIP_DIRS = {
 
 @dataclass(frozen=True)
 class FileEntry:
-    """A candidate file: path relative to the root (`/`-separated) and its change markers."""
+    """A candidate file: path relative to the root (`/`-separated; an undecodable byte of a
+    name shows as `\\xNN`, see `mindex.textsafe`), where it is, and its change markers."""
 
     rel: str
     abspath: str
@@ -88,7 +90,7 @@ def walk_files(
             skipped.append(SkippedFile(rel_folder or ".", f"folder unreadable ({exc.strerror})"))
             continue
         for entry in entries:
-            rel = f"{rel_folder}/{entry.name}" if rel_folder else entry.name
+            rel = f"{rel_folder}/{escape_surrogates(entry.name)}" if rel_folder else escape_surrogates(entry.name)
             if entry.is_symlink() and not inside(real_root, os.path.realpath(entry.path)):
                 skipped.append(SkippedFile(rel, LEAVES_SOURCE))
                 continue

@@ -1,0 +1,65 @@
+"""Undecodable bytes in file names and queries: indexed, searched and printed in every mode
+and output format, never a crash."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from mindex.serve.cli import cli
+from mindex.textsafe import escape_surrogates
+
+BAD_QUERY = "json\udcff"  # what Python makes of the argument b"json\xff"
+
+
+def test_escape_surrogates_is_visible_and_leaves_good_text_alone() -> None:
+    assert escape_surrogates("caf\udce9.md") == "caf\\xe9.md"
+    assert escape_surrogates("a\ud800b") == "a\\ud800b"
+    assert escape_surrogates("café ☃") == "café ☃"
+
+
+@pytest.fixture
+def tree(tmp_path: Path) -> Path:
+    """A docs folder and a code folder whose file names hold an undecodable byte."""
+    docs, code = tmp_path / "docs", tmp_path / "code"
+    docs.mkdir()
+    code.mkdir()
+    (docs / os.fsdecode(b"caf\xe9.md")).write_text("# Cafe\n\nThe json parser of the cafe.\n")
+    (code / os.fsdecode(b"m\xe9.py")).write_text("def json_thing():\n    return 'caf\\xe9'\n")
+    return tmp_path
+
+
+def _run(*args: str, env: dict[str, str] | None = None) -> str:
+    result = CliRunner().invoke(cli, list(args), env=env, catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    return result.stdout
+
+
+@pytest.mark.parametrize("mode", ["keyword", "semantic", "hybrid"])
+def test_undecodable_names_and_queries_work_in_every_mode_and_format(tree: Path, mode: str) -> None:
+    env = {"MINDEX_EMBED__PROVIDER": "onnx"}
+    _run("add", str(tree / "docs"), env=env)
+    _run("add", str(tree / "code"), "--kind", "code", env=env)
+    _run("index", "-q", env=env)
+    data = json.loads(_run("search", BAD_QUERY, "--mode", mode, "--json", env=env))
+    assert data["query"] == "json\\xff"
+    paths = {hit["path"] for hit in data["results"]}
+    assert {"caf\\xe9.md", "m\\xe9.py"} <= paths
+    text = _run("search", BAD_QUERY, "--mode", mode, env=env)
+    assert "caf\\xe9.md" in text
+    filtered = json.loads(_run("search", "json", "--mode", mode, "--path", "caf\udce9*", "--json", env=env))
+    assert [hit["path"] for hit in filtered["results"]] == ["caf\\xe9.md"]
+
+
+def test_grep_with_undecodable_pattern_and_names_prints_json_and_text(tree: Path) -> None:
+    _run("add", str(tree / "code"), "--kind", "code")
+    _run("index", "-q")
+    data = json.loads(_run("grep", "json", "--json"))
+    assert [m["path"] for m in data["matches"]] == ["m\\xe9.py"]
+    assert "m\\xe9.py:1:def json_thing():" in _run("grep", "json")
+    result = CliRunner().invoke(cli, ["grep", "json\udcff", "--json"], catch_exceptions=False)
+    assert result.exit_code == 3 and json.loads(result.stdout)["matches"] == []
