@@ -96,7 +96,12 @@ def lexical_search(
             break
         seen = {hit.id for hit in hits}
         extra = store.keyword_search(match, wanted, 0, **filters)
-        hits.extend(hit for hit in extra if hit.id not in seen)
+        # A looser match ranks below every stricter one; its score is kept under theirs so
+        # scores still fall down the list.
+        for hit in extra:
+            if hit.id not in seen:
+                floor = hits[-1].score if hits else hit.score
+                hits.append(hit if hit.score < floor else replace(hit, score=floor * 0.999))
     page = tuple(replace(hit, snippet=_mark(hit.snippet)) for hit in hits[offset:wanted])
     took = (time.perf_counter() - started) * 1000
     return SearchResult(query, "keyword", took, page)
