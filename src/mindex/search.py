@@ -100,8 +100,8 @@ def lexical_search(
         # scores still fall down the list.
         for hit in extra:
             if hit.id not in seen:
-                floor = hits[-1].score if hits else hit.score
-                hits.append(hit if hit.score < floor else replace(hit, score=floor * 0.999))
+                below = not hits or hit.score < hits[-1].score
+                hits.append(hit if below else replace(hit, score=hits[-1].score * 0.999))
     page = tuple(replace(hit, snippet=_mark(hit.snippet)) for hit in hits[offset:wanted])
     took = (time.perf_counter() - started) * 1000
     return SearchResult(query, "keyword", took, page)
