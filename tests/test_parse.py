@@ -76,7 +76,7 @@ def test_html_sections_report_original_file_lines() -> None:
     session = by_heading["Session.send"]
     assert session.start_line is not None and "Session.send" in lines[session.start_line - 1]
     assert session.line_map is not None
-    assert "TransportError" in lines[session.line_map[-1] - 1]
+    assert "TransportError" in lines[session.line_map[-1][1] - 1]
 
 
 def test_broken_html_still_parses() -> None:

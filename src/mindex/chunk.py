@@ -132,7 +132,8 @@ def _join(units: list[_Unit]) -> str:
 def _span(section: Section, first: int, last: int) -> tuple[int | None, int | None]:
     if section.line_map:
         top = len(section.line_map) - 1
-        return section.line_map[min(first, top)], section.line_map[min(last, top)]
+        start, end = section.line_map[min(first, top)][0], section.line_map[min(last, top)][1]
+        return start, max(start, end)
     if section.start_line is None:
         return None, None
     return section.start_line + first, section.start_line + last

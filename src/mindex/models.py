@@ -25,15 +25,15 @@ class Section:
 
     `heading_path` holds the titles from H1 down to this section's own heading. `start_line`
     is the 1-based line in the original file where `text` begins; `line_map` (when present)
-    maps each line of `text` to its line in the original file, for formats whose text is
-    converted (HTML) and so no longer lines up one to one.
+    maps each line of `text` to the first and last lines of the original file that hold it,
+    for formats whose text is converted (HTML) and so no longer lines up one to one.
     """
 
     heading_path: tuple[str, ...]
     text: str
     start_line: int | None = None
     page: int | None = None
-    line_map: tuple[int, ...] | None = None
+    line_map: tuple[tuple[int, int], ...] | None = None
 
 
 @dataclass(frozen=True)
