@@ -33,7 +33,7 @@ EXPECTED = {
     "rust": {("Pool", "struct"), ("Conn", "interface"), ("Pool", "impl"), ("Pool.get", "method"), ("main", "function")},
     "java": {("Client", "class"), ("Client.Client", "method"), ("Client.send", "method"), ("Transport", "interface")},
     "c": {("point", "struct"), ("add", "function")},
-    "cpp": {("net", "module"), ("net.Socket", "class"), ("Socket::fd", "function")},
+    "cpp": {("net", "module"), ("net.Socket", "class"), ("Socket::fd", "method")},
 }
 
 
@@ -166,3 +166,53 @@ def test_a_real_tree_the_standard_library_json_package(tmp_path: Path) -> None:
         assert decode.path == "decoder.py" and decode.start_line <= node.lineno and decode.end_line >= node.end_lineno  # type: ignore[operator]
         assert decode.symbol is not None and decode.symbol.startswith("JSONDecoder.")
         assert json.loads(json.dumps(decode.to_dict()))["symbol_kind"] == "method"
+
+
+SYMBOL_FILES = Path(__file__).parent / "fixtures" / "code" / "symbols"
+# Every definition of each fixture file: (qualified name, kind, first line, last line, exported).
+EXACT_SYMBOLS = {
+    "sample.ml": {
+        ("color", "type", 2, 2, True), ("square", "function", 4, 4, True), ("fact", "function", 6, 6, True),
+        ("pi", "constant", 8, 8, True), ("Stack", "module", 10, 14, True), ("Stack.t", "type", 11, 11, True),
+        ("Stack.empty", "constant", 12, 12, True), ("Stack.push", "function", 13, 13, True),
+    },
+    "Makefile": {
+        ("CC", "variable", 1, 1, True), ("CFLAGS", "variable", 2, 2, True), ("all", "rule", 6, 6, True),
+        ("app", "rule", 8, 9, True), ("%.o", "rule", 11, 12, True), ("clean", "rule", 14, 15, True),
+        ("greet", "macro", 17, 19, True),
+    },
+    "sample.jl": {
+        ("Geometry", "module", 1, 26, True), ("Geometry.Point", "struct", 5, 8, True),
+        ("Geometry.Counter", "struct", 10, 12, True), ("Geometry.distance", "function", 14, 16, True),
+        ("Geometry.norm2", "function", 18, 18, True), ("Geometry.Shape", "type", 20, 20, True),
+        ("Geometry.twice", "macro", 22, 24, True),
+    },
+    "sample.lua": {
+        ("M.clamp", "function", 3, 5, True), ("M.reset", "method", 7, 9, True), ("helper", "function", 11, 13, False),
+        ("globalfn", "function", 15, 17, True), ("M.lerp", "function", 19, 19, True),
+    },
+    "sample.hs": {
+        ("Shape", "type", 3, 3, True), ("Wrapper", "type", 5, 5, True), ("Name", "type", 7, 7, True),
+        ("Describable", "interface", 9, 10, True), ("Describable.describe", "method", 10, 10, True),
+        ("area", "function", 12, 14, True), ("perimeter", "function", 16, 18, True),
+        ("Describable", "impl", 20, 21, True), ("Describable.describe", "method", 21, 21, True),
+    },
+    "sample.c": {
+        ("BUF_SIZE", "constant", 2, 2, True), ("buffer", "struct", 4, 7, True), ("node_t", "type", 9, 12, True),
+        ("node", "struct", 9, 12, True), ("mode", "enum", 14, 14, True),
+        ("buffer_grow", "function", 16, 19, False), ("buffer_free", "function", 21, 23, True),
+    },
+    "sample.cpp": {
+        ("net", "module", 3, 25, True), ("net.Socket", "class", 5, 12, True), ("net.Socket.fd", "method", 9, 9, True),
+        ("net.Socket::close", "method", 14, 14, True), ("net.connect_to", "function", 16, 18, True),
+        ("net.Options", "struct", 20, 20, True), ("net.clamp", "function", 23, 23, True), ("main", "function", 27, 27, True),
+    },
+}
+
+
+@pytest.mark.parametrize("name", sorted(EXACT_SYMBOLS))
+def test_each_language_file_yields_exactly_its_definitions(name: str) -> None:
+    lang = language_for(name)
+    assert lang is not None
+    found = definitions(parse_tree((SYMBOL_FILES / name).read_bytes(), lang, 5.0), lang)
+    assert {(d.qualname, d.kind, d.start_line, d.end_line, d.exported) for d in found} == EXACT_SYMBOLS[name]

@@ -30,6 +30,11 @@ class Lang:
     definitions: dict[str, str] = field(default_factory=dict)
     function: str = "language"
     filenames: tuple[str, ...] = ()
+    # Where a definition's name is, for node types whose name the generic lookup misses: a
+    # path of steps separated by `/`, each a field name, `=type` (the first child of that
+    # type) or `**type` (the first descendant of that type). A node whose path leads nowhere
+    # defines nothing.
+    names: dict[str, str] = field(default_factory=dict)
 
 
 _C_LIKE = {"function_definition": "function", "struct_specifier": "struct", "enum_specifier": "enum",
@@ -76,16 +81,25 @@ LANGUAGES: tuple[Lang, ...] = (
          {"function_definition": "function", "class_definition": "class", "object_definition": "class",
           "trait_definition": "interface"}),
     Lang("bash", "tree_sitter_bash", (".sh", ".bash", ".zsh"), {"function_definition": "function"}),
-    Lang("lua", "tree_sitter_lua", (".lua",), {"function_declaration": "function"}),
+    Lang("lua", "tree_sitter_lua", (".lua",), {"function_declaration": "function"},
+         names={"function_declaration": "name"}),
     Lang("haskell", "tree_sitter_haskell", (".hs",),
-         {"function": "function", "data_type": "type", "class": "interface"}),
+         {"function": "function", "signature": "function", "data_type": "type", "newtype": "type",
+          "type_synonym": "type", "class": "interface", "instance": "impl"},
+         names={"function": "name", "signature": "name", "data_type": "name", "newtype": "name",
+                "type_synonym": "name", "class": "name", "instance": "name"}),
     Lang("elixir", "tree_sitter_elixir", (".ex", ".exs")),
     Lang("zig", "tree_sitter_zig", (".zig",), {"function_declaration": "function"}),
     Lang("ocaml", "tree_sitter_ocaml", (".ml",),
-         {"value_definition": "function", "type_definition": "type", "module_definition": "module"}, "language_ocaml"),
+         {"value_definition": "function", "type_definition": "type", "module_definition": "module"}, "language_ocaml",
+         names={"value_definition": "=let_binding/pattern", "type_definition": "=type_binding/name",
+                "module_definition": "=module_binding/=module_name"}),
     Lang("dart", "tree_sitter_dart", (".dart",), {"class_definition": "class", "function_signature": "function"}),
     Lang("julia", "tree_sitter_julia", (".jl",),
-         {"function_definition": "function", "struct_definition": "struct", "module_definition": "module"}),
+         {"function_definition": "function", "struct_definition": "struct", "module_definition": "module",
+          "abstract_definition": "type", "macro_definition": "macro"},
+         names={"function_definition": "=signature/**identifier", "macro_definition": "=signature/**identifier",
+                "struct_definition": "=type_head/**identifier", "abstract_definition": "=type_head/**identifier"}),
     Lang("html", "tree_sitter_html", (".html", ".htm", ".vue", ".svelte")),
     Lang("css", "tree_sitter_css", (".css", ".scss")),
     Lang("sql", "tree_sitter_sql", (".sql",)),
@@ -93,7 +107,10 @@ LANGUAGES: tuple[Lang, ...] = (
     Lang("yaml", "tree_sitter_yaml", (".yaml", ".yml")),
     Lang("toml", "tree_sitter_toml", (".toml",)),
     Lang("json", "tree_sitter_json", (".json", ".jsonc")),
-    Lang("make", "tree_sitter_make", (".mk",), {"rule": "rule"}, filenames=("Makefile", "makefile", "GNUmakefile")),
+    Lang("make", "tree_sitter_make", (".mk",),
+         {"rule": "rule", "variable_assignment": "variable", "define_directive": "macro"},
+         filenames=("Makefile", "makefile", "GNUmakefile"),
+         names={"rule": "=targets/=word", "variable_assignment": "name", "define_directive": "name"}),
     Lang("markdown", "tree_sitter_markdown", (".md", ".markdown")),
 )
 

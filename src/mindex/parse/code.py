@@ -111,22 +111,79 @@ def _signature(node: Node, name: str) -> str:
 # Nodes that wrap a definition (decorators, `export`): the definition is the field's node,
 # its span is the wrapper's.
 WRAPPERS = {"decorated_definition": "definition", "export_statement": "declaration"}
+# A function defined in one of these is a method; a definition of the other kinds is no
+# scope for what sits inside it (a C typedef's struct, a Go type's fields).
+CLASS_KINDS = frozenset({"class", "struct", "interface", "impl", "union", "enum"})
+NOT_SCOPES = frozenset({"type", "constant", "variable"})
+_TYPE_SPECIFIERS = frozenset({"struct_specifier", "enum_specifier", "union_specifier", "class_specifier"})
 
 
-def definition_of(node: Node, lang: Lang, parents: tuple[str, ...]) -> Definition | None:
-    """The symbol this node defines, if its type is a definition in the language's row."""
+def _text(node: Node) -> str:
+    return (node.text or b"").decode("utf-8", "replace")
+
+
+def _at_path(node: Node, path: str) -> Node | None:
+    """The node a `Lang.names` path leads to from `node` (see `mindex.languages.Lang`)."""
+    current: Node | None = node
+    for step in path.split("/"):
+        if current is None:
+            return None
+        if step.startswith("**"):
+            start = current
+            current = next((n for n in _walk(start) if n.type == step[2:] and n != start), None)
+        elif step.startswith("="):
+            current = next((c for c in current.named_children if c.type == step[1:]), None)
+        else:
+            current = current.child_by_field_name(step)
+    return current
+
+
+def _refine(lang: Lang, node: Node, kind: str, name: str) -> str | None:
+    """The kind a node really defines, or None where the grammar's node type is not a
+    definition here: a C `struct buffer *b` parameter, OCaml's `let () = ...`, a Makefile's
+    special `.PHONY` target. OCaml values with parameters are functions, others constants."""
+    if node.type in _TYPE_SPECIFIERS:
+        return kind if node.child_by_field_name("body") is not None else None
+    if lang.name == "ocaml" and node.type == "value_definition":
+        binding = next((c for c in node.named_children if c.type == "let_binding"), None)
+        pattern = binding.child_by_field_name("pattern") if binding is not None else None
+        if binding is None or pattern is None or pattern.type != "value_name":
+            return None
+        body = binding.child_by_field_name("body")
+        takes = any(c.type == "parameter" for c in binding.named_children)
+        return "function" if takes or (body is not None and body.type in ("fun_expression", "function_expression")) \
+            else "constant"
+    if lang.name == "make" and node.type == "rule" and name.startswith("."):
+        return None
+    if lang.name == "lua" and ":" in name:
+        return "method"
+    return kind
+
+
+def definition_of(node: Node, lang: Lang, parents: tuple[str, ...], owner: str | None = None) -> Definition | None:
+    """The symbol this node defines, if its type is a definition in the language's row;
+    `owner` is the kind of the definition it sits in (a function in a class is a method)."""
     inner = node.child_by_field_name(WRAPPERS[node.type]) if node.type in WRAPPERS else node
     if inner is None or (kind := lang.definitions.get(inner.type)) is None:
         return None
-    name = _name(inner)
-    if not name:
+    path = lang.names.get(inner.type)
+    target = _at_path(inner, path) if path is not None else None
+    name = (_text(target) if target is not None else None) if path is not None else _name(inner)
+    if not name or (found := _refine(lang, inner, kind, name)) is None:
         return None
+    kind, name = found, name.replace(":", ".") if lang.name == "lua" else name
     if lang.name == "go" and inner.type == "method_declaration":
         parents = (*parents, _go_receiver(inner))
-    if kind == "function" and parents:
+    if kind == "function" and (owner in CLASS_KINDS or "::" in name):
         kind = "method"
-    return Definition(name, kind, node.start_point[0] + 1, node.end_point[0] + 1, _signature(inner, name), parents,
+    return Definition(name, kind, node.start_point[0] + 1, last_line(node), _signature(inner, name), parents,
                       _exported(node, inner, lang, name))
+
+
+def last_line(node: Node) -> int:
+    """The 1-based last line of a node's text, trailing newlines and blank lines left out (a
+    Makefile rule's node takes the blank line after it)."""
+    return node.start_point[0] + 1 + (node.text or b"").rstrip().count(b"\n")
 
 
 def _go_receiver(node: Node) -> str:
@@ -169,6 +226,8 @@ def _exported(node: Node, inner: Node, lang: Lang, name: str) -> bool:
         return "public" in words or lang.name != "java" or _in_interface(inner)
     if lang.name in ("c", "cpp"):
         return heads.get("storage_class_specifier") != "static"
+    if lang.name == "lua":
+        return not _text(node).startswith("local")
     return not (name.startswith("_") and not (name.startswith("__") and name.endswith("__")))
 
 
@@ -178,16 +237,16 @@ def _in_interface(node: Node) -> bool:
 
 
 def module_constants(root: Node, lang: Lang) -> list[Definition]:
-    """Module-level constants the grammar has no definition node for: Python `NAME = ...`
-    (upper case), JavaScript/TypeScript top-level `const`, Java `static final` fields.
-    JS/TS `const f = () => ...` is a function."""
+    """Definitions the grammar has no definition node for: Python `NAME = ...` (upper case),
+    JavaScript/TypeScript top-level `const`, Java `static final` fields; functions defined by
+    assignment: JS/TS `const f = () => ...`, Lua `M.f = function(...)`, Julia `f(x) = ...`."""
     found: list[Definition] = []
 
-    def add(name_node: Node | None, kind: str, span: Node, exported: bool, parents: tuple[str, ...] = ()) -> None:
-        if name_node is not None and name_node.type == "identifier":
-            name = (name_node.text or b"").decode("utf-8", "replace")
-            found.append(Definition(name, kind, span.start_point[0] + 1, span.end_point[0] + 1, name, parents,
-                                    exported))
+    def add(name_node: Node | None, kind: str, span: Node, exported: bool, parents: tuple[str, ...] = (),
+            dotted: bool = False) -> None:
+        if name_node is not None and (name_node.type == "identifier" or dotted):
+            name = _text(name_node)
+            found.append(Definition(name, kind, span.start_point[0] + 1, last_line(span), name, parents, exported))
 
     if lang.name == "python":
         for child in root.named_children:
@@ -208,6 +267,24 @@ def module_constants(root: Node, lang: Lang) -> list[Definition]:
                 value = declarator.child_by_field_name("value")
                 callable_ = value is not None and value.type in ("arrow_function", "function_expression", "function")
                 add(declarator.child_by_field_name("name"), "function" if callable_ else "constant", child, exported)
+    elif lang.name == "lua":
+        for child in root.named_children:
+            if child.type != "assignment_statement" or len(child.named_children) != 2:
+                continue
+            names, values = child.named_children
+            if len(names.named_children) == 1 and len(values.named_children) == 1 \
+                    and values.named_children[0].type == "function_definition":
+                target = names.named_children[0]
+                add(target, "function", child, True, dotted=target.type in ("identifier", "dot_index_expression"))
+    elif lang.name == "julia":
+        for node in _walk(root):
+            scope = node.parent
+            if node.type != "assignment" or scope is None or scope.type not in ("source_file", "module_definition"):
+                continue
+            call = node.named_children[0] if node.named_children else None
+            if call is not None and call.type == "call_expression" and call.named_children:
+                parents = (_name(scope) or "?",) if scope.type == "module_definition" else ()
+                add(call.named_children[0], "function", node, True, parents)
     elif lang.name == "java":
         for node in _walk(root):
             if node.type != "field_declaration":
@@ -225,23 +302,42 @@ def module_constants(root: Node, lang: Lang) -> list[Definition]:
 def definitions(root: Node, lang: Lang) -> list[Definition]:
     """Every definition in the tree, outermost first, with its enclosing names."""
     found: list[Definition] = []
-    stack: list[tuple[Node, tuple[str, ...]]] = [(root, ())]
+    stack: list[tuple[Node, tuple[str, ...], str | None]] = [(root, (), None)]
     while stack:
-        node, parents = stack.pop()
-        own = definition_of(node, lang, parents)
+        node, parents, owner = stack.pop()
+        own = definition_of(node, lang, parents, owner)
         if own is not None:
             found.append(own)
-            parents = (*parents, own.name)
+            if own.kind not in NOT_SCOPES:
+                parents, owner = (*own.parents, own.name), own.kind
             if node.type in WRAPPERS:  # its definition is counted: go on below it
                 node = node.child_by_field_name(WRAPPERS[node.type]) or node
-        stack.extend((child, parents) for child in reversed(node.named_children))
+        stack.extend((child, parents, owner) for child in reversed(node.named_children))
     found += module_constants(root, lang)
-    return sorted(found, key=lambda d: (d.start_line, -d.end_line))
+    found.sort(key=lambda d: (d.start_line, -d.end_line))
+    return _join_equations(found) if lang.name == "haskell" else found
+
+
+def _join_equations(found: list[Definition]) -> list[Definition]:
+    """Haskell defines a function by a type signature and one equation per pattern: one
+    definition spanning them all."""
+    out: list[Definition] = []
+    for d in found:
+        last = out[-1] if out else None
+        if (last is not None and last.qualname == d.qualname and last.kind in ("function", "method")
+                and d.kind in ("function", "method") and d.start_line <= last.end_line + 1):
+            out[-1] = Definition(last.name, last.kind, last.start_line, max(last.end_line, d.end_line),
+                                 last.signature, last.parents, last.exported)
+        else:
+            out.append(d)
+    return out
 
 
 def _atoms(node: Node, lang: Lang, budget: int, chain: tuple[Definition, ...]) -> Iterator[_Atom]:
+    scopes = [d for d in chain if d.kind not in NOT_SCOPES]
+    parents, owner = ((*scopes[-1].parents, scopes[-1].name), scopes[-1].kind) if scopes else ((), None)
     for child in node.children:
-        own = definition_of(child, lang, tuple(d.name for d in chain))
+        own = definition_of(child, lang, parents, owner)
         size = child.end_byte - child.start_byte
         if size <= budget or child.child_count == 0:
             yield _Atom(child.start_point[0], child.end_point[0], size, chain, own)
