@@ -307,3 +307,57 @@ def test_mcp_code_tools(graph_index: Index) -> None:
     assert {r["path"] for r in code} == {"net/conn.go", "net/dial.go"} and code[0]["language"] == "go"
     missing = _mcp(server, "callers", {"symbol": "no_such_thing"})
     assert missing.is_error and "no definition named" in missing.content[0].text
+
+
+def test_text_output_names_unresolved_callees_and_what_an_import_brings(graph_index: Index) -> None:
+    runner = CliRunner()
+    db = ["--db", str(graph_index.db_path)]
+    callees = runner.invoke(cli, [*db, "graph", "callees", "main"]).output
+    lines = [line.split() for line in callees.splitlines()[1:]]
+    assert ["bulk", "pkg/service.py:11"] == lines[0][:2]
+    assert lines[1][:2] == ["print", "app.py:6"]  # unresolved: the call, not the caller's own name
+    impact = runner.invoke(cli, [*db, "graph", "impact", "User.rename", "--depth", "1"]).output
+    assert "imports pkg.models.User (which holds User.rename)" in impact
+    assert "imports User.rename" not in impact
+
+
+PACKAGE = {
+    # A Python package added as the source root itself (its folder holds __init__.py).
+    "mypkg/__init__.py": "",
+    "mypkg/utils/__init__.py": "",
+    "mypkg/utils/crypto.py": "def get_random_string(n):\n    return 'x' * n\n",
+    "mypkg/views.py": "from mypkg.utils.crypto import get_random_string\n\n\ndef view():\n    return get_random_string(3)\n",
+    "mypkg/other.py": "import mypkg.utils.crypto as c\n\n\ndef other():\n    return c.get_random_string(4)\n",
+    "mypkg/deep/__init__.py": "",
+    "mypkg/deep/late.py": "from utils.crypto import get_random_string\n\n\ndef late():\n    return get_random_string(5)\n",
+    # TypeScript: a src/ root with a path alias (tsconfig's "@/*": ["src/*"], outside the root).
+    "web/src/lib/slug.ts": "export function slugify(s: string): string {\n  return s.toLowerCase();\n}\n",
+    "web/src/app/page.ts": "import { slugify } from \"@/lib/slug\";\n\nexport function render(t: string) {\n  return slugify(t);\n}\n",
+    "web/src/app/other.ts": "import { slugify } from \"src/lib/slug\";\n\nexport function more(t: string) {\n  return slugify(t);\n}\n",
+    # Go: a module's subfolder as the root (go.mod above it says `module example.com/proj`).
+    "proj/go.mod": "module example.com/proj\n",
+    "proj/internal/util/clean.go": "package util\n\nfunc Clean(s string) string {\n\treturn s\n}\n",
+    "proj/internal/app/app.go": (
+        "package app\n\nimport \"example.com/proj/internal/util\"\n\nfunc Run() string {\n\treturn util.Clean(\"x\")\n}\n"),
+}
+
+
+def test_cross_file_edges_survive_a_package_folder_as_the_root(index: Index, tmp_path: Path) -> None:
+    for rel, text in PACKAGE.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text, encoding="utf-8")
+    index.add_source(tmp_path / "mypkg", name="py", kind="code")
+    index.add_source(tmp_path / "web" / "src", name="ts", kind="code")
+    index.add_source(tmp_path / "proj" / "internal", name="go", kind="code")
+    index.index()
+    graph = index.graph()
+    found = {(e.path, e.scope, e.reason) for e in graph.callers(graph.targets("get_random_string")[0])}
+    assert found == {
+        ("views.py", "view", "imported from mypkg.utils.crypto"),
+        ("other.py", "other", "c is imported from mypkg.utils.crypto"),
+        ("deep/late.py", "late", "imported from utils.crypto"),
+    }
+    ts = {(e.path, e.reason) for e in graph.callers(graph.targets("slugify")[0])}
+    assert ts == {("app/page.ts", "imported from @/lib/slug"), ("app/other.ts", "imported from src/lib/slug")}
+    go = {(e.path, e.scope, e.reason) for e in graph.callers(graph.targets("Clean")[0])}
+    assert go == {("app/app.go", "Run", "util is imported from example.com/proj/internal/util")}

@@ -18,6 +18,7 @@ another file changes. Resolution uses what the language lets us know, best evide
 from __future__ import annotations
 
 import difflib
+import os
 import posixpath
 from dataclasses import dataclass, field
 from typing import Any
@@ -110,6 +111,8 @@ class CodeGraph:
         self._named: dict[str, list[SymbolRef]] = {}
         self._refs: dict[tuple[int, str], list[_Ref]] = {}
         self._spans: dict[int, list[ChunkSpan]] = {}
+        self._roots = {stats.source.name: stats.source.root for stats in store.list_sources()}
+        self._packages: dict[str, str] = {}
 
     # -- symbols ---------------------------------------------------------------------------
 
@@ -236,10 +239,10 @@ class CodeGraph:
                 stem = posixpath.join(base, rest) if rest else base
                 candidates, exact = [f"{stem}.py", f"{stem}/__init__.py"], True
             else:
-                candidates = [f"{rest}.py", f"{rest}/__init__.py"]
+                return self._python_module(source, rest)
         elif language in ("javascript", "typescript", "tsx"):
             if not module.startswith("."):
-                return []
+                return self._aliased_module(source, module)
             stem = posixpath.normpath(posixpath.join(here, module))
             candidates = [stem] + [stem + s for s in JS_SUFFIXES] + [f"{stem}/index{s}" for s in JS_SUFFIXES]
             exact = True
@@ -275,6 +278,52 @@ class CodeGraph:
                     found.append(self._by_path[(source, candidate)])
             else:
                 found += self._ending(candidate, source)
+        return list(dict.fromkeys(found))
+
+    def _package(self, source: str) -> str:
+        """The Python package a source's root is, when the root holds `__init__.py` (a user
+        who adds `Django-5.1.4/django` indexes the package `django`): its folder's name."""
+        if source not in self._packages:
+            root = self._roots.get(source, "")
+            # An empty __init__.py is not indexed (nothing to search), so ask the folder.
+            marked = (source, "__init__.py") in self._by_path or os.path.isfile(os.path.join(root, "__init__.py"))
+            self._packages[source] = posixpath.basename(root.rstrip("/")) if root and marked else ""
+        return self._packages[source]
+
+    def _python_module(self, source: str, path: str) -> list[int]:
+        """Files of an absolute Python module path (`django/utils/crypto`): under the root, or
+        inside the package the root is; else the longest trailing part of the path (two
+        names at least) that ends an indexed file's path."""
+        package = self._package(source)
+        if package and (path == package or path.startswith(package + "/")):
+            inner = path[len(package) + 1 :]
+            found = [self._by_path[(source, c)] for c in (f"{inner}.py", f"{inner}/__init__.py" if inner else "__init__.py")
+                     if (source, c) in self._by_path]
+            if found:
+                return found
+        parts = path.split("/")
+        for start in range(len(parts) - 1):
+            stem = "/".join(parts[start:])
+            found = self._ending(f"{stem}.py", source) + self._ending(f"{stem}/__init__.py", source)
+            if found:
+                return found
+        return []
+
+    def _aliased_module(self, source: str, module: str) -> list[int]:
+        """Files of a non-relative JS/TS import: a path alias (`@/lib/util`, `~/lib/util`,
+        `#lib/util`, `$lib/util`) or a base-URL path (`src/lib/util`), matched against the
+        ends of indexed paths; a bare package name (`react`) is outside the index."""
+        alias = next((a for a in ("@/", "~/", "#", "$") if module.startswith(a)), None)
+        if alias is None and (module.startswith("@") or "/" not in module):
+            return []  # an npm package (`react`, `@scope/pkg`)
+        stem = module[len(alias):] if alias else module
+        if alias == "$":
+            stem = stem.split("/", 1)[-1]  # SvelteKit's $lib/x is src/lib/x
+        # A base-URL path names the root's own folder when the root is that folder (src/).
+        top = posixpath.basename(self._roots.get(source, "").rstrip("/"))
+        stems = [stem, stem[len(top) + 1 :]] if top and stem.startswith(top + "/") else [stem]
+        found = [d for s in stems for suffix in JS_SUFFIXES
+                 for d in (*self._ending(s + suffix, source), *self._ending(f"{s}/index{suffix}", source))]
         return list(dict.fromkeys(found))
 
     def refs(self, doc_id: int, kind: str) -> list[_Ref]:

@@ -11,6 +11,7 @@ from rich.markup import escape
 from mindex.graph import Edge, SymbolRef
 from mindex.grep import GrepMatch
 from mindex.serve.clikit import State, emit_json, err, handle_errors, json_option, out
+from mindex.serve.render import impact_verb
 
 NO_MATCH = 3  # the "not found" exit code
 
@@ -159,10 +160,14 @@ def _edges_out(kind: str, found: list[tuple[SymbolRef, list[Edge]]], as_json: bo
         out.print(f"[bold]{escape(target.name)}[/] [dim]({escape(target.path)}:{target.start_line})[/] — {kind}:",
                   highlight=False)
         for edge in edges:
-            shown = edge.target.name if (kind == "callees" and edge.target) else (edge.scope or "<module>")
+            # callers: who calls, and where; callees: what is called (as written when it
+            # resolves to nothing indexed), and where it is defined (else where it is called)
+            shown = edge.scope or "<module>"
             where = f"{edge.path}:{edge.line}"
-            if kind == "callees" and edge.target:
-                where = f"{edge.target.path}:{edge.target.start_line}"
+            if kind == "callees":
+                shown = edge.target.name if edge.target else edge.call
+                if edge.target:
+                    where = f"{edge.target.path}:{edge.target.start_line}"
             out.print(f"  {escape(shown):40} {escape(where):40} [dim]{edge.confidence:.2f} {escape(edge.reason)}[/]",
                       highlight=False)
         if not edges:
@@ -237,8 +242,7 @@ def impact(state: State, symbol: str, path_glob: str | None, depth: int, min_con
         for entry in files:
             out.print(f"  [bold]{escape(entry['path'])}[/] [dim](depth {entry['depth']})[/]", highlight=False)
             for hit in entry["hits"]:
-                what = "imports" if hit["via"] == "import" else "calls"
-                out.print(f"    {hit['line']:>5}  {escape(hit['scope'] or '<module>')} {what} {escape(hit['of'])} "
+                out.print(f"    {hit['line']:>5}  {escape(hit['scope'] or '<module>')} {escape(impact_verb(hit))} "
                           f"[dim]{hit['confidence']:.2f}[/]", highlight=False)
 
 

@@ -265,6 +265,14 @@ def impact_markdown(results: list[dict[str, Any]]) -> str:
         for group in entry["files"]:
             out.append(f"- {group['path']} (depth {group['depth']})")
             for hit in group["hits"]:
-                verb = "imports" if hit["via"] == "import" else "calls"
-                out.append(f"  - line {hit['line']}: `{hit['scope'] or '<module>'}` {verb} {hit['of']}")
+                out.append(f"  - line {hit['line']}: `{hit['scope'] or '<module>'}` {impact_verb(hit)}")
     return "\n".join(out)
+
+
+def impact_verb(hit: dict[str, Any]) -> str:
+    """What an impact hit does: `calls Service.validate`, or `imports pkg.service.Service
+    (which holds Service.validate)` for an import of the module or class around it."""
+    if hit["via"] != "import":
+        return f"calls {hit['of']}"
+    imported = hit["call"]
+    return f"imports {imported}" if imported.endswith(hit["of"]) else f"imports {imported} (which holds {hit['of']})"
