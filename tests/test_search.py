@@ -149,3 +149,18 @@ def test_a_query_of_punctuated_pieces_still_fills_the_page(index: Index, tmp_pat
     index.index()
     hits = index.search("Same as ``sorted(chain(*groups))[i]``.", limit=10).hits
     assert len(hits) == 10
+
+
+def test_consecutive_markdown_sections_merge_across_the_blank_line(index: Index, tmp_path: Path) -> None:
+    folder = tmp_path / "md"
+    folder.mkdir()
+    (folder / "guide.md").write_text(
+        "# Pools\n\nThe walrus keeps connections.\n\n## Sizing\n\nSize it by walrus load.\n\n"
+        "## Unrelated\n\nNothing here.\n\n## Timeouts\n\nWalrus timeouts are short.\n")
+    index.add_source(folder, name="md")
+    index.index()
+    plain = index.search("walrus").hits
+    assert len(plain) == 3 and all(h.ordinal is not None for h in plain)
+    merged = sorted(index.search("walrus", merge=True).hits, key=lambda h: h.start_line or 0)
+    assert [(h.start_line, h.end_line) for h in merged] == [(1, 7), (13, 15)]
+    assert "Size it by walrus" in merged[0].text and "Nothing here" not in merged[0].text

@@ -133,6 +133,7 @@ class Hit:
     symbol_kind: str | None = None
     seq: int | None = None  # the store's row key (joins a hit to its vector); not in JSON
     modified: float | None = None  # the document's mtime, epoch seconds (recency decay)
+    ordinal: int | None = None  # the chunk's place in its document (merging neighbours); not in JSON
 
     def to_dict(self) -> dict[str, Any]:
         """Return the documented JSON shape (`page`, `explain` only where present)."""

@@ -297,21 +297,31 @@ def expand(
 
 
 def merge_adjacent(hits: list[Hit]) -> list[Hit]:
-    """Merge results that are neighbouring chunks of one file (touching or overlapping line
-    spans) into one result at the better one's place; overlapping paragraphs appear once."""
+    """Merge results that are neighbouring chunks of one file (consecutive chunks, or touching
+    or overlapping line spans) into one result at the better one's place; overlapping
+    paragraphs appear once. Markdown sections are neighbours across the blank line between them."""
     out: list[Hit] = []
+    places: list[tuple[int, int] | None] = []  # the chunk ordinals each kept result spans
     for hit in hits:
         for i, kept in enumerate(out):
-            if _adjacent(kept, hit):
+            if _adjacent(kept, places[i], hit):
                 out[i] = _joined(kept, hit)
+                place = places[i]
+                places[i] = None if place is None or hit.ordinal is None else (
+                    min(place[0], hit.ordinal), max(place[1], hit.ordinal))
                 break
         else:
             out.append(hit)
+            places.append(None if hit.ordinal is None else (hit.ordinal, hit.ordinal))
     return out
 
 
-def _adjacent(a: Hit, b: Hit) -> bool:
-    if (a.source, a.path) != (b.source, b.path) or None in (a.start_line, a.end_line, b.start_line, b.end_line):
+def _adjacent(a: Hit, place: tuple[int, int] | None, b: Hit) -> bool:
+    if (a.source, a.path) != (b.source, b.path):
+        return False
+    if place is not None and b.ordinal is not None and place[0] - 1 <= b.ordinal <= place[1] + 1:
+        return True
+    if None in (a.start_line, a.end_line, b.start_line, b.end_line):
         return False
     assert a.start_line and a.end_line and b.start_line and b.end_line
     return b.start_line <= a.end_line + 1 and a.start_line <= b.end_line + 1

@@ -36,7 +36,7 @@ BM25_WEIGHTS = (8.0, 4.0, 1.0)
 
 _HIT_COLUMNS = """
     c.id, s.name, d.kind, d.path, c.title, c.context, c.start_line, c.end_line, c.page, c.text,
-    c.seq, d.mtime_ns, d.language, c.symbol, c.symbol_kind
+    c.seq, d.mtime_ns, d.language, c.symbol, c.symbol_kind, c.ordinal
 """
 # Every chunk query that shows or filters by source and path joins the same three tables.
 _CHUNK_JOINS = "JOIN documents d ON d.id = c.document_id JOIN sources s ON s.id = d.source_id"
@@ -633,7 +633,8 @@ def _explain(exc: sqlite3.OperationalError, path: Path) -> Exception:
 
 
 def _hit(row: Sequence[Any], score: float, snippet: str) -> Hit:
-    cid, source, kind, path, title, context, start, end, page, text, seq, mtime_ns, language, symbol, symbol_kind = row
+    (cid, source, kind, path, title, context, start, end, page, text, seq, mtime_ns, language, symbol,
+     symbol_kind, ordinal) = row
     return Hit(cid, source, kind, path, title, context, start, end, page, float(score), snippet, text,
                language=language, symbol=symbol, symbol_kind=symbol_kind,
-               seq=seq, modified=mtime_ns / 1e9 if mtime_ns else None)
+               seq=seq, modified=mtime_ns / 1e9 if mtime_ns else None, ordinal=ordinal)
