@@ -288,3 +288,27 @@ def test_llm_context_budget_keeps_what_was_written(tmp_path: Path, docs_dir: Pat
             assert len(ix.store.contexts_for("llm-context:writer", every)) == 3
             # The chunk whose context was paid for is embedded too: the run made progress.
             assert ix.status()["vectors"] >= 1
+
+
+def test_the_python_api_resolves_the_projects_config_as_the_cli_does(
+    tmp_path: Path, docs_dir: Path, ollama: ApiServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from click.testing import CliRunner
+
+    from mindex.config import Settings
+    from mindex.serve.cli import cli
+
+    project = tmp_path / "project"
+    (project / ".mindex").mkdir(parents=True)
+    (project / ".mindex" / "config.toml").write_text(
+        f'[embed]\nprovider = "ollama"\nbase_url = "{ollama.url}"\n[index]\nworkers = 1\n')
+    monkeypatch.delenv("MINDEX_EMBED__PROVIDER")  # the project file decides, as for a user
+    monkeypatch.chdir(project)
+    for args in (["add", str(docs_dir)], ["index", "-q"]):
+        assert CliRunner().invoke(cli, args).exit_code == 0
+    monkeypatch.chdir(tmp_path)  # elsewhere: the index's own project still applies
+    with Index(project / ".mindex" / "index.db") as ix:
+        assert ix.embed_settings.provider == "ollama"
+        assert ix.search("connection pool", mode="semantic").hits
+    with Index(project / ".mindex" / "index.db", config=Settings(embed=EmbedSettings(provider="none"))) as ix:
+        assert ix.embed_settings.provider == "none"  # an explicit config replaces the files

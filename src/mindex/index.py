@@ -11,7 +11,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from mindex.config import EmbedSettings, IndexSettings, SearchSettings
+from mindex.config import STATE_DIR, EmbedSettings, IndexSettings, SearchSettings, Settings, load_settings
 from mindex.embed import EMBEDDERS, Embedder
 from mindex.embed.models import HOW_TO_ADD, find_model
 from mindex.errors import (
@@ -46,8 +46,17 @@ _NAME = re.compile(r"^[\w.@+-]+$")
 class Index:
     """A mindex index on disk: register sources, index them, search and fetch chunks.
 
+    Settings are resolved as the CLI resolves them: the project's `.mindex/config.toml` (the
+    project that holds the index, when it sits in a `.mindex` folder, else the current
+    directory's), the user file, then `MINDEX_*` variables. A `config` given (from
+    `load_settings` or `Settings(...)`) is used as it is instead, and `settings`, `embed` and
+    `search` replace one part each.
+
     `create=False` refuses to make a new database (for read-only front doors such as
     `search`), so a typo in `--db` gives a clear error instead of an empty index.
+
+    Raises:
+        ConfigError: a config file or variable holds an invalid value.
     """
 
     def __init__(
@@ -57,10 +66,14 @@ class Index:
         create: bool = True,
         embed: EmbedSettings | None = None,
         search: SearchSettings | None = None,
+        config: Settings | None = None,
     ) -> None:
-        self.settings = settings or IndexSettings()
-        self.embed_settings = embed or EmbedSettings()
-        self.search_settings = search or SearchSettings()
+        if config is None and None in (settings, embed, search):
+            home = Path(db_path).expanduser().resolve().parent
+            config = load_settings(cwd=home.parent if home.name == STATE_DIR else None)
+        self.settings = settings or (config.index if config else IndexSettings())
+        self.embed_settings = embed or (config.embed if config else EmbedSettings())
+        self.search_settings = search or (config.search if config else SearchSettings())
         self._reranker_obj: Reranker | None = None
         self.db_path = Path(db_path)
         self.store: Store = SQLiteStore(self.db_path, self.settings.lock_timeout, create=create)
