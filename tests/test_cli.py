@@ -113,3 +113,22 @@ def test_explain_shows_recency_merges_and_hops_without_failing(  # type: ignore[
     assert "recency ×" in text and "age" in text
     data = json.loads(run("search", "connection pool retries", "--json", "--merge"))
     assert all("recency" in hit["explain"] for hit in data["results"])
+
+
+def test_indexed_text_and_paths_print_literally(run, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """Rich markup and emoji codes in a file or a path are text, not styling."""
+    folder = tmp_path / "[bold]docs"
+    folder.mkdir()
+    (folder / "marks.md").write_text("# Marks :x:\n\nThe zebra says [bold]hi[/bold] :thumbs_up: [red] end.\n")
+    code = tmp_path / "code"
+    code.mkdir()
+    (code / "m.py").write_text("def zebra_fn():\n    return '[bold]x[/bold] :x:'\n")
+    assert "[bold]docs" in run("add", str(folder))
+    run("add", str(code), "--kind", "code")
+    run("index", "-q")
+    for text in (run("search", "zebra"), run("search", "zebra", "--explain")):
+        assert ":x:" in text and "[bold]hi[/bold]" in text and "❌" not in text and "👍" not in text
+    hit = json.loads(run("search", "zebra says", "--json"))["results"][0]
+    shown = run("get", hit["id"])
+    assert "[bold]hi[/bold] :thumbs_up: [red] end." in shown and "Marks :x:" in shown
+    assert "'[bold]x[/bold] :x:'" in run("grep", "zebra|bold")

@@ -13,6 +13,7 @@ import threading
 from pathlib import Path
 
 import click
+from rich.markup import escape
 
 from mindex import __version__
 from mindex.config import load_settings, resolve_db_path
@@ -84,7 +85,7 @@ def add(state: State, path: Path, name: str | None, kind: str, include: tuple[st
     if as_json:
         emit_json({"name": source.name, "kind": source.kind, "root": source.root})
     else:
-        out.print(f"Added source [bold]{source.name}[/] → {source.root}. Next: [bold]mindex index[/]")
+        out.print(f"Added source [bold]{escape(source.name)}[/] → {escape(source.root)}. Next: [bold]mindex index[/]")
 
 
 @cli.command()
@@ -99,7 +100,7 @@ def remove(state: State, source: str, as_json: bool) -> None:
     if as_json:
         emit_json({"removed": removed.name})
     else:
-        out.print(f"Removed source [bold]{removed.name}[/] and its documents.")
+        out.print(f"Removed source [bold]{escape(removed.name)}[/] and its documents.")
 
 
 @cli.command()
@@ -208,7 +209,7 @@ def embed(state: State, force: bool, as_json: bool, quiet: bool) -> None:
     if as_json:
         emit_json({"embedded": count, "model": model})
     else:
-        out.print(f"Embedded {count} chunks with {model}.")
+        out.print(f"Embedded {count} chunks with {escape(str(model))}.")
 
 
 @cli.command()

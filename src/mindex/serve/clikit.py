@@ -21,8 +21,10 @@ from mindex.index import Index
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-out = Console(soft_wrap=True)
-err = Console(stderr=True)
+# Indexed text and paths are printed literally: no :emoji: codes, and every value that is
+# not ours goes through `escape` so `[bold]` in a file stays text.
+out = Console(soft_wrap=True, emoji=False)
+err = Console(stderr=True, emoji=False)
 
 
 @dataclass

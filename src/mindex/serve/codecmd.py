@@ -134,7 +134,7 @@ def symbols_find(state: State, name: str, kind: str | None, path_glob: str | Non
                   f"{escape(symbol.path)}:{symbol.start_line}-{symbol.end_line}  {escape(symbol.signature)}",
                   highlight=False)
     if not found:
-        err.print(f"no definition matches {name!r}", highlight=False)
+        err.print(escape(f"no definition matches {name!r}"), highlight=False)
         sys.exit(NO_MATCH)
 
 

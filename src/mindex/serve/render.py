@@ -141,10 +141,11 @@ def print_sources(console: Console, sources: list[SourceStats]) -> None:
     if not sources:
         console.print("No sources yet. Register one with [bold]mindex add <folder>[/].")
         return
-    table = Table("name", "kind", "documents", "chunks", "root", "filters")
+    table = Table("name", "kind", "documents", "chunks", Column("root", overflow="fold"), "filters")
     for s in sources:
         filters = " ".join([*(f"+{g}" for g in s.source.include), *(f"-{g}" for g in s.source.exclude)])
-        table.add_row(s.source.name, s.source.kind, str(s.documents), str(s.chunks), s.source.root, filters)
+        table.add_row(escape(s.source.name), s.source.kind, str(s.documents), str(s.chunks), escape(s.source.root),
+                      escape(filters))
     console.print(table)
 
 
@@ -152,7 +153,7 @@ def print_reports(console: Console, reports: dict[str, IndexReport]) -> None:
     """End-of-run summary: counts per source, then every skipped file with its reason."""
     table = Table("source", "added", "updated", "unchanged", "removed", "chunks", "skipped", "seconds")
     for name, r in reports.items():
-        table.add_row(name, str(r.added), str(r.updated), str(r.unchanged), str(r.removed),
+        table.add_row(escape(name), str(r.added), str(r.updated), str(r.unchanged), str(r.removed),
                       str(r.chunks), str(len(r.skipped)), f"{r.seconds:.2f}")
     console.print(table)
     for name, r in reports.items():

@@ -6,6 +6,7 @@ import os
 from pathlib import Path
 
 import click
+from rich.markup import escape
 
 from mindex.config import is_secret, project_config_path, settings_view, user_config_path, write_setting
 from mindex.serve.clikit import State, emit_json, handle_errors, json_option, out
@@ -54,13 +55,15 @@ def models_list(state: State, as_json: bool) -> None:
         emit_json(info)
         return
     if model is not None:
-        out.print(f"[bold]{conf.model}[/] → {model.model_id} (max {model.max_length} tokens)\n  {model.onnx_path}")
+        out.print(f"[bold]{escape(conf.model)}[/] → {escape(model.model_id)} (max {model.max_length} tokens)\n"
+                  f"  {escape(str(model.onnx_path))}")
     elif conf.provider == "onnx":
-        out.print(HOW_TO_ADD)
+        out.print(escape(HOW_TO_ADD))
     else:
-        out.print(f"{conf.provider}: {conf.model}" if conf.provider != "none" else "embed.provider is none: keyword search only")
+        out.print(escape(f"{conf.provider}: {conf.model}") if conf.provider != "none"
+                  else "embed.provider is none: keyword search only")
     for m in added:
-        out.print(f"  added: {m.name} ({m.kind}) {m.model_id}  {m.folder}")
+        out.print(escape(f"  added: {m.name} ({m.kind}) {m.model_id}  {m.folder}"))
 
 
 @models.command("add")
@@ -89,13 +92,13 @@ def models_add(state: State, source: str, name: str | None, as_json: bool) -> No
                    "folder": str(added.folder), "converted": added.converted})
         return
     verb = "Converted" if added.converted else "Already added:"
-    out.print(f"{verb} {added.name} ({added.kind}, int8 per channel) in {added.folder}")
+    out.print(escape(f"{verb} {added.name} ({added.kind}, int8 per channel) in {added.folder}"))
     setting = "embed.model" if added.kind == "embedding" else "search.rerank.model"
     current = state.settings.embed.model if added.kind == "embedding" else state.settings.search.rerank.model
     if current == added.name:
-        out.print(f"{setting} is {added.name}: mindex uses it from now on (an existing index: `mindex embed --force`).")
+        out.print(escape(f"{setting} is {added.name}: mindex uses it from now on (an existing index: `mindex embed --force`)."))
     else:
-        out.print(f"Use it with `mindex config set {setting} {added.name}`; re-embed with `mindex embed --force`.")
+        out.print(escape(f"Use it with `mindex config set {setting} {added.name}`; re-embed with `mindex embed --force`."))
 
 
 @models.command("pull")
@@ -121,7 +124,7 @@ def models_pull(state: State, repo_id: str, endpoint: str, name: str | None, as_
     if as_json:
         emit_json({"name": added.name, "model_id": added.model_id, "kind": added.kind, "folder": str(added.folder)})
     else:
-        out.print(f"Downloaded {repo_id} and added it as {added.name} ({added.kind}) in {added.folder}")
+        out.print(escape(f"Downloaded {repo_id} and added it as {added.name} ({added.kind}) in {added.folder}"))
 
 
 @click.group()
@@ -161,7 +164,7 @@ def config_set(key: str, value: str, user: bool, as_json: bool) -> None:
     if as_json:
         emit_json({"key": key, "value": shown, "file": str(file)})
         return
-    out.print(f"{key} = {shown!r} in {file}", highlight=False)
+    out.print(escape(f"{key} = {shown!r} in {file}"), highlight=False)
     if is_secret(key):
         out.print("note: a key in a file is readable by anyone who can read the file; "
                   "prefer the variable named by api_key_env", highlight=False)
@@ -185,7 +188,7 @@ def config_unset(key: str, user: bool, as_json: bool) -> None:
     if as_json:
         emit_json({"key": key, "removed": True, "file": str(file)})
     else:
-        out.print(f"{key} removed from {file}", highlight=False)
+        out.print(escape(f"{key} removed from {file}"), highlight=False)
 
 
 @config.command("show")
@@ -209,8 +212,8 @@ def config_show(state: State, key: str | None, as_json: bool) -> None:
     if as_json or isinstance(data, dict):
         emit_json(data)
     else:
-        out.print(str(data), highlight=False)
+        out.print(escape(str(data)), highlight=False)
     if not key and not as_json:
         files = [f for f in (project_config_path(), user_config_path()) if f.is_file()]
-        out.print(f"files read: {', '.join(map(str, files)) or 'none'}; "
-                  f"env: {', '.join(k for k in os.environ if k.startswith('MINDEX_')) or 'none'}", highlight=False)
+        out.print(escape(f"files read: {', '.join(map(str, files)) or 'none'}; "
+                         f"env: {', '.join(k for k in os.environ if k.startswith('MINDEX_')) or 'none'}"), highlight=False)
