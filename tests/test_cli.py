@@ -72,10 +72,16 @@ def test_exit_codes_mean_something(run, docs_dir: Path, tmp_path: Path) -> None:
 def test_index_summary_lists_skipped_files_with_reasons(run, docs_dir: Path) -> None:  # type: ignore[no-untyped-def]
     (docs_dir / "blob.md").write_bytes(b"\x00\x01binary")
     run("add", str(docs_dir))
-    text = run("index", "-q")
-    assert "blob.md: binary content in a .md file" in text
+    quiet = run("index", "-q")
+    assert quiet.count("\n") == 1 and "7 added" in quiet and "1 skipped" in quiet
+    (docs_dir / "blob2.md").write_bytes(b"\x00\x02binary")
+    text = run("index")
+    assert "skipped docs: 2 binary content in a .md file" in text and "blob.md" not in text
+    assert "2 files skipped: 2 binary content in a .md file" in run("status")
+    listed = run("status", "--skipped")
+    assert "docs/blob.md: binary content in a .md file" in listed and "docs/blob2.md" in listed
     data = json.loads(run("index", "--json", "-q"))
-    assert data["docs"]["skipped"] == [{"path": "blob.md", "reason": "binary content in a .md file"}]
+    assert data["docs"]["skipped"] == [{"path": f"blob{n}.md", "reason": "binary content in a .md file"} for n in ("", "2")]
 
 
 def test_invalid_config_is_reported_with_the_key(run, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]

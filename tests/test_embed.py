@@ -201,3 +201,28 @@ def test_chunks_whose_text_has_vectors_are_searchable_after_indexing_without_emb
     semantic.add_source(tmp_path / "mirror" / "docs", name="mirror")
     semantic.index(embed=False)
     assert semantic.search("pool", mode="semantic", source="mirror").hits
+
+
+def test_index_reports_progress_lines_without_a_terminal_and_embedding_rate(tmp_path: Path, docs_dir: Path) -> None:
+    import io
+
+    from rich.console import Console
+
+    from mindex.serve.progress import IndexProgress
+
+    stream = io.StringIO()
+    console = Console(file=stream, width=200)
+    assert not console.is_terminal
+    with Index(tmp_path / "p.db", IndexSettings(workers=1), embed=ONNX) as ix, \
+            IndexProgress(console, first_line=0.0, every=0.0) as progress:
+        ix.add_source(docs_dir, name="docs")
+        report = ix.index(progress=progress.update)["docs"]
+    lines = stream.getvalue().splitlines()
+    assert any(line.startswith("docs: 7 files in") and "files/s" in line for line in lines)
+    assert any(line.startswith(f"docs embedding: {report.embedded} chunks in") for line in lines)
+    assert report.embedded > 0 and 0 < report.embed_seconds < report.seconds
+    summary = CliRunner().invoke(cli, ["--db", str(tmp_path / "p.db"), "index"], env={"MINDEX_EMBED__PROVIDER": "onnx"})
+    assert summary.exit_code == 0 and "embedded" in summary.output
+    docs_dir.joinpath("guide/new.md").write_text("# New\n\nA fresh walrus page.\n")
+    again = CliRunner().invoke(cli, ["--db", str(tmp_path / "p.db"), "index"], env={"MINDEX_EMBED__PROVIDER": "onnx"})
+    assert "docs: embedded 1 chunks in" in again.output and "chunks/s)" in again.output

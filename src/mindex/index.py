@@ -262,7 +262,9 @@ class Index:
         """Bring sources (all, or those named) up to date; return a report per source.
 
         A source whose folder vanished is reported as an error and the others still run.
-        With `embed` and a model available, new and changed chunks are embedded afterwards.
+        With `embed` and a model available, each source's new and changed chunks are embedded
+        right after it is indexed (progress task `<source> embedding`; the report says how
+        many and how long).
         """
         self.store.ensure_writable()
         wanted = list(names)
@@ -270,13 +272,19 @@ class Index:
         reports: dict[str, IndexReport] = {}
         for source in chosen:
             try:
-                reports[source.name] = index_source(self.store, source, self.settings, progress)
+                report = reports[source.name] = index_source(self.store, source, self.settings, progress)
             except SourcePathError as exc:
                 reports[source.name] = IndexReport(errors=[str(exc)])
-        if self._vectors is not None:
-            self._vectors.invalidate()  # our own commits do not change SQLite's data_version
-        if embed and self.embedder() is not None:
-            self.embed(progress=progress)
+                continue
+            if self._vectors is not None:
+                self._vectors.invalidate()  # our own commits do not change SQLite's data_version
+            if embed and self.embedder() is not None:
+                started = time.perf_counter()
+                task = f"{source.name} embedding"
+                report.embedded = self.embed(progress=(lambda _, done, total: progress(task, done, total))
+                                             if progress else None)
+                report.embed_seconds = time.perf_counter() - started
+                report.seconds += report.embed_seconds
         return reports
 
     # -- reading ---------------------------------------------------------------------------

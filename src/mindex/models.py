@@ -214,9 +214,11 @@ class IndexReport:
     removed: int = 0
     chunks: int = 0
     bytes: int = 0
-    seconds: float = 0.0
+    seconds: float = 0.0  # the whole run of the source: listing, parsing, writing, embedding
     skipped: list[SkippedFile] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
+    embedded: int = 0  # chunk texts embedded after this source was indexed
+    embed_seconds: float = 0.0
 
     def to_dict(self) -> dict[str, Any]:
         """Return a JSON-ready summary, skipped files included."""
@@ -228,6 +230,8 @@ class IndexReport:
             "chunks": self.chunks,
             "bytes": self.bytes,
             "seconds": round(self.seconds, 3),
+            "embedded": self.embedded,
+            "embed_seconds": round(self.embed_seconds, 3),
             "skipped": [{"path": s.path, "reason": s.reason} for s in self.skipped],
             "errors": list(self.errors),
         }

@@ -120,18 +120,21 @@ def sources(state: State, as_json: bool) -> None:
 @cli.command("index")
 @click.argument("names", nargs=-1, metavar="[SOURCE]...")
 @json_option
-@click.option("-q", "--quiet", is_flag=True, help="No progress bar.")
+@click.option("-q", "--quiet", is_flag=True, help="No progress; a one-line summary.")
 @click.pass_obj
 @handle_errors
 def index_cmd(state: State, names: tuple[str, ...], as_json: bool, quiet: bool) -> None:
     """Index all sources (or those named): new and changed files in, deleted files out.
 
     Unchanged files are skipped by size and mtime, then by content hash, so running it
-    again is cheap. Skipped files are listed with their reasons at the end.
+    again is cheap. New chunks are embedded when a model is available. Progress goes to
+    stderr (a bar on a terminal, a line every ten seconds elsewhere); the summary counts
+    skipped files by reason, and `mindex status --skipped` lists them.
 
     \b
     Examples:
       mindex index
+      mindex index -q
       mindex index django --json | jq .django.skipped
     """
     from mindex.serve.progress import IndexProgress
@@ -141,7 +144,8 @@ def index_cmd(state: State, names: tuple[str, ...], as_json: bool, quiet: bool) 
     if as_json:
         emit_json({name: report.to_dict() for name, report in reports.items()})
     else:
-        render.print_reports(out, reports)
+        render.print_reports(out, reports, quiet)
+        render.print_errors(err, reports)
     if any(report.errors for report in reports.values()):
         sys.exit(1)
 
@@ -231,17 +235,25 @@ def get(state: State, chunk_id: str, as_json: bool) -> None:
 
 
 @cli.command()
+@click.option("--skipped", "list_skipped", is_flag=True, help="List every file the last runs skipped, with the reason.")
 @json_option
 @click.pass_obj
 @handle_errors
-def status(state: State, as_json: bool) -> None:
-    """Show where the index is, its size and counts, and files skipped last time."""
+def status(state: State, list_skipped: bool, as_json: bool) -> None:
+    """Show where the index is, its size and counts, and the files skipped last time.
+
+    \b
+    Examples:
+      mindex status
+      mindex status --skipped
+      mindex status --json | jq '.skipped | length'
+    """
     with state.open() as index:
         info = index.status()
     if as_json:
         emit_json(info)
     else:
-        render.print_status(out, info)
+        render.print_status(out, info, list_skipped)
 
 
 @cli.command()

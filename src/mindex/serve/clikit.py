@@ -24,7 +24,7 @@ F = TypeVar("F", bound=Callable[..., Any])
 # Indexed text and paths are printed literally: no :emoji: codes, and every value that is
 # not ours goes through `escape` so `[bold]` in a file stays text.
 out = Console(soft_wrap=True, emoji=False)
-err = Console(stderr=True, emoji=False)
+err = Console(stderr=True, emoji=False, soft_wrap=True)  # a message stays one line: grep-able logs
 
 
 @dataclass

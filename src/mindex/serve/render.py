@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
@@ -149,22 +150,45 @@ def print_sources(console: Console, sources: list[SourceStats]) -> None:
     console.print(table)
 
 
-def print_reports(console: Console, reports: dict[str, IndexReport]) -> None:
-    """End-of-run summary: counts per source, then every skipped file with its reason."""
-    table = Table("source", "added", "updated", "unchanged", "removed", "chunks", "skipped", "seconds")
+def print_reports(console: Console, reports: dict[str, IndexReport], quiet: bool = False) -> None:
+    """End-of-run summary: counts per source, embedding time and rate, skipped files counted
+    by reason (`mindex status --skipped` lists them); with `quiet`, one line in all."""
+    if quiet:
+        total = sum(r.seconds for r in reports.values())
+        counts = {key: sum(getattr(r, key) for r in reports.values())
+                  for key in ("added", "updated", "unchanged", "removed", "embedded")}
+        skipped = sum(len(r.skipped) for r in reports.values())
+        console.print(f"{len(reports)} {'source' if len(reports) == 1 else 'sources'}: "
+                      + ", ".join(f"{n:,} {key}" for key, n in counts.items() if n or key != "embedded")
+                      + f", {skipped:,} skipped · {total:.2f} s", highlight=False)
+        return
+    table = Table(Column("source", overflow="fold"), "added", "updated", "unchanged", "removed", "chunks", "embedded",
+                  "skipped", "time", box=box.SIMPLE_HEAD, padding=(0, 1), pad_edge=False, collapse_padding=True)
     for name, r in reports.items():
         table.add_row(escape(name), str(r.added), str(r.updated), str(r.unchanged), str(r.removed),
-                      str(r.chunks), str(len(r.skipped)), f"{r.seconds:.2f}")
+                      str(r.chunks), str(r.embedded), str(len(r.skipped)), f"{r.seconds:.2f} s")
     console.print(table)
     for name, r in reports.items():
+        if r.embedded:
+            rate = r.embedded / r.embed_seconds if r.embed_seconds else 0.0
+            console.print(f"{escape(name)}: embedded {r.embedded:,} chunks in {r.embed_seconds:.1f} s "
+                          f"({rate:,.0f} chunks/s)", highlight=False)
+        if r.skipped:
+            reasons = Counter(skip.reason.split(" (")[0] for skip in r.skipped)
+            listed = ", ".join(f"{n:,} {reason}" for reason, n in reasons.most_common())
+            console.print(f"[yellow]skipped[/] {escape(name)}: {escape(listed)} [dim](`mindex status --skipped` "
+                          "lists them)[/]", highlight=False)
+
+
+def print_errors(console: Console, reports: dict[str, IndexReport]) -> None:
+    """A line per source that could not be indexed, with the reason."""
+    for name, r in reports.items():
         for error in r.errors:
-            console.print(f"[red]error[/] {escape(name)}: {escape(error)}")
-        for skip in r.skipped:
-            console.print(f"[yellow]skipped[/] {escape(name)}/{escape(skip.path)}: {escape(skip.reason)}")
+            console.print(f"[red]error[/] {escape(name)}: {escape(error)}", highlight=False)
 
 
-def print_status(console: Console, status: dict[str, Any]) -> None:
-    """Terminal rendering of `mindex status`."""
+def print_status(console: Console, status: dict[str, Any], skipped: bool = False) -> None:
+    """Terminal rendering of `mindex status`: skipped files counted by reason, or listed."""
     size = status["db_bytes"] / 1_048_576
     console.print(f"[bold]index[/] {escape(status['db'])} (schema v{status['schema_version']}, {size:.1f} MB)")
     console.print(
@@ -172,8 +196,15 @@ def print_status(console: Console, status: dict[str, Any]) -> None:
     )
     if not status["sources"]:
         console.print("No sources yet. Register one with [bold]mindex add <folder>[/].")
-    for skip in status["skipped"]:
-        console.print(f"[yellow]skipped[/] {escape(skip['source'])}/{escape(skip['path'])}: {escape(skip['reason'])}")
+    if skipped:
+        for skip in status["skipped"]:
+            console.print(f"[yellow]skipped[/] {escape(skip['source'])}/{escape(skip['path'])}: "
+                          f"{escape(skip['reason'])}", highlight=False)
+    elif status["skipped"]:
+        reasons = Counter(skip["reason"].split(" (")[0] for skip in status["skipped"])
+        listed = ", ".join(f"{n:,} {reason}" for reason, n in reasons.most_common())
+        console.print(f"{len(status['skipped']):,} files skipped: {escape(listed)} [dim](--skipped lists them)[/]",
+                      highlight=False)
 
 
 def _metric_cells(metrics: dict[str, float]) -> list[str]:
