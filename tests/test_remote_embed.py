@@ -312,3 +312,51 @@ def test_the_python_api_resolves_the_projects_config_as_the_cli_does(
         assert ix.search("connection pool", mode="semantic").hits
     with Index(project / ".mindex" / "index.db", config=Settings(embed=EmbedSettings(provider="none"))) as ix:
         assert ix.embed_settings.provider == "none"  # an explicit config replaces the files
+
+
+def test_a_changed_dimension_is_named_with_its_code_in_text_and_json(
+    tmp_path: Path, docs_dir: Path, openai: ApiServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import json
+
+    from click.testing import CliRunner
+
+    from mindex.serve.cli import cli
+
+    db = str(tmp_path / "d.db")
+    monkeypatch.setenv("MINDEX_EMBED__PROVIDER", "openai")
+    monkeypatch.setenv("MINDEX_EMBED__BASE_URL", openai.url + "/v1")
+    monkeypatch.setenv("MINDEX_EMBED__API_KEY", KEY)
+    monkeypatch.setenv("MINDEX_EMBED__DIMENSIONS", "16")
+    runner = CliRunner()
+    assert runner.invoke(cli, ["--db", db, "add", str(docs_dir)]).exit_code == 0
+    assert runner.invoke(cli, ["--db", db, "index", "-q"]).exit_code == 0
+    monkeypatch.setenv("MINDEX_EMBED__DIMENSIONS", "8")
+    for command in (["search", "pool", "--mode", "semantic"], ["embed"]):
+        done = runner.invoke(cli, ["--db", db, *command, "--json"])
+        assert done.exit_code == 1
+        error = json.loads(done.stdout)["error"]
+        assert error["code"] == "EMBEDDING_DIM_MISMATCH"
+        assert "16 dimensions" in error["message"] and "embed.dimensions asks for 8" in error["message"]
+        assert "EMBEDDING_DIM_MISMATCH" in done.stderr and "openai:text-embedding-3-small vectors" in done.stderr
+
+
+def test_a_budget_stop_prints_its_json_error_with_exit_code_5(
+    tmp_path: Path, docs_dir: Path, ollama: ApiServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import json
+
+    from click.testing import CliRunner
+
+    from mindex.serve.cli import cli
+
+    monkeypatch.setenv("MINDEX_EMBED__PROVIDER", "ollama")
+    monkeypatch.setenv("MINDEX_EMBED__BASE_URL", ollama.url)
+    monkeypatch.setenv("MINDEX_EMBED__BATCH_SIZE", "2")
+    monkeypatch.setenv("MINDEX_EMBED__MAX_REQUESTS", "1")
+    db = ["--db", str(tmp_path / "b.db")]
+    runner = CliRunner()
+    assert runner.invoke(cli, [*db, "add", str(docs_dir)]).exit_code == 0
+    done = runner.invoke(cli, [*db, "index", "--json"])
+    assert done.exit_code == 5
+    assert json.loads(done.stdout)["error"]["code"] == "BUDGET_EXCEEDED"

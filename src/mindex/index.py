@@ -23,7 +23,7 @@ from mindex.errors import (
 )
 from mindex.graph import CodeGraph
 from mindex.grep import GrepResult, grep
-from mindex.ingest import Progress, embed_pending, index_source
+from mindex.ingest import Progress, embed_pending, index_source, mismatch
 from mindex.models import Hit, IndexReport, SearchResult, Source, SourceStats
 from mindex.rerank import Reranker, apply_rerank, build_reranker
 from mindex.search import (
@@ -157,10 +157,7 @@ class Index:
         # An HTTP embedder learns its dimensions from its first answer; until then the
         # vector index checks the query's length instead.
         if pinned != embedder.identity or (embedder.dimensions and dims != str(embedder.dimensions)):
-            raise EmbeddingMismatchError(
-                f"the index was embedded with {pinned} but the configured model is "
-                f"{embedder.identity}; re-embed with `mindex embed --force`, or set embed.model back"
-            )
+            raise mismatch(pinned, dims, embedder.identity, embedder.dimensions)
         return embedder
 
     def close(self) -> None:

@@ -180,11 +180,21 @@ def pin_embedder(store: Store, embedder: Embedder, force: bool = False) -> None:
         store.set_meta({"embed_model": embedder.identity, "embed_dim": str(embedder.dimensions)})
         return
     if not same:
-        raise EmbeddingMismatchError(
-            f"the index was embedded with {model} ({dim} dims) but the configured model is "
-            f"{embedder.identity} ({embedder.dimensions} dims); re-embed with `mindex embed --force`, "
-            f"or set embed.model back"
+        raise mismatch(model, dim, embedder.identity, embedder.dimensions)
+
+
+def mismatch(model: str | None, dim: str | None, identity: str, dimensions: int) -> EmbeddingMismatchError:
+    """The error for vectors of another model, or of the same model at another dimension
+    (then it names the dimension and embed.dimensions, not the same model twice)."""
+    if model == identity:
+        return EmbeddingMismatchError(
+            f"the index holds {model} vectors of {dim} dimensions but embed.dimensions asks for {dimensions}; "
+            f"set embed.dimensions back to {dim}, or re-embed with `mindex embed --force`"
         )
+    return EmbeddingMismatchError(
+        f"the index was embedded with {model} ({dim} dimensions) but the configured model is "
+        f"{identity} ({dimensions} dimensions); re-embed with `mindex embed --force`, or set embed.model back"
+    )
 
 
 def embed_pending(
