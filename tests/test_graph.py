@@ -303,8 +303,12 @@ def test_mcp_code_tools(graph_index: Index) -> None:
     outline = _mcp(server, "file_outline", {"path": "src/pool.rs"}).structured_content["symbols"]
     assert [(s["name"], s["exported"]) for s in outline] == [
         ("Pool", True), ("Pool", False), ("Pool.new", True), ("Pool.get", True), ("Pool.check", False)]
-    code = _mcp(server, "search_code", {"query": "cleanup", "language": "go"}).structured_content["results"]
+    found_code = _mcp(server, "search_code", {"query": "cleanup", "language": "go"})
+    code = found_code.structured_content["results"]
     assert {r["path"] for r in code} == {"net/conn.go", "net/dial.go"} and code[0]["language"] == "go"
+    assert "```go\n" in found_code.content[0].text and "```markdown" not in found_code.content[0].text
+    chunk = _mcp(server, "get_chunk", {"chunk_id": code[0]["id"]})
+    assert "```go\n" in chunk.content[0].text
     missing = _mcp(server, "callers", {"symbol": "no_such_thing"})
     assert missing.is_error and "no definition named" in missing.content[0].text
 

@@ -92,7 +92,7 @@ def test_get_chunk_and_list_sources(server: Any) -> None:
 
 def test_unavailable_modes_and_unknown_ids_are_tool_errors(server: Any) -> None:
     semantic = call(server, lambda c: c.call_tool("search_docs", {"query": "x", "mode": "semantic"}))
-    assert semantic.is_error and "--mode keyword" in text_of(semantic)
+    assert semantic.is_error and 'mode="keyword"' in text_of(semantic) and "--mode" not in text_of(semantic)
     missing = call(server, lambda c: c.call_tool("get_chunk", {"chunk_id": "ffffffffffffffff"}))
     assert missing.is_error and "matches no chunk" in text_of(missing)
 
@@ -153,8 +153,13 @@ def post(port: int, headers: dict[str, str]) -> int:
 def test_http_off_loopback_requires_the_bearer_token(indexed: Index) -> None:
     proc, port = start_http(indexed.db_path, "--host", "0.0.0.0", "--token", "s3cret")
     try:
+        assert proc.stderr is not None
+        assert proc.stderr.readline().strip() == f"mindex: listening on http://0.0.0.0:{port}/mcp (bearer token required)"
         assert post(port, {}) == 401
         assert post(port, {"authorization": "Bearer wrong"}) == 401
+        assert post(port, {"authorization": "s3cret"}) == 401
+        assert post(port, {"authorization": "bearer s3cret"}) != 401  # RFC 7235: any case (past auth)
+        assert post(port, {"authorization": "BEARER  s3cret "}) != 401
 
         async def work() -> Any:
             headers = {"authorization": "Bearer s3cret"}
@@ -178,3 +183,26 @@ def test_http_refuses_to_bind_off_loopback_without_a_token(indexed: Index) -> No
         env=env, capture_output=True, text=True, timeout=30,
     )
     assert done.returncode == 1 and "bearer token" in done.stderr
+
+
+def test_empty_queries_are_tool_errors_and_hints_name_tool_parameters(server: Any) -> None:
+    for tool in ("search_docs", "search_code"):
+        empty = call(server, lambda c: c.call_tool(tool, {"query": "  "}))
+        assert empty.is_error and "query is empty" in text_of(empty)
+    bad = call(server, lambda c: c.call_tool("grep", {"pattern": "retry("}))
+    assert bad.is_error and "fixed=true" in text_of(bad) and "-F" not in text_of(bad)
+
+
+def test_the_documented_http_client_example_runs_against_a_real_server(indexed: Index) -> None:
+    """docs/mcp.md's first Python example, as written, with the test server's port."""
+    docs = (Path(__file__).parent.parent / "docs" / "mcp.md").read_text()
+    example = docs.split("```python\n", 1)[1].split("```", 1)[0]
+    proc, port = start_http(indexed.db_path)
+    try:
+        done = subprocess.run([sys.executable, "-c", example.replace(":8765/", f":{port}/")],
+                              capture_output=True, text=True, timeout=60)
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.splitlines()[0].startswith("guide/retries.md")
+    finally:
+        proc.terminate()
+        proc.communicate(timeout=10)

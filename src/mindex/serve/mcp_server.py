@@ -9,6 +9,7 @@ logs go to stderr.
 from __future__ import annotations
 
 import hmac
+import sys
 import threading
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
@@ -187,12 +188,35 @@ class _Core:
         try:
             return await anyio.to_thread.run_sync(run)
         except MindexError as exc:
-            raise ToolError(str(exc)) from None
+            raise ToolError(for_agent(str(exc))) from None
 
     def close(self) -> None:
         if self._index is not None:
             self._index.close()
             self._index = None
+
+
+# Hints written for a shell user, said the way an agent calls the tools.
+_AGENT_WORDS = (
+    ("use -F to search for the text as it is", "set fixed=true to search for the text as it is"),
+    ("--limit and --max-count 1 or more", "limit 1 or more"),
+    ("add --source or more of the path", "pass source or more of the path"),
+    ("search with `--mode keyword`", 'search with mode="keyword"'),
+    ("--rerank with no reranker configured", "rerank=true with no reranker configured"),
+)
+
+
+def for_agent(message: str) -> str:
+    """An error message with its command-line hints turned into tool parameters."""
+    for shell, tool in _AGENT_WORDS:
+        message = message.replace(shell, tool)
+    return message
+
+
+def _query_given(query: str) -> None:
+    """Refuse an empty query: it would match nothing in particular and return arbitrary text."""
+    if not query.strip():
+        raise ToolError("query is empty; pass the words, question or identifier to search for")
 
 
 def _result(text: str, structured: BaseModel) -> CallToolResult:
@@ -237,6 +261,7 @@ def build_server(db: Path, settings: Settings) -> MCPServer:
         budget lasts; further hits are listed by id. Read one in full with get_chunk.
         Any text is a valid query; quote words to match them as a phrase.
         """
+        _query_given(query)
         result = await core.call(
             lambda ix: ix.search(query, limit, 0, mode, source, None, path, rerank=rerank, merge=merge_adjacent)
         )
@@ -281,6 +306,7 @@ def build_server(db: Path, settings: Settings) -> MCPServer:
         exact line span, language, the symbol it holds and its text while the token budget
         lasts.
         """
+        _query_given(query)
         result = await core.call(lambda ix: ix.search(query, limit, 0, None, source, "code", path,
                                                       language=language, symbol_kind=symbol_kind))
         return _result(render.search_markdown(result, budget), SearchOut.model_validate(result.to_dict()))
@@ -400,12 +426,14 @@ class BearerAuth:
 
     def __init__(self, app: Any, token: str) -> None:
         self.app = app
-        self.expected = f"Bearer {token}".encode()
+        self.expected = token.encode()
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         if scope["type"] == "http":
             given = dict(scope.get("headers") or []).get(b"authorization", b"")
-            if not hmac.compare_digest(given, self.expected):
+            scheme, _, credentials = given.strip().partition(b" ")
+            # RFC 7235: the scheme is case-insensitive (`bearer` is as good as `Bearer`).
+            if scheme.lower() != b"bearer" or not hmac.compare_digest(credentials.strip(), self.expected):
                 await send({
                     "type": "http.response.start", "status": 401,
                     "headers": [(b"content-type", b"application/json"), (b"www-authenticate", b"Bearer")],
@@ -440,5 +468,15 @@ def run_http(db: Path, settings: Settings, host: str, port: int, token: str | No
     """Serve MCP over streamable HTTP on host:port until interrupted."""
     import uvicorn
 
-    app = http_app(db, settings, host, token)
-    uvicorn.run(app, host=host, port=port, log_level="warning")
+    shown = f"[{host}]" if ":" in host else host
+    line = f"mindex: listening on http://{shown}:{port}/mcp" + (" (bearer token required)" if token else "")
+
+    class Server(uvicorn.Server):
+        """uvicorn's server, saying where it listens once the socket is bound (on stderr)."""
+
+        async def startup(self, sockets: Any = None) -> None:
+            await super().startup(sockets)
+            if self.started:
+                print(line, file=sys.stderr, flush=True)
+
+    Server(uvicorn.Config(http_app(db, settings, host, token), host=host, port=port, log_level="warning")).run()

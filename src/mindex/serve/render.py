@@ -34,9 +34,20 @@ def location(hit: Hit) -> str:
     return hit.path
 
 
-def _fence(text: str) -> str:
+# Fence tags where a language's name in mindex.languages is not what markdown renderers know.
+_FENCE_TAGS = {"make": "makefile", "text": "text", "csharp": "csharp", "hcl": "hcl"}
+
+
+def fence_tag(hit: Hit) -> str:
+    """The language a chunk's fence declares: the code's own, or markdown for documents."""
+    if hit.kind == "code":
+        return _FENCE_TAGS.get(hit.language or "text", hit.language or "text")
+    return "markdown"
+
+
+def _fence(text: str, tag: str = "markdown") -> str:
     ticks = "`" * max(3, max((len(m) for m in re.findall(r"`{3,}", text)), default=0) + 1)
-    return f"{ticks}markdown\n{text}\n{ticks}"
+    return f"{ticks}{tag}\n{text}\n{ticks}"
 
 
 def search_markdown(result: SearchResult, budget_tokens: int) -> str:
@@ -52,7 +63,8 @@ def search_markdown(result: SearchResult, budget_tokens: int) -> str:
     used = estimate_tokens(lines[0])
     brief: list[Hit] = []
     for n, hit in enumerate(result.hits, 1):
-        block = f"\n## {n}. {hit.context}\n`{location(hit)}` · id `{hit.id}` · score {hit.score:.4g}\n\n{_fence(hit.text)}"
+        block = (f"\n## {n}. {hit.context}\n`{location(hit)}` · id `{hit.id}` · score {hit.score:.4g}\n\n"
+                 f"{_fence(hit.text, fence_tag(hit))}")
         cost = estimate_tokens(block)
         if brief or used + cost > budget_tokens:
             brief.append(hit)
@@ -71,7 +83,7 @@ def chunk_markdown(hit: Hit, budget_tokens: int) -> str:
     limit = budget_tokens * 4
     if len(text) > limit:
         text = text[:limit] + "\n… (cut to the token budget)"
-    return f"## {hit.context}\n`{location(hit)}` · id `{hit.id}` · source {hit.source}\n\n{_fence(text)}"
+    return f"## {hit.context}\n`{location(hit)}` · id `{hit.id}` · source {hit.source}\n\n{_fence(text, fence_tag(hit))}"
 
 
 def sources_markdown(sources: list[SourceStats]) -> str:
