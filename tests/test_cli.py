@@ -138,3 +138,11 @@ def test_indexed_text_and_paths_print_literally(run, tmp_path: Path) -> None:  #
     shown = run("get", hit["id"])
     assert "[bold]hi[/bold] :thumbs_up: [red] end." in shown and "Marks :x:" in shown
     assert "'[bold]x[/bold] :x:'" in run("grep", "zebra|bold")
+
+
+def test_short_ids_and_single_counts_read_right(run, docs_dir: Path) -> None:  # type: ignore[no-untyped-def]
+    run("add", str(docs_dir))
+    run("index", "-q")
+    assert "prefix needs 6 or more characters" in run("get", "63", code=3)
+    assert "1 result ·" in run("search", "HTTPS_PROXY corporate proxy")
+    assert "1 source · 7 documents" in run("status")

@@ -225,4 +225,4 @@ def test_index_reports_progress_lines_without_a_terminal_and_embedding_rate(tmp_
     assert summary.exit_code == 0 and "embedded" in summary.output
     docs_dir.joinpath("guide/new.md").write_text("# New\n\nA fresh walrus page.\n")
     again = CliRunner().invoke(cli, ["--db", str(tmp_path / "p.db"), "index"], env={"MINDEX_EMBED__PROVIDER": "onnx"})
-    assert "docs: embedded 1 chunks in" in again.output and "chunks/s)" in again.output
+    assert "docs: embedded 1 chunk in" in again.output and "chunks/s)" in again.output

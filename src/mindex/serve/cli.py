@@ -213,7 +213,7 @@ def embed(state: State, force: bool, as_json: bool, quiet: bool) -> None:
     if as_json:
         emit_json({"embedded": count, "model": model})
     else:
-        out.print(f"Embedded {count} chunks with {escape(str(model))}.")
+        out.print(f"Embedded {render.count(count, 'chunk')} with {escape(str(model))}.")
 
 
 @cli.command()

@@ -11,7 +11,7 @@ from rich.markup import escape
 from mindex.graph import Edge, SymbolRef
 from mindex.grep import GrepMatch
 from mindex.serve.clikit import State, emit_json, err, handle_errors, json_option, out
-from mindex.serve.render import impact_verb
+from mindex.serve.render import count, impact_verb
 
 NO_MATCH = 3  # the "not found" exit code
 
@@ -238,7 +238,7 @@ def impact(state: State, symbol: str, path_glob: str | None, depth: int, min_con
     for target in targets:
         files = found[target.id]
         out.print(f"[bold]{escape(target.name)}[/] [dim]({escape(target.path)}:{target.start_line})[/] — "
-                  f"{len(files)} files affected", highlight=False)
+                  f"{count(len(files), 'file')} affected", highlight=False)
         for entry in files:
             out.print(f"  [bold]{escape(entry['path'])}[/] [dim](depth {entry['depth']})[/]", highlight=False)
             for hit in entry["hits"]:

@@ -20,6 +20,13 @@ from mindex.models import Hit, IndexReport, SearchResult, SourceStats
 _BOLD = re.compile(r"\*\*(.+?)\*\*", re.DOTALL)
 
 
+def count(n: int, noun: str, plural: str | None = None) -> str:
+    """`1 match`, `3 matches`, `1,024 chunks`: a number with its noun in the right number."""
+    if n == 1:
+        return f"1 {noun}"
+    return f"{n:,} {plural or (noun + 'es' if noun.endswith(('s', 'x', 'ch', 'sh')) else noun + 's')}"
+
+
 def estimate_tokens(text: str) -> int:
     """chars/4: within a few percent in aggregate for English and code, and free."""
     return (len(text) + 3) // 4
@@ -59,7 +66,7 @@ def search_markdown(result: SearchResult, budget_tokens: int) -> str:
     if not result.hits:
         note = f" ({result.note})" if result.note else ""
         return f"No results for `{result.query}`{note}. Try other words or fewer filters."
-    lines = [f"{len(result.hits)} results for `{result.query}` ({result.mode}, {result.took_ms:.0f} ms)"]
+    lines = [f"{count(len(result.hits), 'result')} for `{result.query}` ({result.mode}, {result.took_ms:.0f} ms)"]
     used = estimate_tokens(lines[0])
     brief: list[Hit] = []
     for n, hit in enumerate(result.hits, 1):
@@ -102,7 +109,7 @@ def _explain_part(name: str, value: Any) -> str:
     """One step of a hit's `explain`: a search leg, rerank (done or skipped), recency, a hop,
     merged chunks, or any other entry as key=value."""
     if not isinstance(value, dict):
-        return f"{name} {len(value)} chunks" if isinstance(value, list) else f"{name} {value}"
+        return f"{name} {count(len(value), 'chunk')}" if isinstance(value, list) else f"{name} {value}"
     if "skipped" in value:
         return f"{name} skipped: {value['skipped']}"
     if "rank" in value and "score" in value:
@@ -139,7 +146,7 @@ def print_search(console: Console, result: SearchResult, explain: bool = False) 
         console.print("   " + _BOLD.sub(r"[reverse]\1[/reverse]", escape(snippet)))
         if explain and hit.explain:
             console.print(f"[dim]{escape(_explain_line(hit.explain))}[/]")
-    console.print(f"[dim]{len(result.hits)} results · {result.mode} · {result.took_ms:.1f} ms[/]")
+    console.print(f"[dim]{count(len(result.hits), 'result')} · {result.mode} · {result.took_ms:.1f} ms[/]")
 
 
 def print_chunk(console: Console, hit: Hit) -> None:
@@ -183,7 +190,7 @@ def print_reports(console: Console, reports: dict[str, IndexReport], quiet: bool
     for name, r in reports.items():
         if r.embedded:
             rate = r.embedded / r.embed_seconds if r.embed_seconds else 0.0
-            console.print(f"{escape(name)}: embedded {r.embedded:,} chunks in {r.embed_seconds:.1f} s "
+            console.print(f"{escape(name)}: embedded {count(r.embedded, 'chunk')} in {r.embed_seconds:.1f} s "
                           f"({rate:,.0f} chunks/s)", highlight=False)
         if r.skipped:
             reasons = Counter(skip.reason.split(" (")[0] for skip in r.skipped)
@@ -204,7 +211,8 @@ def print_status(console: Console, status: dict[str, Any], skipped: bool = False
     size = status["db_bytes"] / 1_048_576
     console.print(f"[bold]index[/] {escape(status['db'])} (schema v{status['schema_version']}, {size:.1f} MB)")
     console.print(
-        f"{status['sources']} sources · {status['documents']} documents · {status['chunks']} chunks"
+        f"{count(status['sources'], 'source')} · {count(status['documents'], 'document')} · "
+        f"{count(status['chunks'], 'chunk')}"
     )
     if not status["sources"]:
         console.print("No sources yet. Register one with [bold]mindex add <folder>[/].")
@@ -215,7 +223,7 @@ def print_status(console: Console, status: dict[str, Any], skipped: bool = False
     elif status["skipped"]:
         reasons = Counter(skip["reason"].split(" (")[0] for skip in status["skipped"])
         listed = ", ".join(f"{n:,} {reason}" for reason, n in reasons.most_common())
-        console.print(f"{len(status['skipped']):,} files skipped: {escape(listed)} [dim](--skipped lists them)[/]",
+        console.print(f"{count(len(status['skipped']), 'file')} skipped: {escape(listed)} [dim](--skipped lists them)[/]",
                       highlight=False)
 
 
@@ -252,7 +260,7 @@ def print_eval(console: Console, reports: list[RunReport], by: dict[str, list[di
 
 def grep_markdown(result: GrepResult, budget_tokens: int) -> str:
     """grep matches as `path:line: text` lines within the budget."""
-    lines = [f"{len(result.matches)} matches in {result.files_searched} files searched"
+    lines = [f"{count(len(result.matches), 'match')} in {count(result.files_searched, 'file')} searched"
              + (" (stopped at the limit)" if result.truncated else "")]
     used = estimate_tokens(lines[0])
     for n, match in enumerate(result.matches):
@@ -305,7 +313,7 @@ def impact_markdown(results: list[dict[str, Any]]) -> str:
     for entry in results:
         target = entry["target"]
         out.append(f"## Changing {target['name']} ({target['path']}:{target['start_line']}) reaches "
-                   f"{len(entry['files'])} files")
+                   f"{count(len(entry['files']), 'file')}")
         for group in entry["files"]:
             out.append(f"- {group['path']} (depth {group['depth']})")
             for hit in group["hits"]:

@@ -538,6 +538,11 @@ class SQLiteStore:
             rows = self.conn.execute(
                 base + " WHERE c.id >= ? AND c.id < ? LIMIT 2", (chunk_id, chunk_id + "\U0010ffff")
             ).fetchall()
+        if not rows and len(chunk_id) < 6:
+            raise NotFoundError(
+                f"chunk id {chunk_id!r} is too short: an id prefix needs 6 or more characters; "
+                "copy an id from `mindex search --json`"
+            )
         if len(rows) != 1:
             what = "matches several chunks" if rows else "matches no chunk"
             raise NotFoundError(
