@@ -93,11 +93,13 @@ def _stat_all(root: str, listed: list[str], include: pathspec.GitIgnoreSpec | No
                 exclude and exclude.match_file(rel)) or set(PurePosixPath(rel).parts[:-1]) & SKIP_DIRS:
             continue
         path = os.path.join(root, listed_path)
-        if not resolves_inside(real_root, path):
-            skipped.append(SkippedFile(rel, LEAVES_SOURCE))
-            continue
         try:
-            info = os.stat(path)
+            info = os.lstat(path)  # git lists a link as a file, never what is below a linked folder
+            if stat.S_ISLNK(info.st_mode):
+                if not resolves_inside(real_root, path):
+                    skipped.append(SkippedFile(rel, LEAVES_SOURCE))
+                    continue
+                info = os.stat(path)
         except OSError:
             continue  # deleted in the work tree but still in git's index
         if stat.S_ISREG(info.st_mode):
