@@ -316,17 +316,26 @@ def _label_targets(root: Path) -> dict[str, dict[str, object]]:
 
 
 def main() -> None:
+    import devset_more
+
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--corpus", type=Path, default=HERE / ".cache", help="where the indexed copies go")
+    parser.add_argument("--loc-git", nargs="*", default=[], metavar="NAME=DIR",
+                        help="git clones of the localization projects (sqlalchemy=DIR black=DIR) to rebuild loc.jsonl")
+    parser.add_argument("--only", nargs="*", help="build only these sets (code docs code-ts code-go docs-md docs-html loc)")
     args = parser.parse_args()
     corpus: Path = args.corpus.resolve()
-    with tempfile.TemporaryDirectory() as tmp:
-        sets = {"code": build_code(Path(tmp), corpus), "docs": build_docs(Path(tmp), corpus)}
     out = HERE / "devset"
     out.mkdir(exist_ok=True)
+    wanted = set(args.only or ("code", "docs", *devset_more.SETS))
+    with tempfile.TemporaryDirectory() as tmp:
+        sets = {name: build(Path(tmp), corpus) for name, build in (("code", build_code), ("docs", build_docs))
+                if name in wanted}
     for name, queries in sets.items():
         (out / f"{name}.jsonl").write_text("".join(json.dumps(q, ensure_ascii=False) + "\n" for q in queries))
         print(f"{name}: {len(queries)} queries -> {out / f'{name}.jsonl'}; corpus {corpus / name}")
+    git = dict((name, Path(folder)) for name, _, folder in (item.partition("=") for item in args.loc_git))
+    devset_more.build(corpus, out, git, wanted)
 
 
 if __name__ == "__main__":
