@@ -451,7 +451,7 @@ def build_loc(downloads: Path, corpus: Path, git: dict[str, Path]) -> list[dict[
                 or re.search(r"\btypos?\b", text.split("\n", 1)[0], re.IGNORECASE)
             if relevant and len(text.split()) >= 6 and not chore:
                 queries.append({"qid": f"{artifact.name}:{sha[:12]}", "query": text, "project": artifact.name,
-                                "commit": sha, "relevant": [{"path": f} for f in relevant]})
+                                "commit": sha, "relevant": [{"path": f"{artifact.name}/{f}"} for f in relevant]})
     return queries if git else None
 
 

@@ -144,5 +144,5 @@ def test_short_ids_and_single_counts_read_right(run, docs_dir: Path) -> None:  #
     run("add", str(docs_dir))
     run("index", "-q")
     assert "prefix needs 6 or more characters" in run("get", "63", code=3)
-    assert "1 result ·" in run("search", "HTTPS_PROXY corporate proxy")
+    assert "1 result ·" in run("search", "HTTPS_PROXY corporate proxy", "--limit", "1")
     assert "1 source · 7 documents" in run("status")

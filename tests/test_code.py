@@ -99,9 +99,12 @@ def test_chunks_follow_syntax_cover_every_line_once_and_say_where_they_are() -> 
     assert first.symbol == "Big.first" and first.symbol_kind == "method"
     assert first.context == ("Big", "first(self, x)")
     assert first.start_line == lines.index("    def first(self, x):") + 1
-    assert "def second" not in first.text  # the big class is cut at its methods
-    head = chunks[0]
-    assert head.start_line == 1 and "small_one" in head.text and "small_two" in head.text  # small ones merged
+    assert "def second" not in first.text  # a class is cut at its methods
+    # Definition-level: each function is a chunk of its own, the module's head another.
+    assert [c.symbol for c in chunks if c.symbol_kind == "function"] == ["small_one", "small_two"]
+    small = next(c for c in chunks if c.symbol == "small_one")
+    assert small.text.startswith("def small_one") and "small_two" not in small.text
+    assert chunks[0].start_line == 1 and "import os" in chunks[0].text
     assert chunks[-1].text.endswith("# a trailing comment")
 
 

@@ -260,8 +260,9 @@ def test_search_filters_by_language_and_symbol_kind(graph_index: Index) -> None:
     go = graph_index.search("cleanup", mode="keyword", language="go").hits
     assert {h.path for h in go} == {"net/conn.go", "net/dial.go"}
     assert graph_index.search("cleanup", mode="keyword", language="rust").hits == ()
-    constants = graph_index.search("return", mode="keyword", symbol_kind="constant").hits
+    constants = graph_index.search("name cache", mode="keyword", symbol_kind="constant").hits
     assert {h.path for h in constants} == {"pkg/models.py"}  # the chunk holding MAX_NAME
+    assert not graph_index.search("clean", mode="keyword", symbol_kind="constant").hits
     data = constants[0].to_dict()
     assert data["language"] == "python" and "symbol_kind" in data
     runner = CliRunner()

@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass
 
 from mindex.models import Chunk, ParsedDocument, Section
+from mindex.terms import search_terms
 
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _TABLE = re.compile(r"^\s*(\||\+[-=])")
@@ -178,6 +179,7 @@ def chunk_document(
                     start_line=start,
                     end_line=end,
                     page=section.page,
+                    terms=search_terms(context, text),
                 )
             )
     return tuple(chunks)

@@ -23,7 +23,7 @@ from mindex.errors import (
 )
 from mindex.graph import CodeGraph
 from mindex.grep import GrepResult, grep
-from mindex.ingest import Progress, embed_pending, index_source, mismatch
+from mindex.ingest import PARSER_VERSION, Progress, embed_pending, index_source, mismatch
 from mindex.models import Hit, IndexReport, SearchResult, Source, SourceStats
 from mindex.rerank import Reranker, apply_rerank, build_reranker
 from mindex.search import (
@@ -37,6 +37,7 @@ from mindex.search import (
 )
 from mindex.sources import SOURCE_KINDS
 from mindex.store import SQLiteStore, Store
+from mindex.terms import EMBED_FORMAT
 from mindex.textsafe import escape_surrogates
 
 MODES = ("keyword", "semantic", "hybrid")
@@ -158,6 +159,9 @@ class Index:
         # vector index checks the query's length instead.
         if pinned != embedder.identity or (embedder.dimensions and dims != str(embedder.dimensions)):
             raise mismatch(pinned, dims, embedder.identity, embedder.dimensions)
+        if self.store.get_meta("embed_format") != EMBED_FORMAT:
+            self._embedder_note = "the vectors were made by an older mindex; run `mindex index` (or `mindex embed`)"
+            return None
         return embedder
 
     def close(self) -> None:
@@ -268,11 +272,14 @@ class Index:
         chosen = [self.source(n) for n in wanted] if wanted else [s.source for s in self.sources()]
         reports: dict[str, IndexReport] = {}
         for source in chosen:
+            parsed_by = f"parser_version:{source.id}"
             try:
-                report = reports[source.name] = index_source(self.store, source, self.settings, progress)
+                report = reports[source.name] = index_source(
+                    self.store, source, self.settings, progress, reparse=self.store.get_meta(parsed_by) != PARSER_VERSION)
             except SourcePathError as exc:
                 reports[source.name] = IndexReport(errors=[str(exc)])
                 continue
+            self.store.set_meta({parsed_by: PARSER_VERSION})
             if self._vectors is not None:
                 self._vectors.invalidate()  # our own commits do not change SQLite's data_version
             if embed and self.embedder() is not None:

@@ -22,10 +22,15 @@ from mindex.models import Document, IndexReport, SkippedFile, Source
 from mindex.sources import SOURCE_KINDS
 from mindex.sources.docs import LoadResult, LoadTask, Unchanged
 from mindex.store.base import Store
+from mindex.terms import EMBED_FORMAT, embedding_text
 
 Progress = Callable[[str, int, int], None]
 """Called as progress(source name, files done, files to do)."""
 
+# Bump when parsing or chunking makes different chunks from the same bytes: an index made by
+# another version parses every file again on its next run (the content hash alone would
+# keep the old chunks).
+PARSER_VERSION = "2"
 BATCH_DOCUMENTS = 64
 BATCH_CHUNKS = 2000
 # Below this many files, a process pool costs more to start than it saves.
@@ -60,9 +65,11 @@ def _load_all(
 
 
 def index_source(
-    store: Store, source: Source, settings: IndexSettings, progress: Progress | None = None
+    store: Store, source: Source, settings: IndexSettings, progress: Progress | None = None,
+    reparse: bool = False,
 ) -> IndexReport:
-    """Bring one source's documents in the store up to date with its folder.
+    """Bring one source's documents in the store up to date with its folder; with `reparse`,
+    every file is parsed again whatever its size, time or hash.
 
     Raises:
         SourcePathError: the source's folder is gone or is not a folder.
@@ -98,11 +105,11 @@ def index_source(
                 SkippedFile(entry.rel, f"larger than the {limit:g} MB limit (index.max_file_bytes)")
             )
             present.discard(entry.rel)
-        elif known is not None and known[0] == entry.size and known[1] == entry.mtime_ns:
+        elif not reparse and known is not None and known[0] == entry.size and known[1] == entry.mtime_ns:
             report.unchanged += 1
         else:
             tasks.append(
-                LoadTask(source.name, real_root, entry, known[2] if known else None,
+                LoadTask(source.name, real_root, entry, known[2] if known and not reparse else None,
                          settings.chunk_size, settings.chunk_overlap)
             )
     deleted = [path for path in markers if path not in present]
@@ -174,10 +181,16 @@ def pin_embedder(store: Store, embedder: Embedder, force: bool = False) -> None:
         embedder.embed_batch(["dimensions"])
     model, dim = store.get_meta("embed_model"), store.get_meta("embed_dim")
     same = model == embedder.identity and dim == str(embedder.dimensions)
+    if same and store.get_meta("embed_format") != EMBED_FORMAT:
+        # Vectors of text written another way (an older mindex): make them again.
+        store.drop_vectors(keep_model=None)
+        store.set_meta({"embed_format": EMBED_FORMAT})
+        return
     if force or model is None:
         if force:
             store.drop_vectors(keep_model=None)
-        store.set_meta({"embed_model": embedder.identity, "embed_dim": str(embedder.dimensions)})
+        store.set_meta({"embed_model": embedder.identity, "embed_dim": str(embedder.dimensions),
+                        "embed_format": EMBED_FORMAT})
         return
     if not same:
         raise mismatch(model, dim, embedder.identity, embedder.dimensions)
@@ -218,7 +231,7 @@ def embed_pending(
         hashes = [digest for digest, _ in pending[done : done + batch]]
         texts = store.texts_for(hashes)
         try:
-            vectors = embedder.embed_documents([f"{texts[h][0]}\n{texts[h][1]}" for h in hashes])
+            vectors = embedder.embed_documents([embedding_text(*texts[h]) for h in hashes])
         except BudgetExceededError:
             # What is left of a budget may still fit a smaller batch: a budgeted run always
             # embeds what it can before it stops (a budget below one text says so).

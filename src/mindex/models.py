@@ -60,6 +60,7 @@ class Chunk:
     page: int | None = None
     symbol: str | None = None  # code: the function or class the chunk holds or sits in
     symbol_kind: str | None = None
+    terms: str = ""  # words inside its camelCase identifiers, for the keyword index (see mindex.terms)
 
 
 @dataclass(frozen=True)

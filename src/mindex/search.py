@@ -20,6 +20,7 @@ from mindex.embed.base import Embedder
 from mindex.errors import EmbeddingMismatchError
 from mindex.models import Hit, SearchResult
 from mindex.store.base import SNIPPET_CLOSE, SNIPPET_OPEN, Store
+from mindex.terms import identifier_parts
 
 _PHRASE = re.compile(r'"([^"]*)"')
 _WORD = re.compile(r"\w+", re.UNICODE)
@@ -30,19 +31,27 @@ STOPWORDS = frozenset(
 )
 
 
-def _term(text: str, prefix: bool = False) -> str | None:
+def _term(text: str, prefix: bool = False, exact: bool = False) -> str | None:
     pieces = _WORD.findall(text)
     if not pieces:
         return None
     phrase = '"' + " ".join(pieces) + '"'
-    return phrase + "*" if prefix and len(pieces) == 1 else phrase
+    if prefix and len(pieces) == 1:
+        return phrase + "*"
+    if exact:  # a "quoted phrase" means these words as written
+        return phrase
+    # `getRandomString` also matches get_random_string, and the words the index keeps for
+    # camelCase names (chunks.terms): the same phrase with its names split into parts.
+    parts = [part for piece in pieces for part in identifier_parts(piece)]
+    split = '"' + " ".join(parts) + '"'
+    return f"({phrase} OR {split})" if len(parts) > len(pieces) else phrase
 
 
 def query_terms(query: str) -> list[str]:
     """Split a user query into quoted FTS5 terms, dropping stopwords when others remain."""
     terms: list[tuple[str, bool]] = []  # (term, is_stopword)
     for match in _PHRASE.finditer(query):
-        term = _term(match.group(1))
+        term = _term(match.group(1), exact=True)
         if term:
             terms.append((term, False))
     rest = _PHRASE.sub(" ", query).replace('"', " ")
@@ -56,11 +65,14 @@ def query_terms(query: str) -> list[str]:
 
 
 def query_words(query: str) -> list[str]:
-    """Every word piece of a query as its own quoted term (stopwords dropped when others
-    remain): the most relaxed form, for when phrases glued by punctuation find too little."""
-    words = _WORD.findall(query)
+    """Every word piece of a query as its own quoted term, names split into their words
+    (stopwords dropped when others remain); a "quoted phrase" stays one. The most relaxed
+    form, for when phrases glued by punctuation find too little."""
+    phrases = [t for t in (_term(m.group(1), exact=True) for m in _PHRASE.finditer(query)) if t]
+    rest = _PHRASE.sub(" ", query)
+    words = [part for word in _WORD.findall(rest) for part in identifier_parts(word) or [word]]
     content = [w for w in words if w.lower() not in STOPWORDS] or words
-    return list(dict.fromkeys(f'"{w}"' for w in content))
+    return list(dict.fromkeys([*phrases, *(f'"{w}"' for w in content)]))
 
 
 def _mark(snippet: str) -> str:

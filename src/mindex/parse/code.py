@@ -62,6 +62,7 @@ class _Atom:
     size: int
     chain: tuple[Definition, ...]  # definitions around the atom
     own: Definition | None  # the atom is itself a definition
+    comment: bool = False  # a comment: it joins the definition right after it
 
 
 class ParseTimeout(Exception):
@@ -334,26 +335,52 @@ def _join_equations(found: list[Definition]) -> list[Definition]:
 
 
 def _atoms(node: Node, lang: Lang, budget: int, chain: tuple[Definition, ...]) -> Iterator[_Atom]:
+    """The tree cut into atoms: a child that fits the budget is one, except that a class-like
+    definition is always opened so each member becomes an atom of its own (definition-level
+    chunks); a child over budget is opened too."""
     scopes = [d for d in chain if d.kind not in NOT_SCOPES]
     parents, owner = ((*scopes[-1].parents, scopes[-1].name), scopes[-1].kind) if scopes else ((), None)
     for child in node.children:
         own = definition_of(child, lang, parents, owner)
         size = child.end_byte - child.start_byte
-        if size <= budget or child.child_count == 0:
-            yield _Atom(child.start_point[0], child.end_point[0], size, chain, own)
-        else:
+        members = (own is not None and own.kind in OPENED) or (
+            own is None and owner in OPENED and child.named_child_count > 0 and _holds_definition(child, lang))
+        if child.child_count and (size > budget or members):
             yield from _atoms(child, lang, budget, (*chain, own) if own else chain)
+        else:
+            yield _Atom(child.start_point[0], child.end_point[0], size, chain, own, "comment" in child.type)
+
+
+# Definitions opened into their members even when they fit the budget whole.
+OPENED = CLASS_KINDS | {"module"}
+
+
+def _holds_definition(node: Node, lang: Lang) -> bool:
+    """True when a definition sits somewhere below `node` (a class's body holding methods)."""
+    return any(n.type in lang.definitions for n in _walk(node) if n != node)
 
 
 def _pack(atoms: list[_Atom], budget: int) -> list[list[_Atom]]:
+    """Atoms into chunks: each definition is a chunk of its own (with the comments right above
+    it); other atoms at the same level (imports, statements, a class's header and fields)
+    share chunks up to the budget."""
     groups: list[list[_Atom]] = []
     size = 0
     for atom in atoms:
+        last = groups[-1] if groups else None
         # Entering or leaving a definition that had to be split starts a new chunk, so a
         # chunk never holds the tail of one split function and the head of the next thing.
-        same_level = bool(groups) and len(atom.chain) == len(groups[-1][-1].chain)
-        if groups and ((same_level and size + atom.size <= budget) or atom.start_row == groups[-1][0].start_row):
-            groups[-1].append(atom)
+        same_level = last is not None and len(atom.chain) == len(last[-1].chain)
+        comments_only = last is not None and all(a.comment for a in last)
+        defined = last is not None and any(a.own is not None for a in last)
+        if last is not None and atom.start_row == last[0].start_row:
+            joins = True  # never cut a line in two
+        elif atom.own is not None:
+            joins = same_level and comments_only and atom.start_row <= last[-1].end_row + 1  # type: ignore[index]
+        else:
+            joins = same_level and not defined and size + atom.size <= budget
+        if joins and last is not None:
+            last.append(atom)
             size += atom.size
         else:
             groups.append([atom])

@@ -25,6 +25,7 @@ from mindex.parse.refs import references
 from mindex.parse.text import parse_text
 from mindex.sources.docs import LoadResult, LoadTask, _looks_binary, decode, parser_failed, read_changed
 from mindex.sources.confine import LEAVES_SOURCE, resolves_inside
+from mindex.terms import search_terms
 from mindex.textsafe import escape_surrogates
 from mindex.sources.walk import SKIP_DIRS, FileEntry, read_ignore_file, walk_files
 
@@ -172,7 +173,7 @@ def _chunk(task: LoadTask, text: str, lang: Lang | None, metadata: dict[str, obj
                 chunks.append(Chunk(cid, ordinal,
                                     piece.symbol or PurePosixPath(rel).name, context, piece.text, digest,
                                     piece.start_line, piece.end_line, symbol=piece.symbol,
-                                    symbol_kind=piece.symbol_kind))
+                                    symbol_kind=piece.symbol_kind, terms=search_terms(context, piece.text)))
             defs = definitions(root, lang)
             symbols = tuple(Symbol(d.qualname, d.kind, d.start_line, d.end_line, d.signature, d.exported)
                             for d in defs)

@@ -30,9 +30,10 @@ from mindex.pathglob import glob_match
 from mindex.store.base import SNIPPET_CLOSE, SNIPPET_OPEN, ChunkSpan
 from mindex.store.lock import WriteLock
 
-# BM25 column weights for (title, context, text): a word in a heading or breadcrumb says
-# more about what a chunk is about than the same word in its body.
-BM25_WEIGHTS = (8.0, 4.0, 1.0)
+# BM25 column weights for (title, context, text, terms): a word in a heading or breadcrumb
+# says more about what a chunk is about than the same word in its body; terms are the words
+# inside the body's camelCase names.
+BM25_WEIGHTS = (8.0, 4.0, 1.0, 1.0)
 
 _HIT_COLUMNS = """
     c.id, s.name, d.kind, d.path, c.title, c.context, c.start_line, c.end_line, c.page, c.text,
@@ -276,10 +277,10 @@ class SQLiteStore:
                 doc_id = cursor.lastrowid
                 db.executemany(
                     """INSERT INTO chunks (id, document_id, ordinal, title, context, text, hash,
-                       start_line, end_line, page, symbol, symbol_kind)
-                       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+                       start_line, end_line, page, symbol, symbol_kind, terms)
+                       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
                     [(c.id, doc_id, c.ordinal, c.title, c.context, c.text, c.hash,
-                      c.start_line, c.end_line, c.page, c.symbol, c.symbol_kind) for c in doc.chunks],
+                      c.start_line, c.end_line, c.page, c.symbol, c.symbol_kind, c.terms) for c in doc.chunks],
                 )
                 db.executemany(
                     """INSERT INTO symbols (document_id, name, short, kind, start_line, end_line, signature, exported)

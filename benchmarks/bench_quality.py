@@ -1,0 +1,290 @@
+"""Retrieval quality on every dev set: mindex beside the baselines a user could assemble in an
+afternoon, scored by the same code (`mindex.evaluate`) on the same corpora and queries.
+
+Baselines, over one chunk per definition (code sets: functions and methods), per section
+(docs sets: heading-delimited, as mindex's parsers find them, not cut further) or per file
+(localization):
+- bm25s: BM25 (bm25s 0.3, its default tokenizer and English stopwords);
+- minilm: all-MiniLM-L6-v2 (the same int8 ONNX model mindex uses), cosine, 256 tokens;
+- rrf: the two fused by reciprocal rank fusion (k = 60).
+
+mindex runs in process on its own index of the corpus (keyword, semantic, hybrid and the
+default mode). Localization questions ask for files: every system's results are grouped by
+file (a file ranks where its best chunk ranks) before scoring file Recall@10.
+
+    pip install -e '.[bench]'                      # bm25s
+    python benchmarks/devset.py                    # corpora and queries (once)
+    python benchmarks/bench_quality.py             # every set; tables for benchmarks/README.md
+    python benchmarks/bench_quality.py --sets docs code-go --fresh   # re-index from scratch
+
+Indexes and baseline vectors are kept in benchmarks/.work/quality (embedding is the slow part).
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import sys
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).parent
+CORPUS = HERE / ".cache"
+WORK = HERE / ".work" / "quality"
+sys.path.insert(0, str(HERE.parent / "src"))
+
+from mindex import Index, IndexSettings  # noqa: E402
+from mindex.config import EmbedSettings, SearchSettings  # noqa: E402
+from mindex.evaluate import Query, QueryRun, Ranked, load_queries, score_run  # noqa: E402
+
+
+@dataclass(frozen=True)
+class DevSet:
+    """A dev set: its queries file, corpus folder and kind, main metric, and `--by` field."""
+
+    name: str
+    kind: str  # code, docs or loc
+    folder: str
+    metric: str = "ndcg@10"
+    by: str | None = None
+
+
+SETS = {
+    "code": DevSet("code", "code", "code", by="package"),
+    "code-ts": DevSet("code-ts", "code", "code-ts"),
+    "code-go": DevSet("code-go", "code", "code-go", by="package"),
+    "docs": DevSet("docs", "docs", "docs/sqlalchemy"),
+    "docs-md": DevSet("docs-md", "docs", "docs-md", by="project"),
+    "docs-html": DevSet("docs-html", "docs", "docs-html/git"),
+    "loc": DevSet("loc", "loc", "loc", metric="recall@10", by="project"),
+}
+COLUMNS = ("recall@1", "recall@5", "recall@10", "mrr@10", "ndcg@10")
+DEPTH = 100  # results taken per system before grouping by file
+
+
+# --- chunks for the baselines ----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Unit:
+    """One baseline chunk: where it is and its text."""
+
+    path: str
+    start: int | None
+    end: int | None
+    text: str
+
+
+def code_units(root: Path) -> list[Unit]:
+    """One chunk per function or method (nested ones too), with tree-sitter's spans."""
+    from mindex.languages import language_for
+    from mindex.parse.code import definitions, parse_tree
+
+    units = []
+    for path in sorted(p for p in root.rglob("*") if p.is_file()):
+        lang = language_for(path.name)
+        if lang is None:
+            continue
+        text = path.read_text(encoding="utf-8", errors="replace")
+        lines = text.split("\n")
+        rel = path.relative_to(root).as_posix()
+        for d in definitions(parse_tree(text.encode(), lang, 30.0), lang):
+            if d.kind in ("function", "method"):
+                units.append(Unit(rel, d.start_line, d.end_line, "\n".join(lines[d.start_line - 1 : d.end_line])))
+    return units
+
+
+def docs_units(root: Path) -> list[Unit]:
+    """One chunk per heading-delimited section, whatever its size."""
+    from mindex.parse import PARSERS
+
+    units = []
+    for path in sorted(p for p in root.rglob("*") if p.suffix.lower() in PARSERS):
+        rel = path.relative_to(root).as_posix()
+        parsed = PARSERS[path.suffix.lower()](path.read_text(encoding="utf-8", errors="replace"), rel)
+        for section in parsed.sections:
+            count = section.text.count("\n")
+            if section.line_map:
+                start, end = section.line_map[0][0], section.line_map[-1][1]
+            else:
+                start = section.start_line
+                end = start + count if start is not None else None
+            units.append(Unit(rel, start, end, section.text))
+    return units
+
+
+def file_units(root: Path) -> list[Unit]:
+    """One chunk per file."""
+    return [Unit(p.relative_to(root).as_posix(), None, None, p.read_text(encoding="utf-8", errors="replace"))
+            for p in sorted(root.rglob("*.py"))]
+
+
+# --- the baselines ---------------------------------------------------------------------------
+
+
+class Baselines:
+    """bm25s, MiniLM and their RRF over one list of units."""
+
+    def __init__(self, units: list[Unit], cache: Path) -> None:
+        import bm25s
+
+        from mindex.embed.models import find_model
+        from mindex.embed.onnx import OnnxEmbedder
+
+        self.units = units
+        self.bm25 = bm25s.BM25()
+        self.bm25.index(bm25s.tokenize([u.text for u in units], stopwords="en", show_progress=False),
+                        show_progress=False)
+        model = find_model("all-MiniLM-L6-v2", EmbedSettings().models_dir)
+        assert model is not None, "run `mindex models add all-MiniLM-L6-v2` first"
+        self.embedder = OnnxEmbedder(model)
+        self.vectors = self._vectors(cache)
+
+    def _vectors(self, cache: Path) -> np.ndarray:
+        digest = hashlib.sha1("\0".join(u.text for u in self.units).encode("utf-8", "replace")).hexdigest()[:16]
+        file = cache / f"baseline-{digest}.npy"
+        if file.exists():
+            return np.load(file)
+        vectors = np.concatenate([self.embedder.embed_documents([u.text for u in self.units[i : i + 64]])
+                                  for i in range(0, len(self.units), 64)]) if self.units else np.zeros((0, 384))
+        cache.mkdir(parents=True, exist_ok=True)
+        np.save(file, vectors)
+        return vectors
+
+    def _ranked(self, order: Iterable[int], scores: Iterable[float]) -> tuple[Ranked, ...]:
+        out = []
+        for i, score in zip(order, scores):
+            u = self.units[i]
+            out.append(Ranked(f"{u.path}:{u.start}", u.path, u.start, u.end, float(score)))
+        return tuple(out)
+
+    def bm25s(self, query: str) -> tuple[Ranked, ...]:
+        import bm25s
+
+        tokens = bm25s.tokenize([query], stopwords="en", show_progress=False)
+        if not tokens.vocab:
+            return ()
+        k = min(DEPTH, len(self.units))
+        docs, scores = self.bm25.retrieve(tokens, k=k, show_progress=False)
+        return self._ranked((int(d) for d, s in zip(docs[0], scores[0]) if s > 0), (s for s in scores[0] if s > 0))
+
+    def minilm(self, query: str) -> tuple[Ranked, ...]:
+        scores = self.vectors @ self.embedder.embed_query(query)
+        top = np.argsort(-scores)[:DEPTH]
+        return self._ranked(top, scores[top])
+
+    def rrf(self, query: str) -> tuple[Ranked, ...]:
+        fused: dict[str, float] = {}
+        first: dict[str, Ranked] = {}
+        for leg in (self.bm25s(query), self.minilm(query)):
+            for rank, hit in enumerate(leg, 1):
+                fused[hit.id] = fused.get(hit.id, 0.0) + 1 / (60 + rank)
+                first.setdefault(hit.id, hit)
+        order = sorted(fused, key=lambda i: -fused[i])[:DEPTH]
+        return tuple(Ranked(first[i].id, first[i].path, first[i].start_line, first[i].end_line, fused[i]) for i in order)
+
+
+# --- running ---------------------------------------------------------------------------------
+
+
+def by_file(results: tuple[Ranked, ...]) -> tuple[Ranked, ...]:
+    """A file ranks where its best result ranks; one entry per file."""
+    seen: dict[str, Ranked] = {}
+    for r in results:
+        seen.setdefault(r.path, Ranked(r.path, r.path, None, None, r.score, r.source))
+    return tuple(seen.values())
+
+
+def run(search: Callable[[str], tuple[Ranked, ...]], queries: list[Query], files: bool) -> dict[str, QueryRun]:
+    """Every query through `search` (one untimed warm-up first), timed."""
+    search(queries[0].text)
+    runs = {}
+    for query in queries:
+        started = time.perf_counter()
+        results = search(query.text)
+        took = (time.perf_counter() - started) * 1000
+        runs[query.qid] = QueryRun(query.qid, by_file(results) if files else results, took)
+    return runs
+
+
+def mindex_index(spec: DevSet, fresh: bool) -> Index:
+    """mindex's own index of the set's corpus, embedded with the packaged model (kept between runs)."""
+    db = WORK / f"{spec.name}.db"
+    if fresh:
+        for stale in WORK.glob(f"{spec.name}.db*"):
+            stale.unlink()
+    index = Index(db, IndexSettings(), embed=EmbedSettings(provider="onnx"), search=SearchSettings())
+    if not index.sources():
+        kind = "docs" if spec.kind == "docs" else "code"
+        index.add_source(CORPUS / spec.folder, name=spec.name, kind=kind)
+    started = time.perf_counter()
+    index.index()
+    print(f"  {spec.name}: mindex index up to date in {time.perf_counter() - started:.1f} s", file=sys.stderr)
+    return index
+
+
+def evaluate(spec: DevSet, fresh: bool, modes: tuple[str, ...]) -> tuple[dict[str, dict[str, float]], dict[str, object]]:
+    """Metrics of every system on one set, and facts about its size."""
+    queries = load_queries(HERE / "devset" / f"{spec.name}.jsonl")
+    root = CORPUS / spec.folder
+    units = {"code": code_units, "docs": docs_units, "loc": file_units}[spec.kind](root)
+    base = Baselines(units, WORK)
+    files = spec.kind == "loc"
+    systems: dict[str, Callable[[str], tuple[Ranked, ...]]] = {
+        "bm25s": base.bm25s, "minilm": base.minilm, "bm25s+minilm rrf": base.rrf}
+    index = mindex_index(spec, fresh)
+    from mindex.evaluate import ranked
+
+    for variant in modes:
+        # `hybrid@0.5` is hybrid with the keyword leg weighted 0.5
+        mode, _, weight = variant.partition("@")
+        weights = {"keyword": float(weight), "semantic": 1.0} if weight else None
+        systems[f"mindex {variant}"] = (lambda text, mode=mode, weights=weights: ranked(index.search(
+            text, DEPTH if files else 10, mode=None if mode == "default" else mode, weights=weights).hits))
+    report = {}
+    for label, search in systems.items():
+        scored = score_run(label, queries, run(search, queries, files))
+        report[label] = scored.metrics()
+    facts = {"queries": len(queries), "baseline chunks": len(units), "mindex chunks": index.status()["chunks"]}
+    index.close()
+    return report, facts
+
+
+def table(spec: DevSet, report: dict[str, dict[str, float]], facts: dict[str, object]) -> str:
+    best = max((m[spec.metric] for label, m in report.items() if not label.startswith("mindex")), default=0.0)
+    lines = [f"### {spec.name}: {facts['queries']} queries; baseline chunks {facts['baseline chunks']:,}, "
+             f"mindex chunks {facts['mindex chunks']:,}; main metric {spec.metric}\n",
+             "| system | R@1 | R@5 | R@10 | MRR@10 | nDCG@10 | vs best baseline | p50 ms |",
+             "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+    for label, m in report.items():
+        margin = f"{(m[spec.metric] / best - 1) * 100:+.0f}%" if label.startswith("mindex") and best else ""
+        lines.append(f"| {label} | " + " | ".join(f"{m[c]:.3f}" for c in COLUMNS)
+                     + f" | {margin} | {m['latency_p50_ms']:.1f} |")
+    return "\n".join(lines) + "\n"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--sets", nargs="*", default=list(SETS), choices=list(SETS))
+    parser.add_argument("--modes", default="keyword,semantic,hybrid,default")
+    parser.add_argument("--fresh", action="store_true", help="index the corpora again from scratch")
+    parser.add_argument("--json", type=Path, help="also write every metric to this file")
+    args = parser.parse_args()
+    everything = {}
+    for name in args.sets:
+        spec = SETS[name]
+        print(f"{name} ...", file=sys.stderr, flush=True)
+        report, facts = evaluate(spec, args.fresh, tuple(args.modes.split(",")))
+        everything[name] = {"facts": facts, "metrics": report}
+        print(table(spec, report, facts), flush=True)
+    if args.json:
+        args.json.write_text(json.dumps(everything, indent=1))
+
+
+if __name__ == "__main__":
+    main()
