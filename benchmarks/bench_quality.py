@@ -9,8 +9,9 @@ Baselines, over one chunk per definition (code sets: functions and methods), per
 - rrf: the two fused by reciprocal rank fusion (k = 60).
 
 mindex runs in process on its own index of the corpus (keyword, semantic, hybrid and the
-default mode). Localization questions ask for files: every system's results are grouped by
-file (a file ranks where its best chunk ranks) before scoring file Recall@10.
+default mode). Localization questions ask for files, and the git manual's questions for
+pages: on those sets every system's results are grouped by file (a file ranks where its best
+chunk ranks) before scoring.
 
     pip install -e '.[bench]'                      # bm25s
     python benchmarks/devset.py                    # corpora and queries (once)
@@ -52,6 +53,7 @@ class DevSet:
     folder: str
     metric: str = "ndcg@10"
     by: str | None = None
+    files: bool = False  # judged by file (or page): results are grouped by file before scoring
 
 
 SETS = {
@@ -60,8 +62,8 @@ SETS = {
     "code-go": DevSet("code-go", "code", "code-go", by="package"),
     "docs": DevSet("docs", "docs", "docs/sqlalchemy"),
     "docs-md": DevSet("docs-md", "docs", "docs-md", by="project"),
-    "docs-html": DevSet("docs-html", "docs", "docs-html/git"),
-    "loc": DevSet("loc", "loc", "loc", metric="recall@10", by="project"),
+    "docs-html": DevSet("docs-html", "docs", "docs-html/git", files=True),
+    "loc": DevSet("loc", "loc", "loc", metric="recall@10", by="project", files=True),
 }
 COLUMNS = ("recall@1", "recall@5", "recall@10", "mrr@10", "ndcg@10")
 DEPTH = 100  # results taken per system before grouping by file
@@ -212,13 +214,16 @@ def run(search: Callable[[str], tuple[Ranked, ...]], queries: list[Query], files
     return runs
 
 
-def mindex_index(spec: DevSet, fresh: bool) -> Index:
-    """mindex's own index of the set's corpus, embedded with the packaged model (kept between runs)."""
-    db = WORK / f"{spec.name}.db"
+def mindex_index(spec: DevSet, fresh: bool, settings: IndexSettings | None = None) -> Index:
+    """mindex's own index of the set's corpus, embedded with the packaged model (kept between
+    runs; other index settings get a database of their own)."""
+    settings = settings or IndexSettings()
+    suffix = "" if settings == IndexSettings() else f"-{settings.chunk_size}"
+    db = WORK / f"{spec.name}{suffix}.db"
     if fresh:
-        for stale in WORK.glob(f"{spec.name}.db*"):
+        for stale in WORK.glob(f"{spec.name}{suffix}.db*"):
             stale.unlink()
-    index = Index(db, IndexSettings(), embed=EmbedSettings(provider="onnx"), search=SearchSettings())
+    index = Index(db, settings, embed=EmbedSettings(provider="onnx"), search=SearchSettings())
     if not index.sources():
         kind = "docs" if spec.kind == "docs" else "code"
         index.add_source(CORPUS / spec.folder, name=spec.name, kind=kind)
@@ -228,24 +233,32 @@ def mindex_index(spec: DevSet, fresh: bool) -> Index:
     return index
 
 
-def evaluate(spec: DevSet, fresh: bool, modes: tuple[str, ...]) -> tuple[dict[str, dict[str, float]], dict[str, object]]:
+def evaluate(spec: DevSet, fresh: bool, modes: tuple[str, ...],
+             settings: IndexSettings | None = None) -> tuple[dict[str, dict[str, float]], dict[str, object]]:
     """Metrics of every system on one set, and facts about its size."""
     queries = load_queries(HERE / "devset" / f"{spec.name}.jsonl")
     root = CORPUS / spec.folder
     units = {"code": code_units, "docs": docs_units, "loc": file_units}[spec.kind](root)
     base = Baselines(units, WORK)
-    files = spec.kind == "loc"
+    files = spec.files
     systems: dict[str, Callable[[str], tuple[Ranked, ...]]] = {
         "bm25s": base.bm25s, "minilm": base.minilm, "bm25s+minilm rrf": base.rrf}
-    index = mindex_index(spec, fresh)
+    index = mindex_index(spec, fresh, settings)
     from mindex.evaluate import ranked
 
     for variant in modes:
-        # `hybrid@0.5` is hybrid with the keyword leg weighted 0.5
+        # `hybrid@0.5`: the keyword leg weighted 0.5; `hybrid-rrf`: fused by RRF, not the ranker
         mode, _, weight = variant.partition("@")
         weights = {"keyword": float(weight), "semantic": 1.0} if weight else None
-        systems[f"mindex {variant}"] = (lambda text, mode=mode, weights=weights: ranked(index.search(
-            text, DEPTH if files else 10, mode=None if mode == "default" else mode, weights=weights).hits))
+        fusion = "rrf" if mode.endswith("-rrf") else "learned"
+
+        def search(text: str, mode: str = mode.removesuffix("-rrf"), weights: dict[str, float] | None = weights,
+                   fusion: str = fusion) -> tuple[Ranked, ...]:
+            index.search_settings = SearchSettings(fusion=fusion)
+            return ranked(index.search(text, DEPTH if files else 10, mode=None if mode == "default" else mode,
+                                       weights=weights).hits)
+
+        systems[f"mindex {variant}"] = search
     report = {}
     for label, search in systems.items():
         scored = score_run(label, queries, run(search, queries, files))
@@ -271,15 +284,17 @@ def table(spec: DevSet, report: dict[str, dict[str, float]], facts: dict[str, ob
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sets", nargs="*", default=list(SETS), choices=list(SETS))
-    parser.add_argument("--modes", default="keyword,semantic,hybrid,default")
+    parser.add_argument("--modes", default="keyword,semantic,hybrid-rrf,hybrid,default")
     parser.add_argument("--fresh", action="store_true", help="index the corpora again from scratch")
     parser.add_argument("--json", type=Path, help="also write every metric to this file")
+    parser.add_argument("--chunk-size", type=int, help="index.chunk_size for mindex (default: the default)")
     args = parser.parse_args()
+    settings = IndexSettings(chunk_size=args.chunk_size) if args.chunk_size else None
     everything = {}
     for name in args.sets:
         spec = SETS[name]
         print(f"{name} ...", file=sys.stderr, flush=True)
-        report, facts = evaluate(spec, args.fresh, tuple(args.modes.split(",")))
+        report, facts = evaluate(spec, args.fresh, tuple(args.modes.split(",")), settings)
         everything[name] = {"facts": facts, "metrics": report}
         print(table(spec, report, facts), flush=True)
     if args.json:

@@ -13,7 +13,7 @@ import tomllib
 import typing
 from contextvars import ContextVar
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import platformdirs
 import tomli_w
@@ -147,7 +147,9 @@ DEFAULT_HALF_LIVES: dict[str, float] = {"memory": 30.0, "changelog": 180.0}
 class SearchSettings(BaseModel):
     """How results are fused and ranked."""
 
-    rrf_k: int = Field(60, ge=1, description="reciprocal rank fusion constant")
+    fusion: Literal["learned", "rrf"] = Field(
+        "learned", description="how hybrid combines its legs: learned (the shipped ranker) or rrf")
+    rrf_k: int = Field(60, ge=1, description="reciprocal rank fusion constant (fusion = rrf)")
     keyword_weight: float = Field(1.0, ge=0, description="weight of the keyword leg in fusion")
     semantic_weight: float = Field(1.0, ge=0, description="weight of the vector leg in fusion")
     merge_adjacent: bool = Field(False, description="merge neighbouring chunks of one file into one result")

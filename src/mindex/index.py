@@ -373,7 +373,7 @@ class Index:
         conf = self.search_settings
         leg_weights = {"keyword": conf.keyword_weight, "semantic": conf.semantic_weight, **(weights or {})}
         result = hybrid_search(self.store, vectors, embedder, query, depth, 0, source, kind, path,
-                               leg_weights, conf.rrf_k, language, symbol_kind)
+                               leg_weights, conf.rrf_k, language, symbol_kind, conf.fusion)
         return result, vectors
 
     def _reranker(self, wanted: bool | None) -> Reranker | None:

@@ -236,14 +236,21 @@ def hybrid_search(
     store: Store, vectors: VectorIndex, embedder: Embedder, query: str, limit: int = 10,
     offset: int = 0, source: str | None = None, kind: str | None = None, path: str | None = None,
     weights: dict[str, float] | None = None, k: int = 60, language: str | None = None,
-    symbol_kind: str | None = None,
+    symbol_kind: str | None = None, fusion: str = "learned",
 ) -> SearchResult:
-    """Keyword and vector legs, each deep enough to fill the page, fused with RRF."""
+    """Keyword and vector legs, each deep enough to fill the page, fused by the learned
+    ranker (`mindex.rank`) or, with `fusion="rrf"`, by reciprocal rank fusion."""
     started = time.perf_counter()
     depth = max(50, 3 * (offset + limit))
     keyword = lexical_search(store, query, depth, 0, source, kind, path, language, symbol_kind).hits
     semantic = semantic_hits(store, vectors, embedder, query, depth, source, kind, path, language, symbol_kind)
-    hits = fuse({"keyword": list(keyword), "semantic": semantic}, weights or {}, k)
+    legs = {"keyword": list(keyword), "semantic": semantic}
+    if fusion == "learned":
+        from mindex.rank import learned_fusion
+
+        hits = learned_fusion(query, legs, weights or {})
+    else:
+        hits = fuse(legs, weights or {}, k)
     took = (time.perf_counter() - started) * 1000
     return SearchResult(query, "hybrid", took, tuple(hits[offset : offset + limit]))
 
