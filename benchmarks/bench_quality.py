@@ -54,6 +54,9 @@ class DevSet:
     metric: str = "ndcg@10"
     by: str | None = None
     files: bool = False  # judged by file (or page): results are grouped by file before scoring
+    corpus: Path = CORPUS  # where `folder` is
+    queries: Path = HERE / "devset"  # where `<name>.jsonl` is
+    work: Path = WORK  # where the index and the baseline vectors are kept
 
 
 SETS = {
@@ -219,14 +222,14 @@ def mindex_index(spec: DevSet, fresh: bool, settings: IndexSettings | None = Non
     runs; other index settings get a database of their own)."""
     settings = settings or IndexSettings()
     suffix = "" if settings == IndexSettings() else f"-{settings.chunk_size}"
-    db = WORK / f"{spec.name}{suffix}.db"
+    db = spec.work / f"{spec.name}{suffix}.db"
     if fresh:
-        for stale in WORK.glob(f"{spec.name}{suffix}.db*"):
+        for stale in spec.work.glob(f"{spec.name}{suffix}.db*"):
             stale.unlink()
     index = Index(db, settings, embed=EmbedSettings(provider="onnx"), search=SearchSettings())
     if not index.sources():
         kind = "docs" if spec.kind == "docs" else "code"
-        index.add_source(CORPUS / spec.folder, name=spec.name, kind=kind)
+        index.add_source(spec.corpus / spec.folder, name=spec.name, kind=kind)
     started = time.perf_counter()
     index.index()
     print(f"  {spec.name}: mindex index up to date in {time.perf_counter() - started:.1f} s", file=sys.stderr)
@@ -236,10 +239,10 @@ def mindex_index(spec: DevSet, fresh: bool, settings: IndexSettings | None = Non
 def evaluate(spec: DevSet, fresh: bool, modes: tuple[str, ...],
              settings: IndexSettings | None = None) -> tuple[dict[str, dict[str, float]], dict[str, object]]:
     """Metrics of every system on one set, and facts about its size."""
-    queries = load_queries(HERE / "devset" / f"{spec.name}.jsonl")
-    root = CORPUS / spec.folder
+    queries = load_queries(spec.queries / f"{spec.name}.jsonl")
+    root = spec.corpus / spec.folder
     units = {"code": code_units, "docs": docs_units, "loc": file_units}[spec.kind](root)
-    base = Baselines(units, WORK)
+    base = Baselines(units, spec.work)
     files = spec.files
     systems: dict[str, Callable[[str], tuple[Ranked, ...]]] = {
         "bm25s": base.bm25s, "minilm": base.minilm, "bm25s+minilm rrf": base.rrf}

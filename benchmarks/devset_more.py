@@ -410,7 +410,7 @@ def issue_text(message: str) -> str:
              if not _DROP_LINE.match(line.strip()) and line.strip().lstrip("* ") != title.strip()]
     if lines and title:
         lines[0] = title
-    text = re.sub(r"\s*\(#\d+\)\s*$", "", "\n".join(lines).strip(), count=1, flags=re.MULTILINE)
+    text = re.sub(r"[ \t]*\(#\d+\)[ \t]*$", "", "\n".join(lines).strip(), count=1, flags=re.MULTILINE)
     text = _RST_ROLE.sub(r"\1", text)
     text = _FILE_NAME.sub("", text)
     return re.sub(r"\n{3,}", "\n\n", text).strip()

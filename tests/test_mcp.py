@@ -46,7 +46,7 @@ def test_tools_are_listed_with_agent_docstrings_and_schemas(server: Any) -> None
     tools = call(server, lambda c: c.list_tools()).tools
     by_name = {t.name: t for t in tools}
     assert set(by_name) == {"search_docs", "get_chunk", "list_sources", "search_code", "grep", "find_symbol",
-                            "callers", "callees", "impact", "file_outline"}
+                            "callers", "callees", "impact", "file_outline", "locate_files"}
     for name, tool in by_name.items():  # docstrings written for an agent: when to use it, what comes back
         assert tool.description and len(tool.description) > 120, name
     assert "Use it first" in by_name["search_docs"].description

@@ -17,6 +17,7 @@ from mindex.embed.models import HOW_TO_ADD, find_model
 from mindex.errors import (
     ConfigError,
     EmbeddingMismatchError,
+    NotFoundError,
     SourceNotFoundError,
     SourcePathError,
     UnsupportedModeError,
@@ -24,12 +25,13 @@ from mindex.errors import (
 from mindex.graph import CodeGraph
 from mindex.grep import GrepResult, grep
 from mindex.ingest import PARSER_VERSION, Progress, embed_pending, index_source, mismatch
-from mindex.models import Hit, IndexReport, SearchResult, Source, SourceStats
+from mindex.models import FileHit, Hit, IndexReport, LocateResult, SearchResult, Source, SourceStats
 from mindex.rerank import Reranker, apply_rerank, build_reranker
 from mindex.search import (
     VectorIndex,
     decay,
     expand,
+    group_by_file,
     hybrid_search,
     lexical_search,
     merge_adjacent,
@@ -308,11 +310,14 @@ class Index:
         weights: dict[str, float] | None = None,
         language: str | None = None,
         symbol_kind: str | None = None,
+        group_by: str | None = None,
     ) -> SearchResult:
         """Search the index. `mode=None` picks hybrid when vectors exist, else keyword
         (the result's `note` says why). After fusion: optional rerank (`rerank=None` follows
         search.rerank.provider), recency decay, `hops` rounds of multi-hop expansion, and
-        merging of adjacent chunks (`merge=None` follows search.merge_adjacent).
+        merging of adjacent chunks (`merge=None` follows search.merge_adjacent). With
+        `group_by="file"`, one result per file: its best chunk, where that chunk ranks
+        (`explain.file` counts the file's chunks among the candidates).
 
         Raises:
             UnsupportedModeError: semantic or hybrid asked for with no model or no vectors.
@@ -327,11 +332,15 @@ class Index:
             escape_surrogates(v) if v else v for v in (source, kind, path, language, symbol_kind))
         if not 1 <= limit <= 1000 or offset < 0 or not 0 <= hops <= 3:
             raise ConfigError("limit must be 1-1000, offset at least 0, hops 0-3")
+        if group_by not in (None, "file"):
+            raise ConfigError(f"cannot group results by {group_by!r}; use file")
         conf = self.search_settings
         reranker = self._reranker(rerank)
         merge = conf.merge_adjacent if merge is None else merge
         wanted = offset + limit
         depth = max(wanted, conf.rerank.candidates, 50) if (reranker or merge or hops) else wanted
+        if group_by:
+            depth = max(depth, 10 * wanted, 100)  # several chunks a file: look deeper
         result, vectors = self._retrieve(query, depth, mode, source, kind, path, weights, language, symbol_kind)
         started = time.perf_counter()
         hits, notes = list(result.hits), [result.note] if result.note else []
@@ -349,8 +358,43 @@ class Index:
             hits = expand(self.store, vectors, hits)
         if merge:
             hits = merge_adjacent(hits)
+        if group_by:
+            hits = group_by_file(hits)
         took = result.took_ms + (time.perf_counter() - started) * 1000
         return replace(result, hits=tuple(hits[offset:wanted]), took_ms=took, note="; ".join(notes) or None)
+
+    def locate(
+        self, query: str, limit: int = 10, mode: str | None = None, source: str | None = None,
+        path: str | None = None, language: str | None = None, kind: str | None = None,
+    ) -> LocateResult:
+        """The files most likely to answer a question (an issue's text, a stack trace), best
+        first: a file ranks where its best chunk ranks, and comes with its best three chunks
+        and the definitions in it whose names the question holds.
+
+        Raises:
+            UnsupportedModeError, EmbeddingMismatchError, ConfigError: as `search`.
+        """
+        if not 1 <= limit <= 100:
+            raise ConfigError("limit must be 1-100")
+        found = self.search(query, min(1000, max(200, 20 * limit)), mode=mode, source=source, kind=kind, path=path,
+                            language=language)
+        started = time.perf_counter()
+        chunks: dict[tuple[str, str], list[Hit]] = {}
+        for hit in found.hits:
+            chunks.setdefault((hit.source, hit.path), []).append(hit)
+        named = {word.lower() for word in re.findall(r"\w+", query)}
+        graph = self.graph()
+        files = []
+        for (src, rel), hits in list(chunks.items())[:limit]:
+            try:
+                symbols = [s.name for s in graph.symbols_in(graph.document(rel, src))
+                           if s.name.rsplit(".", 1)[-1].lower() in named]
+            except NotFoundError:
+                symbols = []  # not a code file
+            files.append(FileHit(src, rel, hits[0].language, hits[0].score, tuple(hits[:3]),
+                                 tuple(dict.fromkeys(symbols))))
+        took = found.took_ms + (time.perf_counter() - started) * 1000
+        return LocateResult(found.query, found.mode, took, tuple(files), found.note)
 
     def _retrieve(
         self, query: str, depth: int, mode: str | None, source: str | None, kind: str | None,

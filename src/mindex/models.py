@@ -184,6 +184,45 @@ class SearchResult:
 
 
 @dataclass(frozen=True)
+class FileHit:
+    """A file that answers a "which files" question: its best chunks and the definitions in it
+    that the question names."""
+
+    source: str
+    path: str
+    language: str | None
+    score: float
+    chunks: tuple[Hit, ...]
+    symbols: tuple[str, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        """The `mindex locate --json` shape of one file."""
+        return {"source": self.source, "path": self.path, "language": self.language, "score": round(self.score, 6),
+                "symbols": list(self.symbols),
+                "chunks": [{"id": h.id, "start_line": h.start_line, "end_line": h.end_line, "context": h.context,
+                            "symbol": h.symbol, "score": round(h.score, 6)} for h in self.chunks]}
+
+
+@dataclass(frozen=True)
+class LocateResult:
+    """The files most likely to answer a question (an issue, a stack trace), best first."""
+
+    query: str
+    mode: str
+    took_ms: float
+    files: tuple[FileHit, ...]
+    note: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """The `mindex locate --json` object."""
+        out: dict[str, Any] = {"query": self.query, "mode": self.mode, "took_ms": round(self.took_ms, 2),
+                               "files": [f.to_dict() for f in self.files]}
+        if self.note:
+            out["note"] = self.note
+        return out
+
+
+@dataclass(frozen=True)
 class SourceStats:
     """A registered source with its document and chunk counts."""
 

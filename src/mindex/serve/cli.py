@@ -162,8 +162,8 @@ def index_cmd(state: State, names: tuple[str, ...], as_json: bool, quiet: bool) 
 @handle_errors
 def search(state: State, query: str, limit: int, offset: int, mode: str | None, source: str | None,
            kind: str | None, path_glob: str | None, language: str | None, symbol_kind: str | None,
-           rerank: bool | None, merge: bool | None, hops: int, weights: str | None, explain: bool,
-           as_json: bool) -> None:
+           rerank: bool | None, merge: bool | None, hops: int, weights: str | None, group_by: str | None,
+           explain: bool, as_json: bool) -> None:
     """Search the index. Any text is a valid query; "quoted words" match as a phrase.
 
     \b
@@ -174,17 +174,54 @@ def search(state: State, query: str, limit: int, offset: int, mode: str | None, 
       mindex search "how are retries configured" --mode hybrid --explain
       mindex search "pool sizing" --rerank --merge --weights keyword=2,semantic=1
       mindex search "retry with backoff" --kind code --language python --symbol-kind function
+      mindex search "session expiry" --group-by file
     """
     leg_weights = parse_weights(weights) if weights else None
     with state.open() as index:
         result = index.search(query, limit, offset, mode, source, kind, path_glob, rerank=rerank, merge=merge,
-                              hops=hops, weights=leg_weights, language=language, symbol_kind=symbol_kind)
+                              hops=hops, weights=leg_weights, language=language, symbol_kind=symbol_kind,
+                              group_by=group_by)
     if result.note:
-        err.print(f"[dim]note: {result.note}[/]", highlight=False)
+        err.print(f"[dim]note: {escape(result.note)}[/]", highlight=False)
     if as_json:
         emit_json(result.to_dict())
     else:
         render.print_search(out, result, explain)
+
+
+@cli.command()
+@click.argument("question")
+@click.option("-n", "--limit", default=10, show_default=True, type=click.IntRange(1, 100), help="How many files.")
+@click.option("--mode", type=click.Choice(MODES), help="Search mode (default: hybrid when vectors exist, else keyword).")
+@click.option("--source", help="Only this source.")
+@click.option("--kind", help="Only this kind of source (docs, code).")
+@click.option("--path", "path_glob", metavar="GLOB", help="Only files matching GLOB.")
+@click.option("--language", help="Only files in this language.")
+@json_option
+@click.pass_obj
+@handle_errors
+def locate(state: State, question: str, limit: int, mode: str | None, source: str | None, kind: str | None,
+           path_glob: str | None, language: str | None, as_json: bool) -> None:
+    """The files an issue, a bug report or a stack trace is about, best first.
+
+    QUESTION is the text (`-` reads it from stdin). Each file comes with its best chunks
+    (lines and the definition they hold) and the definitions in it that the text names.
+
+    \b
+    Examples:
+      mindex locate "Sessions expire too early when the clock goes back"
+      gh issue view 123 --json body -q .body | mindex locate - --kind code
+      mindex locate - --json < traceback.txt
+    """
+    text = sys.stdin.read() if question == "-" else question
+    with state.open() as index:
+        result = index.locate(text, limit, mode, source, path_glob, language, kind)
+    if result.note:
+        err.print(f"[dim]note: {escape(result.note)}[/]", highlight=False)
+    if as_json:
+        emit_json(result.to_dict())
+    else:
+        render.print_locate(out, result)
 
 
 @cli.command()

@@ -107,12 +107,13 @@ _SEARCH_OPTIONS = (
     click.option("--merge/--no-merge", default=None, help="Merge neighbouring chunks of one file into one result."),
     click.option("--hops", default=0, type=click.IntRange(0, 3), help="Multi-hop: also find chunks close to the top results."),
     click.option("--weights", metavar="LEG=W,...", help="Fusion weights, e.g. 'keyword=0.5,semantic=1'."),
+    click.option("--group-by", type=click.Choice(["file"]), help="One result per file (its best chunk)."),
 )
 
 
 def search_options(func: F) -> F:
-    """Add --source, --kind, --path, --language, --symbol-kind, --rerank, --merge, --hops and
-    --weights to a command."""
+    """Add --source, --kind, --path, --language, --symbol-kind, --rerank, --merge, --hops,
+    --weights and --group-by to a command."""
     for option in reversed(_SEARCH_OPTIONS):
         func = option(func)
     return func

@@ -49,8 +49,8 @@ from mindex.serve.progress import IndexProgress
 @handle_errors
 def eval_cmd(state: State, queries_file: Path, mode: str | None, compare: str | None, run_files: tuple[Path, ...],
              limit: int, source: str | None, kind: str | None, path_glob: str | None, rerank: bool | None,
-             merge: bool | None, hops: int, weights: str | None, language: str | None, symbol_kind: str | None,
-             min_overlap: float, by_fields: tuple[str, ...],
+             merge: bool | None, hops: int, weights: str | None, group_by: str | None, language: str | None,
+             symbol_kind: str | None, min_overlap: float, by_fields: tuple[str, ...],
              run_out: Path | None, plot: Path | None, as_json: bool, quiet: bool) -> None:
     """Score search against judged queries: Recall@1/5/10, MRR@10, nDCG@10, Success@10, latency.
 
@@ -65,6 +65,7 @@ def eval_cmd(state: State, queries_file: Path, mode: str | None, compare: str | 
       mindex eval queries.jsonl --mode hybrid --run-out run.jsonl --json
       mindex eval queries.jsonl --run run.jsonl --run other.jsonl --min-overlap 0.5
       mindex eval queries.jsonl --compare keyword,hybrid,hybrid+rerank --plot eval.html
+      mindex eval issues.jsonl --group-by file      # "which files" questions judged by path
     """
     from mindex.serve.plot import check_plot_path, write_plot
 
@@ -77,7 +78,7 @@ def eval_cmd(state: State, queries_file: Path, mode: str | None, compare: str | 
         runs = {path.stem: load_run(path) for path in run_files}
     else:
         base = {"rerank": rerank, "merge": merge, "hops": hops, "language": language, "symbol_kind": symbol_kind,
-                "weights": parse_weights(weights) if weights else None}
+                "weights": parse_weights(weights) if weights else None, "group_by": group_by}
         variants = [parse_variant(v, MODES) for v in compare.split(",")] if compare else [Variant(mode or "default", mode, {})]
         with state.open() as index:
             runs = _search_runs(index, queries, variants, base, limit, (source, kind, path_glob), quiet)

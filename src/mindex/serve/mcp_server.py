@@ -34,7 +34,8 @@ LOOPBACK = {"127.0.0.1", "localhost", "::1"}
 INSTRUCTIONS = """mindex indexes this project's documentation and code on the user's machine.
 Use search_docs before answering questions about how a library, tool or this project works;
 then get_chunk to read a result in full. list_sources shows what is indexed.
-For code: search_code finds code by meaning, grep by regex with exact lines, find_symbol
+For code: locate_files names the files an issue or stack trace is about; search_code finds
+code by meaning, grep by regex with exact lines, find_symbol
 definitions by name; callers, callees and impact walk the call graph; file_outline lists
 a file's definitions. Every code result carries a chunk id for get_chunk."""
 
@@ -98,6 +99,37 @@ class SourcesOut(BaseModel):
     """Every registered source."""
 
     sources: list[SourceOut]
+
+
+class LocatedChunkOut(BaseModel):
+    """One of a located file's best chunks."""
+
+    id: str
+    start_line: int | None
+    end_line: int | None
+    context: str
+    symbol: str | None
+    score: float
+
+
+class LocatedFileOut(BaseModel):
+    """A file the question is likely about."""
+
+    source: str
+    path: str
+    language: str | None
+    score: float
+    symbols: list[str] = Field(description="definitions in the file whose names the question holds")
+    chunks: list[LocatedChunkOut]
+
+
+class LocateOut(BaseModel):
+    """Files best first."""
+
+    query: str
+    mode: str
+    took_ms: float
+    files: list[LocatedFileOut]
 
 
 class GrepMatchOut(BaseModel):
@@ -310,6 +342,24 @@ def build_server(db: Path, settings: Settings) -> MCPServer:
         result = await core.call(lambda ix: ix.search(query, limit, 0, None, source, "code", path,
                                                       language=language, symbol_kind=symbol_kind))
         return _result(render.search_markdown(result, budget), SearchOut.model_validate(result.to_dict()))
+
+    @server.tool()
+    async def locate_files(
+        issue: Annotated[str, Field(description="an issue's text, a bug report, an error message or a stack trace")],
+        limit: Annotated[int, Field(ge=1, le=50, description="how many files")] = 10,
+        path: Annotated[str | None, Field(description="only files matching this glob, e.g. 'src/**'")] = None,
+        source: Annotated[str | None, Field(description="only this source (see list_sources)")] = None,
+        language: Annotated[str | None, Field(description="only this language")] = None,
+    ) -> Annotated[CallToolResult, LocateOut]:
+        """Which files is this issue about? Give the whole text of a bug report, a feature
+        request or a stack trace; get the files most likely to need reading or changing, best
+        first, each with its best chunks (line spans, the definition they hold, chunk ids for
+        get_chunk) and the definitions in it that the text names. Use it at the start of a
+        task, before reading code.
+        """
+        _query_given(issue)
+        result = await core.call(lambda ix: ix.locate(issue, limit, None, source, path, language))
+        return _result(render.locate_markdown(result, budget), LocateOut.model_validate(result.to_dict()))
 
     @server.tool()
     async def grep(

@@ -15,7 +15,7 @@ from rich.table import Column, Table
 
 from mindex.evaluate import METRICS, RunReport
 from mindex.grep import GrepResult
-from mindex.models import Hit, IndexReport, SearchResult, SourceStats
+from mindex.models import Hit, IndexReport, LocateResult, SearchResult, SourceStats
 
 _BOLD = re.compile(r"\*\*(.+?)\*\*", re.DOTALL)
 
@@ -147,6 +147,39 @@ def print_search(console: Console, result: SearchResult, explain: bool = False) 
         if explain and hit.explain:
             console.print(f"[dim]{escape(_explain_line(hit.explain))}[/]")
     console.print(f"[dim]{count(len(result.hits), 'result')} · {result.mode} · {result.took_ms:.1f} ms[/]")
+
+
+def print_locate(console: Console, result: LocateResult) -> None:
+    """Terminal rendering of `mindex locate`: files best first, each with its best chunks."""
+    if not result.files:
+        console.print(f"No files for [bold]{escape(result.query[:80])}[/].")
+        return
+    for n, found in enumerate(result.files, 1):
+        console.print(f"[bold cyan]{n}.[/] [green]{escape(found.path)}[/]  [dim]{escape(found.source)} · "
+                      f"score {found.score:.4g}[/]", highlight=False)
+        if found.symbols:
+            console.print(f"   names: {escape(', '.join(found.symbols))}", highlight=False)
+        for hit in found.chunks:
+            console.print(f"   [dim]{hit.start_line}-{hit.end_line}  {hit.id}[/]  {escape(hit.context)}", highlight=False)
+    console.print(f"[dim]{count(len(result.files), 'file')} · {result.mode} · {result.took_ms:.1f} ms[/]")
+
+
+def locate_markdown(result: LocateResult, budget_tokens: int) -> str:
+    """Agent-facing markdown for `locate_files`: files best first, their chunks and names."""
+    if not result.files:
+        return "No files found for this text. Try other words, or fewer filters."
+    lines = [f"{count(len(result.files), 'file')} ({result.mode}, {result.took_ms:.0f} ms), most likely first:"]
+    used = estimate_tokens(lines[0])
+    for n, found in enumerate(result.files, 1):
+        block = [f"{n}. `{found.path}` ({found.source})" + (f" — defines {', '.join(found.symbols)}" if found.symbols else "")]
+        block += [f"   - lines {h.start_line}-{h.end_line}: {h.context} (chunk `{h.id}`)" for h in found.chunks]
+        cost = estimate_tokens("\n".join(block))
+        if used + cost > budget_tokens:
+            lines.append(f"… {len(result.files) - n + 1} more files cut for the token budget")
+            break
+        lines += block
+        used += cost
+    return "\n".join(lines)
 
 
 def print_chunk(console: Console, hit: Hit) -> None:

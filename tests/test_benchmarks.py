@@ -1,0 +1,95 @@
+"""The dev-set builders and the quality harness in a tiny smoke form (the full sets run in
+benchmarks/run.py): extraction on small real-shaped sources, then baselines and mindex
+scored side by side on a three-query set over the fixture code."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+BENCHMARKS = Path(__file__).parent.parent / "benchmarks"
+sys.path.insert(0, str(BENCHMARKS))
+
+import bench_quality  # noqa: E402
+import devset_more  # noqa: E402
+
+TS = b"""import { x } from './x';
+
+/**
+ * Emits only the first value. Then completes.
+ * @param n how many
+ */
+export function first<T>(n: number): T;
+export function first<T>(n: number, d: T): T;
+export function first<T>(n: number, d?: T): T {
+  return d as T;
+}
+
+/** Too short. */
+function tiny() {}
+"""
+
+GO = b"""package cmd
+
+// Execute runs the command tree and returns the first error.
+func Execute(args []string) error {
+	return nil
+}
+
+// helper is undocumented in spirit
+func helper() {}
+"""
+
+
+def test_typescript_queries_span_overloads_and_comments_are_removed() -> None:
+    found, stripped = devset_more.typescript_functions(TS)
+    assert found == [("first", "Emits only the first value.", 7, 11)]
+    assert b"Emits" not in stripped and stripped.count(b"\n") == TS.count(b"\n")
+
+
+def test_go_queries_drop_the_leading_name() -> None:
+    found, stripped = devset_more.go_functions(GO)
+    assert found == [("Execute", "runs the command tree and returns the first error.", 4, 6)]
+    assert b"runs the command" not in stripped and stripped.count(b"\n") == GO.count(b"\n")
+
+
+def test_markdown_questions_and_links_resolve_against_the_docs_root() -> None:
+    lines = ["# Guide", "", "## How to pin versions", "See [versions](../config/pins.md#lock) and [/cli](/cli/about.md).",
+             "", "***Q***: Can I skip it?", "***A***: Yes, see [x](other.md)."]
+    questions = devset_more.markdown_questions("how-to/pins.md", lines)
+    assert [q[1] for q in questions] == ["Guide", "How to pin versions", "Can I skip it?"]
+    assert devset_more._resolve("how-to/pins.md", "../config/pins.md#lock") == "config/pins.md#lock"
+    assert devset_more._resolve("how-to/pins.md", "/cli/about.md") == "cli/about.md"
+    assert devset_more._resolve("how-to/pins.md", "https://example.org/x.md") is None
+
+
+def test_issue_text_drops_trailers_templates_and_file_names() -> None:
+    message = ("Fix pool reset on checkin (#123)\n\n<!-- template -->\nFixed issue in :func:`_orm.joinedload` where "
+               "lib/sqlalchemy/orm/strategies.py reset the pool.\n\nFixes: #9\nChange-Id: Iabc\n"
+               "Co-authored-by: A <a@b>\n### Checklist\n- [x] tests")
+    assert devset_more.issue_text(message) == ("Fix pool reset on checkin\n\nFixed issue in _orm.joinedload where "
+                                               " reset the pool.")
+
+
+def test_the_harness_scores_baselines_and_mindex_on_a_tiny_set(tmp_path: Path) -> None:
+    queries = [
+        {"qid": "1", "query": "clamp a number between a low and a high bound",
+         "relevant": [{"path": "sample.lua", "start_line": 3, "end_line": 5}]},
+        {"qid": "2", "query": "distance between two points",
+         "relevant": [{"path": "sample.jl", "start_line": 14, "end_line": 16}]},
+        {"qid": "3", "query": "free the memory of a buffer",
+         "relevant": [{"path": "sample.c", "start_line": 21, "end_line": 23}]},
+    ]
+    (tmp_path / "smoke.jsonl").write_text("".join(json.dumps(q) + "\n" for q in queries))
+    spec = bench_quality.DevSet("smoke", "code", "symbols", corpus=Path(__file__).parent / "fixtures" / "code",
+                                queries=tmp_path, work=tmp_path / "work")
+    report, facts = bench_quality.evaluate(spec, fresh=True, modes=("keyword", "hybrid"))
+    assert set(report) == {"bm25s", "minilm", "bm25s+minilm rrf", "mindex keyword", "mindex hybrid"}
+    assert facts["queries"] == 3 and facts["baseline chunks"] > 10
+    assert all(0.0 <= m["ndcg@10"] <= 1.0 for m in report.values())
+    assert report["mindex hybrid"]["recall@10"] == pytest.approx(1.0)
+    table = bench_quality.table(spec, report, facts)
+    assert "| mindex hybrid |" in table and "vs best baseline" in table

@@ -1,0 +1,134 @@
+"""Ranking parts: identifier words, query analysis, learned fusion arithmetic, files."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from mindex import Index
+from mindex.models import Hit
+from mindex.rank import Ranker, candidate_features, learned_fusion, load_ranker, query_words
+from mindex.search import fuse, group_by_file, query_terms, query_words as relaxed_words
+from mindex.serve.cli import cli
+from mindex.terms import embedding_text, identifier_parts, search_terms, split_identifiers
+
+
+@pytest.mark.parametrize("word, parts", [
+    ("getRandomString", ["get", "random", "string"]),
+    ("HTTPServerError", ["http", "server", "error"]),
+    ("parse_config_file", ["parse", "config", "file"]),
+    ("__init__", ["init"]),
+    ("utf8Decode2", ["utf8", "decode2"]),
+    ("plain", ["plain"]),
+    ("ÉtatMajor", ["état", "major"]),
+])
+def test_identifier_parts_split_camel_acronyms_snake_and_unicode(word: str, parts: list[str]) -> None:
+    assert identifier_parts(word) == parts
+
+
+def test_search_terms_hold_only_camel_case_parts_once() -> None:
+    terms = search_terms("src/sessionStore.ts › SessionStore", "function getSessionById(id) { return store_get(id) }")
+    assert terms.split() == ["session", "store", "get", "by", "id"]
+    assert search_terms("plain words and snake_case") == ""
+
+
+def test_embedding_text_spells_the_context_names_as_words() -> None:
+    assert split_identifiers("pkg/httpClient.go › Client.doRequest(r)") == "pkg/http client.go › Client.do request(r)"
+    text = embedding_text("pkg/httpClient.go › Client.doRequest(r)", "body")
+    assert text == "pkg/httpClient.go › Client.doRequest(r)\npkg/http client.go › Client.do request(r)\nbody"
+    assert embedding_text("guide.md › Install", "body") == "guide.md › Install\nbody"
+
+
+def test_query_terms_offer_camel_case_words_but_quoted_phrases_stay_exact() -> None:
+    assert query_terms("getRandomString") == ['("getRandomString" OR "get random string")']
+    assert query_terms('"getRandomString" limits') == ['"getRandomString"', '"limits"']
+    assert relaxed_words('"PoolTimeout" in userCache') == ['"PoolTimeout"', '"user"', '"cache"']
+
+
+def test_query_words_drop_question_filler_and_split_names() -> None:
+    assert query_words("How do I get the sessionStore size?") == frozenset({"session", "store", "size"})
+
+
+def _hit(cid: str, score: float, path: str = "a.py", kind: str = "code", text: str = "x", symbol: str | None = None) -> Hit:
+    return Hit(cid, "s", kind, path, cid, f"{path} › {cid}", 1, 2, None, score, "", text, symbol=symbol)
+
+
+def test_learned_fusion_with_rank_only_weights_is_rrf() -> None:
+    """A model that weighs the two reciprocal ranks the same orders exactly as RRF does."""
+    legs = {"keyword": [_hit("a", 9.0), _hit("b", 5.0), _hit("c", 1.0)],
+            "semantic": [_hit("c", 0.9), _hit("d", 0.8), _hit("a", 0.7)]}
+    model = Ranker(("kr", "sr"), np.zeros(2), np.ones(2), np.ones(2), {})
+    learned = learned_fusion("q", legs, {}, model)
+    assert [h.id for h in learned] == [h.id for h in fuse(legs, {}, 60)]
+    assert learned[0].explain == {"keyword": {"rank": 1, "score": 9.0}, "semantic": {"rank": 3, "score": 0.7},
+                                  "fused": round(1 / 61 + 1 / 63, 6)}
+    assert learned[0].score == pytest.approx(1 / 61 + 1 / 63)
+    keyword_only = learned_fusion("q", legs, {"semantic": 0.0}, model)
+    assert [h.id for h in keyword_only] == ["a", "b", "c"]
+
+
+def test_candidate_features_rank_score_and_code_coverage() -> None:
+    legs = {"keyword": [_hit("a", 10.0, text="def load_user_cache(): pass", symbol="load_user_cache"),
+                        _hit("b", 5.0, kind="docs", text="user cache")],
+            "semantic": [_hit("b", 0.9, kind="docs"), _hit("a", 0.6)]}
+    names = ("kr", "ks", "sr", "ss", "sgap", "both", "c_cov", "c_tcov", "c_scov")
+    hits, rows = candidate_features("load the user cache", legs, names)
+    row = dict(zip(names, rows[[h.id for h in hits].index("a")]))
+    assert row["kr"] == pytest.approx(1 / 61) and row["ks"] == 1.0 and row["sr"] == pytest.approx(1 / 62)
+    assert row["ss"] == 0.6 and row["sgap"] == pytest.approx(-0.3) and row["both"] == 1.0
+    assert row["c_cov"] == 1.0 and row["c_scov"] == 1.0 and row["c_tcov"] == 0.0
+    docs_row = dict(zip(names, rows[[h.id for h in hits].index("b")]))
+    assert docs_row["c_cov"] == 0.0  # coverage features are for code only
+
+
+def test_the_shipped_ranker_says_how_it_was_fitted_and_checked() -> None:
+    ranker = load_ranker()
+    assert len(ranker.features) == len(ranker.weights) == len(ranker.mean) == len(ranker.scale)
+    checked = ranker.about["leave_one_set_out"]
+    assert len(checked) >= 7 and sum(v["learned"] > v["rrf"] for v in checked.values()) >= len(checked) - 1
+
+
+def test_group_by_file_keeps_each_files_best_chunk_in_order() -> None:
+    hits = [_hit("a1", 3, "a.py"), _hit("b1", 2, "b.py"), _hit("a2", 1, "a.py")]
+    grouped = group_by_file(hits)
+    assert [h.id for h in grouped] == ["a1", "b1"]
+    assert grouped[0].explain == {"file": {"chunks": 2}}
+
+
+@pytest.fixture
+def repo_index(index: Index, tmp_path: Path) -> Index:
+    root = tmp_path / "repo"
+    (root / "auth").mkdir(parents=True)
+    (root / "auth" / "session.py").write_text(
+        "class SessionStore:\n    def expire_sessions(self, now):\n        '''Drop sessions past their expiry.'''\n"
+        "        return [s for s in self.sessions if s.expiry > now]\n\n\ndef session_clock():\n    return 0\n")
+    (root / "auth" / "tokens.py").write_text("def refresh_token(token):\n    return token + '!'\n")
+    (root / "billing.py").write_text("def charge(card, amount):\n    return amount\n")
+    index.add_source(root, name="repo", kind="code")
+    index.index()
+    return index
+
+
+def test_locate_names_files_chunks_and_the_definitions_the_text_uses(repo_index: Index) -> None:
+    issue = ("Sessions expire too early\n\nAfter the clock changes, expire_sessions drops sessions that are "
+             "still valid. SessionStore should compare the expiry correctly.")
+    result = repo_index.locate(issue, limit=3)
+    top = result.files[0]
+    assert top.path == "auth/session.py" and top.chunks
+    assert {"SessionStore", "SessionStore.expire_sessions"} <= set(top.symbols)
+    assert len({f.path for f in result.files}) == len(result.files)
+    grouped = repo_index.search(issue, group_by="file").hits
+    assert [h.path for h in grouped][:1] == ["auth/session.py"] and len({h.path for h in grouped}) == len(grouped)
+
+
+def test_locate_reads_the_issue_from_stdin_and_prints_json(repo_index: Index) -> None:
+    done = CliRunner().invoke(cli, ["--db", str(repo_index.db_path), "locate", "-", "--json", "-n", "2"],
+                              input="charge the card amount twice")
+    assert done.exit_code == 0, done.output
+    data = json.loads(done.stdout)
+    assert data["files"][0]["path"] == "billing.py" and data["files"][0]["symbols"] == ["charge"]
+    assert len(data["files"]) <= 2
