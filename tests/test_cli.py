@@ -134,7 +134,7 @@ def test_indexed_text_and_paths_print_literally(run, tmp_path: Path) -> None:  #
     run("index", "-q")
     for text in (run("search", "zebra"), run("search", "zebra", "--explain")):
         assert ":x:" in text and "[bold]hi[/bold]" in text and "❌" not in text and "👍" not in text
-    hit = json.loads(run("search", "zebra says", "--json"))["results"][0]
+    hit = json.loads(run("search", "zebra says", "--json", "--kind", "docs"))["results"][0]
     shown = run("get", hit["id"])
     assert "[bold]hi[/bold] :thumbs_up: [red] end." in shown and "Marks :x:" in shown
     assert "'[bold]x[/bold] :x:'" in run("grep", "zebra|bold")

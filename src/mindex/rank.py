@@ -4,7 +4,7 @@ search already has, instead of reciprocal rank fusion alone.
 Each candidate (a chunk either leg found) gets a few numbers: its reciprocal rank in each leg
 (what RRF adds up), its BM25 score relative to the query's best, its cosine and its distance
 to the best cosine, whether both legs found it, and, for code, how many of the query's words
-its text, its heading line and its symbol's name hold (identifier parts counted). The
+its text, its heading line and its symbol's name hold (as substrings, so camelCase parts count). The
 weights (`ranker.json` beside this file) were fitted by `benchmarks/train_ranker.py` with a
 listwise loss on the dev sets, each set weighing the same, and kept because they beat RRF on
 sets left out of the fit; the file records how.
@@ -95,12 +95,19 @@ def candidate_features(query: str, legs: dict[str, list[Hit]],
             "sgap": se[1] - best_cos if se else -1.0, "both": 1.0 if kw and se else 0.0,
         }
         if hit.kind == "code" and wanted:
-            heading = _words(f"{hit.title} {hit.context}")
-            values["c_cov"] = len(wanted & (heading | _words(hit.text))) / len(wanted)
-            values["c_tcov"] = len(wanted & heading) / len(wanted)
-            values["c_scov"] = len(wanted & _words(hit.symbol or "")) / len(wanted)
+            # Substring tests on lower-cased text: camelCase parts are substrings of their
+            # name, and this costs a fraction of tokenizing every candidate.
+            heading = f"{hit.title} {hit.context}".lower()
+            values["c_cov"] = _share(wanted, heading, hit.text.lower())
+            values["c_tcov"] = _share(wanted, heading)
+            values["c_scov"] = _share(wanted, (hit.symbol or "").lower())
         rows.append([values.get(name, 0.0) for name in names])
     return list(found.values()), np.asarray(rows, dtype=np.float64).reshape(len(found), len(names))
+
+
+def _share(wanted: frozenset[str], *texts: str) -> float:
+    """The share of the words in `wanted` that one of `texts` holds."""
+    return sum(1 for w in wanted if any(w in text for text in texts)) / len(wanted)
 
 
 def learned_fusion(query: str, legs: dict[str, list[Hit]], weights: dict[str, float],

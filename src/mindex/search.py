@@ -3,7 +3,9 @@
 Every word is quoted before it reaches FTS5, so quotes, operators, `C++`, `foo.bar()` and
 unicode never raise a syntax error. A run of word pieces glued by punctuation (`foo.bar`)
 becomes a phrase; `"quoted text"` stays a phrase; a trailing `*` asks for a prefix.
-All terms must match first (precise); if that finds too few, any-term matches fill up.
+Chunks are ranked by BM25 over any of the terms (chunks holding all of them score highest);
+if that finds too few, single words fill up. On every dev set this ranks at least as well
+as requiring all terms first (benchmarks/README.md).
 """
 
 from __future__ import annotations
@@ -90,24 +92,20 @@ def lexical_search(
     language: str | None = None,
     symbol_kind: str | None = None,
 ) -> SearchResult:
-    """BM25 keyword search: all-terms matches first, then any-term matches, then matches of
-    any single word (phrases glued by punctuation, `sorted(chain(*groups))`, come apart)."""
+    """BM25 keyword search over any of the query's terms, then matches of any single word
+    when that finds too few (phrases glued by punctuation, `sorted(chain(*groups))`, come
+    apart)."""
     started = time.perf_counter()
     terms = query_terms(query)
     if not terms:
         return SearchResult(query, "keyword", 0.0, (), note="the query has no searchable words")
     wanted = offset + limit
     filters = {"source": source, "kind": kind, "path": path, "language": language, "symbol_kind": symbol_kind}
-    hits: list[Hit] = store.keyword_search(" AND ".join(terms), wanted, 0, **filters)
-    relaxed = [" OR ".join(terms)] if len(terms) > 1 else []
+    hits: list[Hit] = store.keyword_search(" OR ".join(terms), wanted, 0, **filters)
     words = query_words(query)
-    if set(words) != set(terms):
-        relaxed.append(" OR ".join(words))
-    for match in relaxed:
-        if len(hits) >= wanted:
-            break
+    if len(hits) < wanted and set(words) != set(terms):
         seen = {hit.id for hit in hits}
-        extra = store.keyword_search(match, wanted, 0, **filters)
+        extra = store.keyword_search(" OR ".join(words), wanted, 0, **filters)
         # A looser match ranks below every stricter one; its score is kept under theirs so
         # scores still fall down the list.
         for hit in extra:
