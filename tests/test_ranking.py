@@ -12,7 +12,7 @@ from click.testing import CliRunner
 from mindex import Index
 from mindex.models import Hit
 from mindex.rank import Ranker, candidate_features, learned_fusion, load_ranker, query_words
-from mindex.search import fuse, group_by_file, query_terms, query_words as relaxed_words
+from mindex.search import collapse_sections, fuse, group_by_file, query_terms, query_words as relaxed_words
 from mindex.serve.cli import cli
 from mindex.terms import embedding_text, identifier_parts, search_terms, split_identifiers
 
@@ -132,3 +132,17 @@ def test_locate_reads_the_issue_from_stdin_and_prints_json(repo_index: Index) ->
     data = json.loads(done.stdout)
     assert data["files"][0]["path"] == "billing.py" and data["files"][0]["symbols"] == ["charge"]
     assert len(data["files"]) <= 2
+
+
+def test_collapse_sections_keeps_one_piece_of_each_section() -> None:
+    long_function = [_hit("f1", 3, "a.py"), _hit("g", 2, "a.py"), _hit("f2", 1, "a.py")]
+    long_function = [long_function[0], long_function[1], replace_context(long_function[2], "a.py › f1")]
+    collapsed = collapse_sections(long_function)
+    assert [h.id for h in collapsed] == ["f1", "g"]
+    assert collapsed[0].explain == {"section": {"chunks": 2}} and collapsed[1].explain is None
+
+
+def replace_context(hit: Hit, context: str) -> Hit:
+    from dataclasses import replace
+
+    return replace(hit, context=context)

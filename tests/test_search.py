@@ -7,7 +7,7 @@ import pytest
 from mindex import Index
 from mindex.errors import ConfigError, UnsupportedModeError
 from mindex.models import Hit
-from mindex.search import decay, merge_adjacent, query_terms
+from mindex.search import decay, make_snippet, merge_adjacent, query_terms
 
 HOSTILE = [
     'C++', 'foo.bar()', '"unterminated', 'AND', 'OR NOT', 'NEAR(a b)', '*', '-', '^start', 'col:value',
@@ -43,8 +43,16 @@ def test_headings_weigh_more_than_body(indexed: Index) -> None:
 
 
 def test_snippet_highlights_matches(indexed: Index) -> None:
-    (hit, *_) = indexed.search("PoolTimeout").hits
-    assert "**PoolTimeout**" in hit.snippet
+    hits = indexed.search("pool size").hits
+    assert "## **Pool** **size** `**pool_size**` caps" in hits[0].snippet
+    assert make_snippet("waiting longer raises PoolTimeout.", "PoolTimeout") == "waiting longer raises **PoolTimeout**."
+
+
+def test_a_snippet_shows_the_densest_run_of_query_words() -> None:
+    text = " ".join(["filler"] * 40 + ["the", "retry", "backoff", "doubles", "each", "retries"] + ["tail"] * 40)
+    snippet = make_snippet(text, "retry backoff")
+    assert snippet.startswith("…") and snippet.endswith("…")
+    assert "**retry** **backoff** doubles each **retries**" in snippet
 
 
 def test_filters_by_source_kind_and_path(indexed: Index, tmp_path) -> None:  # type: ignore[no-untyped-def]

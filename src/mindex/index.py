@@ -30,12 +30,14 @@ from mindex.rerank import Reranker, apply_rerank, build_reranker
 from mindex.search import (
     VectorIndex,
     decay,
+    collapse_sections,
     expand,
     group_by_file,
     hybrid_search,
     lexical_search,
     merge_adjacent,
     semantic_search,
+    with_snippets,
 )
 from mindex.sources import SOURCE_KINDS
 from mindex.store import SQLiteStore, Store
@@ -341,6 +343,8 @@ class Index:
         depth = max(wanted, conf.rerank.candidates, 50) if (reranker or merge or hops) else wanted
         if group_by:
             depth = max(depth, 10 * wanted, 100)  # several chunks a file: look deeper
+        elif not merge:
+            depth = max(depth, 2 * wanted)  # room to refill after pieces of one section collapse
         result, vectors = self._retrieve(query, depth, mode, source, kind, path, weights, language, symbol_kind)
         started = time.perf_counter()
         hits, notes = list(result.hits), [result.note] if result.note else []
@@ -358,10 +362,13 @@ class Index:
             hits = expand(self.store, vectors, hits)
         if merge:
             hits = merge_adjacent(hits)
+        elif not group_by:
+            hits = collapse_sections(hits)
         if group_by:
             hits = group_by_file(hits)
+        page = with_snippets(hits[offset:wanted], query)
         took = result.took_ms + (time.perf_counter() - started) * 1000
-        return replace(result, hits=tuple(hits[offset:wanted]), took_ms=took, note="; ".join(notes) or None)
+        return replace(result, hits=tuple(page), took_ms=took, note="; ".join(notes) or None)
 
     def locate(
         self, query: str, limit: int = 10, mode: str | None = None, source: str | None = None,
@@ -402,7 +409,8 @@ class Index:
         symbol_kind: str | None = None,
     ) -> tuple[SearchResult, VectorIndex | None]:
         """The first `depth` candidates of the chosen mode, and the vectors if any."""
-        filters = {"source": source, "kind": kind, "path": path, "language": language, "symbol_kind": symbol_kind}
+        filters: dict[str, Any] = {"source": source, "kind": kind, "path": path, "language": language,
+                                   "symbol_kind": symbol_kind}
         if mode == "keyword":
             return lexical_search(self.store, query, depth, 0, **filters), None
         embedder = self._pinned_embedder()

@@ -10,9 +10,6 @@ from typing import Any, Protocol
 
 from mindex.models import Document, Hit, SkippedFile, Source, SourceStats
 
-# Every backend marks matches in snippets with these; search turns them into `**`.
-SNIPPET_OPEN, SNIPPET_CLOSE = "\x01", "\x02"
-
 ChunkSpan = tuple[int, int, str, str | None]
 """(start line, end line, chunk id, symbol) of one chunk, as `chunk_spans` returns them."""
 
