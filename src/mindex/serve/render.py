@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from rich import box
@@ -168,14 +168,20 @@ def locate_markdown(result: LocateResult, budget_tokens: int) -> str:
     """Agent-facing markdown for `locate_files`: files best first, their chunks and names."""
     if not result.files:
         return "No files found for this text. Try other words, or fewer filters."
-    lines = [f"{count(len(result.files), 'file')} ({result.mode}, {result.took_ms:.0f} ms), most likely first:"]
-    used = estimate_tokens(lines[0])
-    for n, found in enumerate(result.files, 1):
-        block = [f"{n}. `{found.path}` ({found.source})" + (f" — defines {', '.join(found.symbols)}" if found.symbols else "")]
-        block += [f"   - lines {h.start_line}-{h.end_line}: {h.context} (chunk `{h.id}`)" for h in found.chunks]
+    blocks = [[f"{n}. `{found.path}` ({found.source})" + (f" — defines {', '.join(found.symbols)}" if found.symbols else ""),
+               *(f"   - lines {h.start_line}-{h.end_line}: {h.context} (chunk `{h.id}`)" for h in found.chunks)]
+              for n, found in enumerate(result.files, 1)]
+    head = f"{count(len(result.files), 'file')} ({result.mode}, {result.took_ms:.0f} ms), most likely first:"
+    return _within_budget(head, blocks, budget_tokens, lambda left: f"… {count(left, 'more file')} cut for the token budget")
+
+
+def _within_budget(head: str, blocks: list[list[str]], budget_tokens: int, cut: Callable[[int], str]) -> str:
+    """`head`, then whole blocks of lines while they fit the budget, then `cut(blocks left)`."""
+    lines, used = [head], estimate_tokens(head)
+    for n, block in enumerate(blocks):
         cost = estimate_tokens("\n".join(block))
         if used + cost > budget_tokens:
-            lines.append(f"… {len(result.files) - n + 1} more files cut for the token budget")
+            lines.append(cut(len(blocks) - n))
             break
         lines += block
         used += cost
@@ -293,22 +299,18 @@ def print_eval(console: Console, reports: list[RunReport], by: dict[str, list[di
 
 def grep_markdown(result: GrepResult, budget_tokens: int) -> str:
     """grep matches as `path:line: text` lines within the budget."""
-    lines = [f"{count(len(result.matches), 'match')} in {count(result.files_searched, 'file')} searched"
-             + (" (stopped at the limit)" if result.truncated else "")]
-    used = estimate_tokens(lines[0])
-    for n, match in enumerate(result.matches):
+    blocks = []
+    for match in result.matches:
         block = [f"{match.path}-{k}- {t}" for k, t in match.before]
         block += [f"{match.path}:{match.line + k}: {t}" for k, t in enumerate(match.text.split("\n"))]
         block += [f"{match.path}-{k}- {t}" for k, t in match.after]
         if match.symbol:
             block[0] += f"    [in {match.symbol}, chunk {match.chunk_id}]"
-        cost = estimate_tokens("\n".join(block))
-        if used + cost > budget_tokens:
-            lines.append(f"… {len(result.matches) - n} more matches cut for the token budget; narrow with path")
-            break
-        lines += block
-        used += cost
-    return "\n".join(lines)
+        blocks.append(block)
+    head = (f"{count(len(result.matches), 'match')} in {count(result.files_searched, 'file')} searched"
+            + (" (stopped at the limit)" if result.truncated else ""))
+    return _within_budget(head, blocks, budget_tokens,
+                          lambda left: f"… {count(left, 'more match')} cut for the token budget; narrow with path")
 
 
 def symbols_markdown(symbols: Sequence[Any]) -> str:
