@@ -9,7 +9,18 @@ from pathlib import Path
 import pytest
 
 import mindex
-from mindex.config import EmbedSettings, find_project_root, load_settings, resolve_db_path
+from mindex.config import (
+    EmbedSettings,
+    IndexSettings,
+    RerankSettings,
+    SearchSettings,
+    SecretStr,
+    Settings,
+    find_project_root,
+    load_settings,
+    resolve_db_path,
+    settings_view,
+)
 from mindex.errors import ConfigError
 
 
@@ -115,3 +126,30 @@ def test_tests_run_in_a_throwaway_home_not_the_users() -> None:
     assert Path.home() == home and Path.cwd() != Path(__file__).parent.parent
     models_dir = EmbedSettings().models_dir
     assert models_dir is not None and models_dir.is_relative_to(tempfile.gettempdir())
+
+
+def test_files_and_environment_are_typed_checked_and_name_the_bad_key(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    write(tmp_path / ".mindex/config.toml", "[search.rerank]\nprovder = 'local'\n")
+    with pytest.raises(ConfigError, match=r"search\.rerank\.provder: not a setting"):
+        load_settings(cwd=tmp_path)
+    write(tmp_path / ".mindex/config.toml", "[search]\nmerge_adjacent = 'yes'\nrrf_k = 30.0\n")
+    monkeypatch.setenv("MINDEX_SEARCH__HALF_LIFE_DAYS__DOCS", "7")
+    monkeypatch.setenv("MINDEX_EMBED__API_KEY", "sk-env")
+    monkeypatch.setenv("MINDEX_CONFIG_UNRELATED", "ignored")
+    settings = load_settings(cwd=tmp_path)
+    assert settings.search.merge_adjacent is True and settings.search.rrf_k == 30
+    assert settings.search.half_life_days == {"memory": 30.0, "changelog": 180.0, "docs": 7.0}
+    assert settings.embed.api_key is not None and settings.embed.api_key.get_secret_value() == "sk-env"
+    assert "sk-env" not in repr(settings) and "sk-env" not in str(settings_view(settings))
+    monkeypatch.setenv("MINDEX_INDEX__WORKERS", "two")
+    with pytest.raises(ConfigError, match=r"index\.workers: should be an integer, not 'two'"):
+        load_settings(cwd=tmp_path)
+
+
+def test_sections_built_in_python_check_their_values_too() -> None:
+    assert Settings(serve={"token_budget": 300}).serve.token_budget == 300  # type: ignore[arg-type]
+    assert RerankSettings(api_key="k").api_key == SecretStr("k")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="chunk_size: should be greater than or equal to 200"):
+        IndexSettings(chunk_size=10)
+    with pytest.raises(ValueError, match="fusion: should be one of 'learned', 'rrf'"):
+        SearchSettings(fusion="best")

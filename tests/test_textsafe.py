@@ -11,7 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 from mindex.serve.cli import cli
-from mindex.textsafe import escape_surrogates
+from mindex.textsafe import escape_surrogates, markup_escape
 
 BAD_QUERY = "json\udcff"  # what Python makes of the argument b"json\xff"
 
@@ -63,3 +63,14 @@ def test_grep_with_undecodable_pattern_and_names_prints_json_and_text(tree: Path
     assert "m\\xe9.py:1:def json_thing():" in _run("grep", "json")
     result = CliRunner().invoke(cli, ["grep", "json\udcff", "--json"], catch_exceptions=False)
     assert result.exit_code == 3 and json.loads(result.stdout)["matches"] == []
+
+
+@pytest.mark.parametrize("text", ["[bold]x[/]", "a\\[b]", "ends\\", "ends\\\\", "[1] y", "\\\\[red]z", "[#fff]",
+                                  "[@click]", "x[/", "no brackets", "[[a]]", "é [link=x]", "x = a + \\"])
+def test_markup_escape_prints_text_literally_alone_and_inside_markup(text: str) -> None:
+    from rich.console import Console
+
+    for shown in (markup_escape(text), f"[bold]{markup_escape(text)}[/] [dim]tail[/]"):
+        console = Console(record=True, width=200)
+        console.print(shown, highlight=False)
+        assert console.export_text().rstrip("\n") in (text, f"{text} tail")

@@ -10,10 +10,33 @@ The library API: open an `Index`, register sources, index them, search.
             print(hit.path, hit.start_line, hit.snippet)
 """
 
-from mindex.config import IndexSettings, Settings, load_settings
-from mindex.errors import MindexError
-from mindex.index import Index
-from mindex.models import Hit, IndexReport, SearchResult, SkippedFile, Source, SourceStats
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from mindex.config import IndexSettings, Settings, load_settings
+    from mindex.errors import MindexError
+    from mindex.index import Index
+    from mindex.models import Hit, IndexReport, SearchResult, SkippedFile, Source, SourceStats
+
+# Names are imported on first use, so `import mindex.x` (and every `mindex` command) pays
+# only for the modules it needs.
+_LAZY = {
+    "IndexSettings": "mindex.config", "Settings": "mindex.config", "load_settings": "mindex.config",
+    "MindexError": "mindex.errors", "Index": "mindex.index",
+    **dict.fromkeys(("Hit", "IndexReport", "SearchResult", "SkippedFile", "Source", "SourceStats"), "mindex.models"),
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'mindex' has no attribute {name!r}")
+    from importlib import import_module
+
+    value = getattr(import_module(module), name)
+    globals()[name] = value
+    return value
+
 
 __version__ = "0.1.0"
 

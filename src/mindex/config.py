@@ -4,26 +4,23 @@ Precedence, lowest first (as the core issue specifies): the project file
 `.mindex/config.toml`, the user file (`~/.config/mindex/config.toml` or `$MINDEX_CONFIG`),
 `MINDEX_*` environment variables (nested keys with `__`, e.g. `MINDEX_INDEX__CHUNK_SIZE`),
 then command-line flags.
+
+Each section is a dataclass whose fields carry their bounds and a description; `_build`
+turns the merged layers (TOML values, environment strings) into sections, checking every
+value and naming the key of each problem. Plain dataclasses instead of a validation library
+keep every command's start-up short (this module is read before anything else runs).
 """
 
 from __future__ import annotations
 
+import json
 import os
+import sys
 import tomllib
-import typing
 from contextvars import ContextVar
+from dataclasses import MISSING, asdict, dataclass, field, fields
 from pathlib import Path
-from typing import Any, Literal
-
-import platformdirs
-import tomli_w
-from pydantic import BaseModel, Field, SecretStr, ValidationError, field_validator, model_validator
-from pydantic_settings import (
-    BaseSettings,
-    PydanticBaseSettingsSource,
-    SettingsConfigDict,
-    TomlConfigSettingsSource,
-)
+from typing import Any, ClassVar
 
 from mindex.errors import ConfigError
 
@@ -31,20 +28,114 @@ STATE_DIR = ".mindex"
 DB_NAME = "index.db"
 
 
-class IndexSettings(BaseModel):
+class SecretStr:
+    """A key that never shows in a repr, a log or `config show`."""
+
+    __slots__ = ("_value",)
+
+    def __init__(self, value: str) -> None:
+        self._value = value
+
+    def get_secret_value(self) -> str:
+        return self._value
+
+    def __repr__(self) -> str:
+        return "SecretStr('**********')"
+
+    def __str__(self) -> str:
+        return "**********" if self._value else ""
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, SecretStr) and other._value == self._value
+
+    def __hash__(self) -> int:
+        return hash(self._value)
+
+
+class InvalidSettings(ValueError):
+    """One or more values refused; each problem is `key: what is wrong`."""
+
+    def __init__(self, problems: list[str]) -> None:
+        super().__init__("; ".join(problems))
+        self.problems = problems
+
+
+def setting(default: Any = None, *, ge: float | None = None, le: float | None = None, gt: float | None = None,
+            choices: tuple[str, ...] | None = None, doc: str = "", factory: Any = None) -> Any:
+    """A field with its bounds and description (read by `_build` and `config` commands)."""
+    meta = {"ge": ge, "le": le, "gt": gt, "choices": choices, "doc": doc}
+    if factory is not None:
+        return field(default_factory=factory, metadata=meta)
+    return field(default=default, metadata=meta)
+
+
+class Section:
+    """What every settings section shares: values checked after construction."""
+
+    SECTIONS: ClassVar[dict[str, type[Section]]] = {}
+
+    def __init_subclass__(cls) -> None:
+        Section.SECTIONS[cls.__name__] = cls
+
+    def __post_init__(self) -> None:
+        # Values given in Python are taken as a file's would be: "k" for a key, a dict
+        # for a section (`Settings(serve={"token_budget": 200})`), "3" for a number.
+        problems: list[str] = []
+        for f in fields(self):  # type: ignore[arg-type]
+            value = _coerce(getattr(self, f.name), str(f.type), f.name, problems)
+            if value is MISSING:
+                continue
+            setattr(self, f.name, value)
+            problem = _out_of_bounds(value, f.metadata)
+            if problem:
+                problems.append(f"{f.name}: {problem}")
+        if problems:
+            raise InvalidSettings(problems)
+        self._finish()
+
+    def _finish(self) -> None:
+        """Checks across fields and derived defaults; raise ValueError with the message."""
+
+
+def _out_of_bounds(value: Any, meta: Any) -> str | None:
+    if value is None or isinstance(value, bool) or not meta:
+        return None
+    if meta.get("choices") and value not in meta["choices"]:
+        return "should be one of " + ", ".join(repr(c) for c in meta["choices"])
+    if isinstance(value, (int, float)):
+        for bound, test, words in (("ge", value.__ge__, "greater than or equal to"),
+                                   ("le", value.__le__, "less than or equal to"),
+                                   ("gt", value.__gt__, "greater than")):
+            limit = meta.get(bound)
+            if limit is not None and not test(limit):
+                return f"should be {words} {limit:g}"
+    return None
+
+
+def _user_dir(kind: str) -> Path:
+    """The user's config or cache folder for mindex (XDG on Linux; platformdirs elsewhere)."""
+    if sys.platform.startswith("linux"):
+        variable, fallback = {"config": ("XDG_CONFIG_HOME", ".config"), "cache": ("XDG_CACHE_HOME", ".cache")}[kind]
+        base = os.environ.get(variable, "").strip()
+        return Path(base if base else Path.home() / fallback) / "mindex"
+    import platformdirs
+
+    return Path(platformdirs.user_config_dir("mindex") if kind == "config" else platformdirs.user_cache_dir("mindex"))
+
+
+@dataclass
+class IndexSettings(Section):
     """How documents become chunks."""
 
-    chunk_size: int = Field(1500, ge=200, le=20000)
-    chunk_overlap: int = Field(200, ge=0, le=5000)
-    max_file_bytes: int = Field(20 * 1024 * 1024, ge=1024)
-    workers: int = Field(0, ge=0, description="parser processes; 0 = one per core")
-    lock_timeout: float = Field(30.0, ge=0, description="seconds a writer waits for the lock")
+    chunk_size: int = setting(1500, ge=200, le=20000)
+    chunk_overlap: int = setting(200, ge=0, le=5000)
+    max_file_bytes: int = setting(20 * 1024 * 1024, ge=1024)
+    workers: int = setting(0, ge=0, doc="parser processes; 0 = one per core")
+    lock_timeout: float = setting(30.0, ge=0, doc="seconds a writer waits for the lock")
 
-    @model_validator(mode="after")
-    def _overlap_below_size(self) -> IndexSettings:
+    def _finish(self) -> None:
         if self.chunk_overlap >= self.chunk_size // 2:
-            raise ValueError("index.chunk_overlap must be under half of index.chunk_size")
-        return self
+            raise InvalidSettings(["index.chunk_overlap must be under half of index.chunk_size"])
 
 
 # The model each provider uses when embed.model is not set.
@@ -66,149 +157,272 @@ def _key_from_env(given: SecretStr | None, variable: str | None) -> SecretStr | 
     return SecretStr(value) if value else given
 
 
-class ContextSettings(BaseModel):
+@dataclass
+class ContextSettings(Section):
     """Optional LLM-written context per chunk, embedded before the chunk (off by default)."""
 
-    provider: str = Field("none", description="none, or llm (any OpenAI-compatible chat endpoint)")
-    base_url: str | None = Field(None, description="chat endpoint base, with /v1")
-    model: str = Field("", description="chat model that writes the context")
-    api_key: SecretStr | None = None
-    api_key_env: str | None = Field(None, description="variable holding the key; default OPENAI_API_KEY")
-    concurrency: int = Field(4, ge=1, le=64)
-    timeout: float = Field(60.0, gt=0)
-    retries: int = Field(4, ge=0, le=20)
-    backoff: float = Field(0.5, ge=0)
-    max_requests: int | None = Field(None, ge=1, description="stop a run after this many chat requests")
-    max_tokens: int | None = Field(None, ge=1, description="stop a run after about this many tokens")
+    provider: str = setting("none", doc="none, or llm (any OpenAI-compatible chat endpoint)")
+    base_url: str | None = setting(None, doc="chat endpoint base, with /v1")
+    model: str = setting("", doc="chat model that writes the context")
+    api_key: SecretStr | None = setting(None)
+    api_key_env: str | None = setting(None, doc="variable holding the key; default OPENAI_API_KEY")
+    concurrency: int = setting(4, ge=1, le=64)
+    timeout: float = setting(60.0, gt=0)
+    retries: int = setting(4, ge=0, le=20)
+    backoff: float = setting(0.5, ge=0)
+    max_requests: int | None = setting(None, ge=1, doc="stop a run after this many chat requests")
+    max_tokens: int | None = setting(None, ge=1, doc="stop a run after about this many tokens")
 
-    @model_validator(mode="after")
-    def _key(self) -> ContextSettings:
+    def _finish(self) -> None:
         if self.provider != "none":
             self.api_key = _key_from_env(self.api_key, self.api_key_env or "OPENAI_API_KEY")
-        return self
 
 
-class EmbedSettings(BaseModel):
+@dataclass
+class EmbedSettings(Section):
     """Which embedding model makes vectors, and how (local ONNX or an HTTP provider)."""
 
-    provider: str = Field("onnx", description="onnx (local), ollama, openai, voyage, or none")
-    model: str = Field("", description="model name, or a folder with model.onnx; empty: provider default")
-    batch_size: int | None = Field(None, ge=1, le=2048, description="texts a request; empty: provider default")
-    threads: int = Field(0, ge=0, description="ONNX Runtime threads; 0 = one per core")
-    models_dir: Path | None = Field(None, description="where `models add` keeps converted models; empty: user cache")
-    base_url: str | None = Field(None, description="HTTP providers: server URL (OpenAI-compatible: with /v1)")
-    api_key: SecretStr | None = Field(None, description="HTTP providers: key (prefer api_key_env)")
-    api_key_env: str | None = Field(None, description="variable holding the key; default OPENAI_API_KEY / VOYAGE_API_KEY")
-    dimensions: int | None = Field(None, ge=1, description="ask the provider for this many dimensions")
-    concurrency: int = Field(2, ge=1, le=64, description="HTTP requests in flight at once")
-    timeout: float = Field(60.0, gt=0, description="seconds to wait for one HTTP answer")
-    retries: int = Field(4, ge=0, le=20, description="retries on 429, 5xx, timeouts, dropped connections")
-    backoff: float = Field(0.5, ge=0, description="first retry wait in seconds; doubles, with jitter")
-    max_requests: int | None = Field(None, ge=1, description="stop an embedding run after this many requests")
-    max_tokens: int | None = Field(None, ge=1, description="stop an embedding run after about this many tokens")
-    query_prefix: str | None = Field(None, description="instruction put before queries (e5: 'query: ')")
-    document_prefix: str | None = Field(None, description="instruction put before documents (e5: 'passage: ')")
-    context: ContextSettings = ContextSettings()
+    provider: str = setting("onnx", doc="onnx (local), ollama, openai, voyage, or none")
+    model: str = setting("", doc="model name, or a folder with model.onnx; empty: provider default")
+    batch_size: int | None = setting(None, ge=1, le=2048, doc="texts a request; empty: provider default")
+    threads: int = setting(0, ge=0, doc="ONNX Runtime threads; 0 = one per core")
+    models_dir: Path | None = setting(None, doc="where `models add` keeps converted models; empty: user cache")
+    base_url: str | None = setting(None, doc="HTTP providers: server URL (OpenAI-compatible: with /v1)")
+    api_key: SecretStr | None = setting(None, doc="HTTP providers: key (prefer api_key_env)")
+    api_key_env: str | None = setting(None, doc="variable holding the key; default OPENAI_API_KEY / VOYAGE_API_KEY")
+    dimensions: int | None = setting(None, ge=1, doc="ask the provider for this many dimensions")
+    concurrency: int = setting(2, ge=1, le=64, doc="HTTP requests in flight at once")
+    timeout: float = setting(60.0, gt=0, doc="seconds to wait for one HTTP answer")
+    retries: int = setting(4, ge=0, le=20, doc="retries on 429, 5xx, timeouts, dropped connections")
+    backoff: float = setting(0.5, ge=0, doc="first retry wait in seconds; doubles, with jitter")
+    max_requests: int | None = setting(None, ge=1, doc="stop an embedding run after this many requests")
+    max_tokens: int | None = setting(None, ge=1, doc="stop an embedding run after about this many tokens")
+    query_prefix: str | None = setting(None, doc="instruction put before queries (e5: 'query: ')")
+    document_prefix: str | None = setting(None, doc="instruction put before documents (e5: 'passage: ')")
+    context: ContextSettings = setting(factory=ContextSettings)
 
-    @model_validator(mode="after")
-    def _defaults(self) -> EmbedSettings:
+    def _finish(self) -> None:
         if self.models_dir is None:
-            self.models_dir = Path(platformdirs.user_cache_dir("mindex")) / "models"
+            self.models_dir = _user_dir("cache") / "models"
         if not self.model:
             self.model = DEFAULT_MODELS.get(self.provider, "")
         self.api_key = _key_from_env(self.api_key, self.api_key_env or _KEY_ENV.get(self.provider))
-        return self
-
-
-class RerankSettings(BaseModel):
-    """Optional second-stage ranking of the top fused candidates (off by default)."""
-
-    provider: str = Field("none", description="none, local, http (Cohere/TEI auto), tei, cohere, voyage, llm")
-    model: str = Field("", description="local: a model from `models add`; remote: the model name")
-    base_url: str | None = Field(None, description="http/tei/llm: server URL (llm: OpenAI-compatible, with /v1)")
-    api_key: SecretStr | None = None
-    api_key_env: str | None = Field(None, description="variable holding the key; default COHERE_API_KEY / VOYAGE_API_KEY / OPENAI_API_KEY")
-    candidates: int = Field(30, ge=2, le=200, description="how many fused results are reranked")
-    timeout: float = Field(5.0, gt=0, description="seconds before falling back to the fused order")
-    batch_size: int = Field(16, ge=1, le=256, description="local: pairs per model run")
-
-    @model_validator(mode="after")
-    def _key(self) -> RerankSettings:
-        self.api_key = _key_from_env(self.api_key, self.api_key_env or _RERANK_KEY_ENV.get(self.provider))
-        return self
 
 
 _RERANK_KEY_ENV = {"cohere": "COHERE_API_KEY", "voyage": "VOYAGE_API_KEY", "llm": "OPENAI_API_KEY"}
 
 
+@dataclass
+class RerankSettings(Section):
+    """Optional second-stage ranking of the top fused candidates (off by default)."""
+
+    provider: str = setting("none", doc="none, local, http (Cohere/TEI auto), tei, cohere, voyage, llm")
+    model: str = setting("", doc="local: a model from `models add`; remote: the model name")
+    base_url: str | None = setting(None, doc="http/tei/llm: server URL (llm: OpenAI-compatible, with /v1)")
+    api_key: SecretStr | None = setting(None)
+    api_key_env: str | None = setting(
+        None, doc="variable holding the key; default COHERE_API_KEY / VOYAGE_API_KEY / OPENAI_API_KEY")
+    candidates: int = setting(30, ge=2, le=200, doc="how many fused results are reranked")
+    timeout: float = setting(5.0, gt=0, doc="seconds before falling back to the fused order")
+    batch_size: int = setting(16, ge=1, le=256, doc="local: pairs per model run")
+
+    def _finish(self) -> None:
+        self.api_key = _key_from_env(self.api_key, self.api_key_env or _RERANK_KEY_ENV.get(self.provider))
+
+
 DEFAULT_HALF_LIVES: dict[str, float] = {"memory": 30.0, "changelog": 180.0}
 
 
-class SearchSettings(BaseModel):
+@dataclass
+class SearchSettings(Section):
     """How results are fused and ranked."""
 
-    fusion: Literal["learned", "rrf"] = Field(
-        "learned", description="how hybrid combines its legs: learned (the shipped ranker) or rrf")
-    rrf_k: int = Field(60, ge=1, description="reciprocal rank fusion constant (fusion = rrf)")
-    keyword_weight: float = Field(1.0, ge=0, description="weight of the keyword leg in fusion")
-    semantic_weight: float = Field(1.0, ge=0, description="weight of the vector leg in fusion")
-    merge_adjacent: bool = Field(False, description="merge neighbouring chunks of one file into one result")
-    half_life_days: dict[str, float] = Field(
-        default_factory=lambda: dict(DEFAULT_HALF_LIVES),
-        description="recency decay per source kind (none for code and docs); 0 turns it off",
-    )
-    rerank: RerankSettings = RerankSettings()
+    fusion: str = setting("learned", choices=("learned", "rrf"),
+                          doc="how hybrid combines its legs: learned (the shipped ranker) or rrf")
+    rrf_k: int = setting(60, ge=1, doc="reciprocal rank fusion constant (fusion = rrf)")
+    keyword_weight: float = setting(1.0, ge=0, doc="weight of the keyword leg in fusion")
+    semantic_weight: float = setting(1.0, ge=0, doc="weight of the vector leg in fusion")
+    merge_adjacent: bool = setting(False, doc="merge neighbouring chunks of one file into one result")
+    half_life_days: dict[str, float] = setting(
+        factory=lambda: dict(DEFAULT_HALF_LIVES),
+        doc="recency decay per source kind (none for code and docs); 0 turns it off")
+    rerank: RerankSettings = setting(factory=RerankSettings)
 
-    @field_validator("half_life_days", mode="before")
-    @classmethod
-    def _merge_half_lives(cls, given: Any) -> Any:
-        """A table in a file or the environment adds to the defaults instead of replacing
-        them (set a kind to 0 to turn its decay off)."""
-        return {**DEFAULT_HALF_LIVES, **given} if isinstance(given, dict) else given
+    def _finish(self) -> None:
+        # A table in a file or the environment adds to the defaults instead of replacing
+        # them (set a kind to 0 to turn its decay off).
+        self.half_life_days = {**DEFAULT_HALF_LIVES, **self.half_life_days}
+        bad = [kind for kind, days in self.half_life_days.items() if days < 0]
+        if bad:
+            raise InvalidSettings([f"search.half_life_days.{bad[0]}: should be greater than or equal to 0"])
 
 
-
-class ServeSettings(BaseModel):
+@dataclass
+class ServeSettings(Section):
     """How the MCP server answers."""
 
-    token_budget: int = Field(4000, ge=200, description="max tokens (chars/4) of a tool answer")
-    host: str = "127.0.0.1"
-    port: int = Field(8765, ge=1, le=65535)
-    token: str | None = Field(None, description="bearer token the HTTP server requires")
+    token_budget: int = setting(4000, ge=200, doc="max tokens (chars/4) of a tool answer")
+    host: str = setting("127.0.0.1")
+    port: int = setting(8765, ge=1, le=65535)
+    token: str | None = setting(None, doc="bearer token the HTTP server requires")
 
 
-class Settings(BaseSettings):
+@dataclass
+class Settings(Section):
     """Every setting mindex reads; see the module docstring for precedence."""
 
-    model_config = SettingsConfigDict(
-        env_prefix="MINDEX_", env_nested_delimiter="__", extra="forbid"
-    )
-
-    db: Path | None = None
-    index: IndexSettings = IndexSettings()
-    embed: EmbedSettings = EmbedSettings()
-    search: SearchSettings = SearchSettings()
-    serve: ServeSettings = ServeSettings()
-
-    @classmethod
-    def settings_customise_sources(
-        cls,
-        settings_cls: type[BaseSettings],
-        init_settings: PydanticBaseSettingsSource,
-        env_settings: PydanticBaseSettingsSource,
-        dotenv_settings: PydanticBaseSettingsSource,
-        file_secret_settings: PydanticBaseSettingsSource,
-    ) -> tuple[PydanticBaseSettingsSource, ...]:
-        # Highest priority first: flags, environment, user file, project file.
-        files = _config_files()
-        return (
-            init_settings,
-            env_settings,
-            *(TomlConfigSettingsSource(settings_cls, toml_file=path) for path in files),
-        )
+    db: Path | None = setting(None)
+    index: IndexSettings = setting(factory=IndexSettings)
+    embed: EmbedSettings = setting(factory=EmbedSettings)
+    search: SearchSettings = setting(factory=SearchSettings)
+    serve: ServeSettings = setting(factory=ServeSettings)
 
 
-# The project root whose config file `Settings` reads; set by `load_settings` for one call.
+_TRUE = {"true", "1", "yes", "on", "y", "t"}
+_FALSE = {"false", "0", "no", "off", "n", "f"}
+
+
+def _coerce(value: Any, annotation: str, loc: str, problems: list[str]) -> Any:
+    """`value` (from TOML, the environment or a flag) as the field's type, or a problem."""
+    kind, optional = annotation.removesuffix(" | None"), annotation.endswith(" | None")
+    if value is None and optional:
+        return None
+    if kind in Section.SECTIONS:
+        section = Section.SECTIONS[kind]
+        if isinstance(value, section):
+            return value
+        if isinstance(value, str):
+            value = _json(value, loc, problems)
+        if isinstance(value, dict):
+            return _build(section, value, loc, problems)
+        problems.append(f"{loc}: should be a table of settings")
+        return MISSING
+    try:
+        if kind == "int":
+            if isinstance(value, bool):
+                raise ValueError
+            if isinstance(value, float) and value.is_integer():
+                return int(value)
+            return value if isinstance(value, int) else int(str(value).strip())
+        if kind == "float":
+            if isinstance(value, bool):
+                raise ValueError
+            return float(value) if isinstance(value, (int, float)) else float(str(value).strip())
+        if kind == "bool":
+            if isinstance(value, bool):
+                return value
+            text = str(value).strip().lower()
+            if text in _TRUE or text in _FALSE:
+                return text in _TRUE
+            raise ValueError
+        if kind == "str":
+            if not isinstance(value, str):
+                raise ValueError
+            return value
+        if kind == "Path":
+            if not isinstance(value, (str, Path)):
+                raise ValueError
+            return Path(value)
+        if kind == "SecretStr":
+            if isinstance(value, SecretStr):
+                return value
+            if not isinstance(value, str):
+                raise ValueError
+            return SecretStr(value)
+        if kind == "dict[str, float]":
+            table = _json(value, loc, problems) if isinstance(value, str) else value
+            if not isinstance(table, dict):
+                raise ValueError
+            return {str(k): _coerce(v, "float", f"{loc}.{k}", problems) for k, v in table.items()}
+    except (TypeError, ValueError):
+        words = {"int": "an integer", "float": "a number", "bool": "true or false", "str": "a string",
+                 "Path": "a path", "SecretStr": "a string", "dict[str, float]": "a table of numbers"}
+        problems.append(f"{loc}: should be {words.get(kind, kind)}, not {value!r}")
+        return MISSING
+    raise TypeError(f"no coercion for {annotation}")  # a field of a type this module does not know
+
+
+def _json(text: str, loc: str, problems: list[str]) -> Any:
+    try:
+        return json.loads(text)
+    except ValueError:
+        problems.append(f"{loc}: should be a JSON table, not {text!r}")
+        return None
+
+
+def _build(cls: type[Section], data: dict[str, Any], prefix: str = "",
+           problems: list[str] | None = None) -> Any:
+    """Section `cls` from a (merged) table; raises InvalidSettings naming every bad key,
+    or adds to `problems` when the caller collects them."""
+    collect = problems if problems is not None else []
+    before = len(collect)
+    known = {f.name: f for f in fields(cls)}  # type: ignore[arg-type]
+    values = {}
+    for key, value in data.items():
+        loc = f"{prefix}.{key}" if prefix else key
+        f = known.get(key)
+        if f is None:
+            collect.append(f"{loc}: not a setting; keys under {prefix or 'the top level'}: {', '.join(known)}")
+            continue
+        coerced = _coerce(value, str(f.type), loc, collect)
+        if coerced is not MISSING:
+            values[key] = coerced
+    result: Any = MISSING
+    if len(collect) == before:
+        try:
+            result = cls(**values)
+        except InvalidSettings as exc:
+            collect.extend(p if "." in p.split(":")[0] or not prefix else f"{prefix}.{p}" for p in exc.problems)
+    if problems is None and collect:
+        raise InvalidSettings(collect)
+    return result
+
+
+def _deep_merge(low: dict[str, Any], high: dict[str, Any]) -> dict[str, Any]:
+    merged = dict(low)
+    for key, value in high.items():
+        if isinstance(value, dict) and isinstance(merged.get(key), dict):
+            merged[key] = _deep_merge(merged[key], value)
+        else:
+            merged[key] = value
+    return merged
+
+
+def _from_environment() -> dict[str, Any]:
+    """`MINDEX_A__B=v` as `{"a": {"b": "v"}}`, for the keys that are settings (others, such
+    as MINDEX_CONFIG, are read where they are used)."""
+    table: dict[str, Any] = {}
+    for name, value in os.environ.items():
+        if not name.startswith("MINDEX_"):
+            continue
+        path = name[len("MINDEX_"):].lower().split("__")
+        cls: Any = Settings
+        for depth, part in enumerate(path):
+            f = next((f for f in fields(cls) if f.name == part), None)
+            if f is None:
+                break
+            if depth == len(path) - 1:
+                break
+            cls = Section.SECTIONS.get(str(f.type))
+            if cls is None:
+                # A key inside a free table: MINDEX_SEARCH__HALF_LIFE_DAYS__DOCS=10.
+                if depth == len(path) - 2 and str(f.type).startswith("dict["):
+                    break
+                f = None
+                break
+        if f is None:
+            continue
+        node = table
+        for part in path[:-1]:
+            node = node.setdefault(part, {})
+            if not isinstance(node, dict):
+                break
+        else:
+            node[path[-1]] = value
+    return table
+
+
+# The project root whose config file `load_settings` reads; set for one call.
 _project_root: ContextVar[Path | None] = ContextVar("mindex_project_root", default=None)
 
 
@@ -217,12 +431,13 @@ def user_config_path() -> Path:
     override = os.environ.get("MINDEX_CONFIG")
     if override:
         return Path(override)
-    return Path(platformdirs.user_config_dir("mindex")) / "config.toml"
+    return _user_dir("config") / "config.toml"
 
 
 def _config_files() -> list[Path]:
+    """The config files that exist, lowest precedence first: the project's, then the user's."""
     root = _project_root.get() or find_project_root(Path.cwd())
-    files = [user_config_path(), root / STATE_DIR / "config.toml"]
+    files = [root / STATE_DIR / "config.toml", user_config_path()]
     return [path for path in files if path.is_file()]
 
 
@@ -243,19 +458,22 @@ def load_settings(cwd: Path | None = None, **flags: Any) -> Settings:
         ConfigError: a file or value is invalid; the message names the key.
     """
     token = _project_root.set(find_project_root(cwd or Path.cwd()))
-    given = {key: value for key, value in flags.items() if value is not None}
     try:
-        return Settings(**given)
-    except ValidationError as exc:
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in err['loc'])}: {err['msg']}" for err in exc.errors()
-        )
+        layers: dict[str, Any] = {}
+        for path in _config_files():
+            try:
+                layers = _deep_merge(layers, tomllib.loads(path.read_text(encoding="utf-8")))
+            except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+                raise ConfigError(f"cannot read config {path}: {exc}; fix the TOML syntax and retry") from None
+        layers = _deep_merge(layers, _from_environment())
+        layers = _deep_merge(layers, {key: value for key, value in flags.items() if value is not None})
+        settings: Settings = _build(Settings, layers)
+        return settings
+    except InvalidSettings as exc:
         raise ConfigError(
-            f"invalid setting ({problems}); fix it in .mindex/config.toml, "
+            f"invalid setting ({exc}); fix it in .mindex/config.toml, "
             f"{user_config_path()} or the MINDEX_* environment"
         ) from None
-    except (OSError, ValueError) as exc:
-        raise ConfigError(f"cannot read config: {exc}; fix the TOML syntax and retry") from None
     finally:
         _project_root.reset(token)
 
@@ -280,7 +498,7 @@ def _parse_value(raw: str) -> Any:
         return raw
 
 
-def _check_key(key: str) -> tuple[list[str], Any]:
+def _check_key(key: str) -> tuple[list[str], str]:
     """The key's parts and the type of its value; a key may go one level into a table of
     free keys (`search.half_life_days.docs`).
 
@@ -288,25 +506,27 @@ def _check_key(key: str) -> tuple[list[str], Any]:
         ConfigError: no such setting, or the key names a whole section.
     """
     parts = key.split(".")
-    model: Any = Settings
+    kind = "Settings"
     for depth, part in enumerate(parts):
-        if typing.get_origin(model) is dict and depth == len(parts) - 1:
-            return parts, typing.get_args(model)[1]
-        fields = getattr(model, "model_fields", None)
-        if fields is None or part not in fields:
-            known = ", ".join(sorted(fields)) if fields else "none (it is a value)"
+        if kind.startswith("dict[") and depth == len(parts) - 1:
+            return parts, "float"
+        section = Section.SECTIONS.get(kind)
+        known = {f.name: str(f.type) for f in fields(section)} if section else {}  # type: ignore[arg-type]
+        if part not in known:
+            listed = ", ".join(sorted(known)) if known else "none (it is a value)"
             where = ".".join(parts[:depth]) or "top level"
-            raise ConfigError(f"unknown setting {key!r}; keys under {where}: {known}")
-        model = fields[part].annotation
-    if isinstance(model, type) and issubclass(model, BaseModel):
-        raise ConfigError(f"{key!r} is a section; set one of its keys, e.g. {key}.{next(iter(model.model_fields))}")
-    return parts, model
+            raise ConfigError(f"unknown setting {key!r}; keys under {where}: {listed}")
+        kind = known[part]
+    if kind in Section.SECTIONS:
+        first = fields(Section.SECTIONS[kind])[0].name  # type: ignore[arg-type]
+        raise ConfigError(f"{key!r} is a section; set one of its keys, e.g. {key}.{first}")
+    return parts, kind
 
 
 def is_secret(key: str) -> bool:
     """True for settings whose value must never be printed (API keys)."""
     try:
-        return _check_key(key)[1] in (SecretStr, SecretStr | None)
+        return _check_key(key)[1].startswith("SecretStr")
     except ConfigError:
         return False
 
@@ -319,6 +539,8 @@ def write_setting(file: Path, key: str, raw: str | None) -> Any:
     Raises:
         ConfigError: unknown key, a value the setting refuses, or an unreadable file.
     """
+    import tomli_w
+
     parts, kind = _check_key(key)
     try:
         data = tomllib.loads(file.read_text()) if file.is_file() else {}
@@ -331,21 +553,30 @@ def write_setting(file: Path, key: str, raw: str | None) -> Any:
     if value is None:
         table.pop(parts[-1], None)
     else:
-        if kind in (str, str | None, SecretStr, SecretStr | None):
+        if kind.removesuffix(" | None") in ("str", "SecretStr", "Path"):
             value = raw  # text settings take the text as typed: embed.model = 3 is "3"
         table[parts[-1]] = value
     try:
-        Settings.model_validate(data)
-    except ValidationError as exc:
-        problems = ", ".join(f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors())
-        shown = "the value given" if kind in (SecretStr, SecretStr | None) else repr(raw)
-        raise ConfigError(f"{key} = {shown} is not valid ({problems}); see `mindex config show`") from None
+        _build(Settings, data)
+    except InvalidSettings as exc:
+        shown = "the value given" if kind.startswith("SecretStr") else repr(raw)
+        raise ConfigError(f"{key} = {shown} is not valid ({exc}); see `mindex config show`") from None
     file.parent.mkdir(parents=True, exist_ok=True)
     file.write_text(tomli_w.dumps(data))
     return value
 
 
 def settings_view(settings: Settings) -> dict[str, Any]:
-    """The effective settings as plain data; pydantic masks every SecretStr."""
-    data: dict[str, Any] = settings.model_dump(mode="json")
+    """The effective settings as plain data: paths as text, every key masked."""
+    def plain(value: Any) -> Any:
+        if isinstance(value, SecretStr):
+            return "**********"
+        if isinstance(value, Path):
+            return str(value)
+        if isinstance(value, dict):
+            return {key: plain(item) for key, item in value.items()}
+        return value
+
+    data: dict[str, Any] = plain(asdict(settings, dict_factory=dict))
     return data
+

@@ -9,11 +9,9 @@ from dataclasses import replace
 from collections.abc import Iterable
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mindex.config import STATE_DIR, EmbedSettings, IndexSettings, SearchSettings, Settings, load_settings
-from mindex.embed import EMBEDDERS, Embedder
-from mindex.embed.models import HOW_TO_ADD, find_model
 from mindex.errors import (
     ConfigError,
     EmbeddingMismatchError,
@@ -22,13 +20,9 @@ from mindex.errors import (
     SourcePathError,
     UnsupportedModeError,
 )
-from mindex.graph import CodeGraph
-from mindex.grep import GrepResult, grep
-from mindex.ingest import PARSER_VERSION, Progress, embed_pending, index_source, mismatch
+from mindex.modes import MODES
 from mindex.models import FileHit, Hit, IndexReport, LocateResult, SearchResult, Source, SourceStats
-from mindex.rerank import Reranker, apply_rerank, build_reranker
 from mindex.search import (
-    VectorIndex,
     decay,
     collapse_sections,
     expand,
@@ -39,12 +33,20 @@ from mindex.search import (
     semantic_search,
     with_snippets,
 )
-from mindex.sources import SOURCE_KINDS
 from mindex.store import SQLiteStore, Store
 from mindex.terms import EMBED_FORMAT
 from mindex.textsafe import escape_surrogates
 
-MODES = ("keyword", "semantic", "hybrid")
+if TYPE_CHECKING:
+    # The rest loads when a command needs it: a keyword search never imports the embedders,
+    # numpy, the parsers or the graph.
+    from mindex.embed import Embedder
+    from mindex.graph import CodeGraph
+    from mindex.grep import GrepResult
+    from mindex.ingest import Progress
+    from mindex.rerank import Reranker
+    from mindex.vectors import VectorIndex
+
 _NAME = re.compile(r"^[\w.@+-]+$")
 
 
@@ -101,6 +103,9 @@ class Index:
         if conf.provider == "none":
             self._embedder_note = "semantic search is off (embed.provider = none)"
             return None
+        from mindex.embed import EMBEDDERS
+        from mindex.embed.models import HOW_TO_ADD, find_model
+
         if conf.provider not in EMBEDDERS:
             raise ConfigError(
                 f"unknown embed.provider {conf.provider!r}; choose one of: {', '.join(EMBEDDERS)}, none"
@@ -136,6 +141,9 @@ class Index:
             UnsupportedModeError: no embedding model is available.
             EmbeddingMismatchError: the index holds another model's vectors (use force).
         """
+        from mindex.embed.models import HOW_TO_ADD
+        from mindex.ingest import embed_pending
+
         self.store.ensure_writable()
         embedder = self.embedder()
         if embedder is None:
@@ -148,6 +156,8 @@ class Index:
         return count
 
     def _vector_index(self, embedder: Embedder) -> VectorIndex:
+        from mindex.vectors import VectorIndex
+
         if self._vectors is None or self._vectors.model != embedder.identity:
             self._vectors = VectorIndex(self.store, embedder.identity)
         return self._vectors
@@ -162,6 +172,8 @@ class Index:
         # An HTTP embedder learns its dimensions from its first answer; until then the
         # vector index checks the query's length instead.
         if pinned != embedder.identity or (embedder.dimensions and dims != str(embedder.dimensions)):
+            from mindex.ingest import mismatch
+
             raise mismatch(pinned, dims, embedder.identity, embedder.dimensions)
         if self.store.get_meta("embed_format") != EMBED_FORMAT:
             self._embedder_note = "the vectors were made by an older mindex; run `mindex index` (or `mindex embed`)"
@@ -200,6 +212,8 @@ class Index:
             SourceExistsError: the name or folder is already registered.
             ConfigError: unknown kind or unusable name.
         """
+        from mindex.sources import SOURCE_KINDS
+
         if kind not in SOURCE_KINDS:
             raise ConfigError(f"unknown source kind {kind!r}; choose one of: {', '.join(SOURCE_KINDS)}")
         root = Path(path).expanduser().resolve()
@@ -271,6 +285,8 @@ class Index:
         right after it is indexed (progress task `<source> embedding`; the report says how
         many and how long).
         """
+        from mindex.ingest import PARSER_VERSION, index_source
+
         self.store.ensure_writable()
         wanted = list(names)
         chosen = [self.source(n) for n in wanted] if wanted else [s.source for s in self.sources()]
@@ -349,6 +365,8 @@ class Index:
         started = time.perf_counter()
         hits, notes = list(result.hits), [result.note] if result.note else []
         if reranker is not None:
+            from mindex.rerank import apply_rerank
+
             hits, why = apply_rerank(hits, query, reranker, conf.rerank.candidates, conf.rerank.timeout)
             notes += [why] if why else []
         hits = decay(hits, conf.half_life_days)
@@ -435,6 +453,8 @@ class Index:
         if provider == "none":
             raise ConfigError("no reranker configured; set one with `mindex config set search.rerank.provider local` (or tei, cohere, voyage, llm)")
         if self._reranker_obj is None:
+            from mindex.rerank import build_reranker
+
             self._reranker_obj = build_reranker(self.search_settings.rerank, self.embed_settings.models_dir)
         return self._reranker_obj
 
@@ -444,11 +464,15 @@ class Index:
         Raises:
             ConfigError: a bad regex or option.
         """
+        from mindex.grep import grep
+
         options = {k: escape_surrogates(v) if isinstance(v, str) else v for k, v in options.items()}
         return grep(self.store, escape_surrogates(pattern), **options)
 
     def graph(self) -> CodeGraph:
         """The code graph over what is indexed now (symbols, callers, callees, impact)."""
+        from mindex.graph import CodeGraph
+
         return CodeGraph(self.store)
 
     def roots(self) -> dict[str, str]:

@@ -6,6 +6,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 
+
+
 @dataclass(frozen=True)
 class Source:
     """Something the user registered: a folder of docs (later code, changelogs, memory)."""

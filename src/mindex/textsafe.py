@@ -22,3 +22,18 @@ def _escape(match: re.Match[str]) -> str:
 def escape_surrogates(text: str) -> str:
     """`text` with every lone surrogate written as a visible escape (unchanged otherwise)."""
     return text if text.isascii() else _SURROGATE.sub(_escape, text)
+
+
+# What rich reads as a markup tag: `[` then a letter, `#`, `/` or `@`, up to the next `]`.
+_TAG = re.compile(r"(\\*)(\[[a-z#/@][^[]*?])")
+
+
+def markup_escape(text: str) -> str:
+    """`text` for a rich console string, printed literally whether or not markup follows it:
+    every tag-like `[...]` gets a backslash (backslashes before it doubled). Rich reads a run
+    of backslashes as escapes only before a tag, so a trailing run is doubled and closed by
+    an empty tag pair: it prints as is, alone or before `[/]` (rich's own `escape` gets one
+    of the two wrong). Needs no rich import, for commands that print nothing."""
+    text = _TAG.sub(lambda m: f"{m.group(1)}{m.group(1)}\\{m.group(2)}", text)
+    trailing = len(text) - len(text.rstrip("\\"))
+    return text + "\\" * trailing + "[dim][/dim]" if trailing else text

@@ -11,15 +11,15 @@ import logging
 import sys
 import threading
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
-from rich.markup import escape
+from mindex.textsafe import markup_escape as escape
 
 from mindex import __version__
-from mindex.config import load_settings, resolve_db_path
-from mindex.index import MODES
-from mindex.serve import render
+from mindex.modes import MODES
 from mindex.serve.clikit import (
+    lazy_module,
     State,
     emit_json,
     err,
@@ -31,6 +31,11 @@ from mindex.serve.clikit import (
     search_options,
 )
 from mindex.serve.codecmd import graph, grep, symbols, watch
+
+if TYPE_CHECKING:
+    from mindex.serve import render
+else:
+    render = lazy_module("mindex.serve.render")
 from mindex.serve.evalcmd import eval_cmd
 from mindex.serve.setup import config, models
 
@@ -55,8 +60,7 @@ def cli(ctx: click.Context, db: Path | None, verbose: int) -> None:
     """
     level = [logging.WARNING, logging.INFO, logging.DEBUG][min(verbose, 2)]
     logging.basicConfig(level=level, format="%(levelname)s %(message)s", stream=sys.stderr)
-    settings = load_settings(db=db)
-    ctx.obj = State(settings, resolve_db_path(settings))
+    ctx.obj = State(db)
 
 
 @cli.command()

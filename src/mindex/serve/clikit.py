@@ -6,36 +6,88 @@ import json
 import re
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass
 from functools import wraps
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import click
-from rich.console import Console
-from rich.markup import escape
 
-from mindex.config import Settings
 from mindex.errors import MindexError
-from mindex.index import Index
+from mindex.textsafe import markup_escape as escape
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from mindex.config import Settings
+    from mindex.index import Index
 
 F = TypeVar("F", bound=Callable[..., Any])
 
+
+def lazy_module(name: str) -> Any:
+    """A module imported on first attribute access (declare its real type under
+    TYPE_CHECKING): a command pays for the modules it uses, not those of every command."""
+
+    class Lazy:
+        def __getattr__(self, attr: str) -> Any:
+            from importlib import import_module
+
+            return getattr(import_module(name), attr)
+
+    return Lazy()
+
+
+class _LazyConsole:
+    """A rich console made on first use: commands that print nothing (`--help`, `--json`)
+    never import rich."""
+
+    def __init__(self, **options: Any) -> None:
+        self._options = options
+        self._console: Console | None = None
+
+    def real(self) -> Console:
+        if self._console is None:
+            from rich.console import Console
+
+            self._console = Console(**self._options)
+        return self._console
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.real(), name)
+
+
 # Indexed text and paths are printed literally: no :emoji: codes, and every value that is
 # not ours goes through `escape` so `[bold]` in a file stays text.
-out = Console(soft_wrap=True, emoji=False)
-err = Console(stderr=True, emoji=False, soft_wrap=True)  # a message stays one line: grep-able logs
+out = cast("Console", _LazyConsole(soft_wrap=True, emoji=False))
+err = cast("Console", _LazyConsole(stderr=True, emoji=False, soft_wrap=True))  # one line: grep-able logs
 
 
-@dataclass
 class State:
-    """What the group callback hands to commands: settings and the database path."""
+    """What the group callback hands to commands: the settings (read on first use, so
+    `mindex CMD --help` reads no config) and the database path."""
 
-    settings: Settings
-    db: Path
+    def __init__(self, db: Path | None) -> None:
+        self._db_flag = db
+        self._settings: Settings | None = None
+
+    @property
+    def settings(self) -> Settings:
+        if self._settings is None:
+            from mindex.config import load_settings
+
+            self._settings = load_settings(db=self._db_flag)
+        return self._settings
+
+    @property
+    def db(self) -> Path:
+        from mindex.config import resolve_db_path
+
+        return resolve_db_path(self.settings)
 
     def open(self, create: bool = False) -> Index:
         """Open the index; read-only commands refuse to create one."""
+        from mindex.index import Index
+
         return Index(self.db, self.settings.index, create=create, embed=self.settings.embed,
                      search=self.settings.search)
 

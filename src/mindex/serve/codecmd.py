@@ -4,14 +4,17 @@ from __future__ import annotations
 
 import os
 import sys
+from typing import TYPE_CHECKING
 
 import click
-from rich.markup import escape
+from mindex.textsafe import markup_escape as escape
 
-from mindex.graph import Edge, SymbolRef
-from mindex.grep import GrepMatch
 from mindex.serve.clikit import State, emit_json, err, handle_errors, json_option, out
-from mindex.serve.render import count, impact_verb
+from mindex.serve.words import count, impact_verb
+
+if TYPE_CHECKING:
+    from mindex.graph import Edge, SymbolRef
+    from mindex.grep import GrepMatch
 
 NO_MATCH = 3  # the "not found" exit code
 

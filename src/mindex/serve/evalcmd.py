@@ -4,29 +4,16 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
-from mindex.evaluate import (
-    Query,
-    QueryRun,
-    Ranked,
-    RunReport,
-    Variant,
-    breakdown,
-    load_queries,
-    load_run,
-    parse_variant,
-    ranked,
-    run_queries,
-    score_run,
-    write_run,
-)
-from mindex.index import MODES, Index
-from mindex.serve import render
+from mindex.modes import MODES
 from mindex.serve.clikit import State, emit_json, err, handle_errors, json_option, out, parse_weights, search_options
-from mindex.serve.progress import IndexProgress
+
+if TYPE_CHECKING:
+    from mindex.evaluate import Query, QueryRun, Ranked, RunReport, Variant
+    from mindex.index import Index
 
 
 @click.command("eval")
@@ -67,6 +54,7 @@ def eval_cmd(state: State, queries_file: Path, mode: str | None, compare: str | 
       mindex eval queries.jsonl --compare keyword,hybrid,hybrid+rerank --plot eval.html
       mindex eval issues.jsonl --group-by file      # "which files" questions judged by path
     """
+    from mindex.evaluate import Variant, load_queries, load_run, parse_variant, score_run
     from mindex.serve.plot import check_plot_path, write_plot
 
     if plot is not None:
@@ -92,6 +80,9 @@ def eval_cmd(state: State, queries_file: Path, mode: str | None, compare: str | 
 
 def _search_runs(index: Index, queries: list[Query], variants: list[Variant], base: dict[str, Any], limit: int,
                  filters: tuple[str | None, str | None, str | None], quiet: bool) -> dict[str, dict[str, QueryRun]]:
+    from mindex.evaluate import ranked, run_queries
+    from mindex.serve.progress import IndexProgress
+
     runs: dict[str, dict[str, QueryRun]] = {}
     notes: set[str] = set()
     with IndexProgress(err, enabled=not quiet, unit="queries") as progress:
@@ -114,6 +105,8 @@ def _search_runs(index: Index, queries: list[Query], variants: list[Variant], ba
 
 
 def _write_runs(path: Path, runs: dict[str, dict[str, QueryRun]]) -> None:
+    from mindex.evaluate import write_run
+
     if len(runs) == 1:
         write_run(path, next(iter(runs.values())).values())
         return
@@ -123,6 +116,9 @@ def _write_runs(path: Path, runs: dict[str, dict[str, QueryRun]]) -> None:
 
 def _emit(reports: list[RunReport], queries: list[Query], by_fields: tuple[str, ...], min_overlap: float,
           as_json: bool) -> None:
+    from mindex.evaluate import breakdown
+    from mindex.serve import render
+
     if not as_json:
         render.print_eval(out, reports, {f: [breakdown(r, queries, f) for r in reports] for f in by_fields})
         return

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from types import TracebackType
 
 from rich.console import Console
-from rich.markup import escape
+from mindex.textsafe import markup_escape as escape
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,

@@ -6,25 +6,21 @@ import math
 import re
 from collections import Counter
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich import box
 from rich.console import Console
-from rich.markup import escape
+from mindex.textsafe import markup_escape as escape
+from mindex.serve.words import count as count, impact_verb as impact_verb  # part of this module's API
 from rich.table import Column, Table
 
-from mindex.evaluate import METRICS, RunReport
-from mindex.grep import GrepResult
 from mindex.models import Hit, IndexReport, LocateResult, SearchResult, SourceStats
 
+if TYPE_CHECKING:
+    from mindex.evaluate import RunReport
+    from mindex.grep import GrepResult
+
 _BOLD = re.compile(r"\*\*(.+?)\*\*", re.DOTALL)
-
-
-def count(n: int, noun: str, plural: str | None = None) -> str:
-    """`1 match`, `3 matches`, `1,024 chunks`: a number with its noun in the right number."""
-    if n == 1:
-        return f"1 {noun}"
-    return f"{n:,} {plural or (noun + 'es' if noun.endswith(('s', 'x', 'ch', 'sh')) else noun + 's')}"
 
 
 def estimate_tokens(text: str) -> int:
@@ -267,6 +263,8 @@ def print_status(console: Console, status: dict[str, Any], skipped: bool = False
 
 
 def _metric_cells(metrics: dict[str, float]) -> list[str]:
+    from mindex.evaluate import METRICS
+
     cells = [f"{metrics[name]:.3f}" for name in METRICS]
     return cells + ["—" if math.isnan(metrics[k]) else f"{metrics[k]:.1f}" for k in ("latency_p50_ms", "latency_p95_ms")]
 
@@ -354,12 +352,3 @@ def impact_markdown(results: list[dict[str, Any]]) -> str:
             for hit in group["hits"]:
                 out.append(f"  - line {hit['line']}: `{hit['scope'] or '<module>'}` {impact_verb(hit)}")
     return "\n".join(out)
-
-
-def impact_verb(hit: dict[str, Any]) -> str:
-    """What an impact hit does: `calls Service.validate`, or `imports pkg.service.Service
-    (which holds Service.validate)` for an import of the module or class around it."""
-    if hit["via"] != "import":
-        return f"calls {hit['of']}"
-    imported = hit["call"]
-    return f"imports {imported}" if imported.endswith(hit["of"]) else f"imports {imported} (which holds {hit['of']})"

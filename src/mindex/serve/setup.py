@@ -6,9 +6,8 @@ import os
 from pathlib import Path
 
 import click
-from rich.markup import escape
+from mindex.textsafe import markup_escape as escape
 
-from mindex.config import is_secret, project_config_path, settings_view, user_config_path, write_setting
 from mindex.serve.clikit import State, emit_json, handle_errors, json_option, out
 
 
@@ -133,6 +132,8 @@ def config() -> None:
 
 
 def _file(user: bool) -> Path:
+    from mindex.config import project_config_path, user_config_path
+
     return user_config_path() if user else project_config_path()
 
 
@@ -158,6 +159,8 @@ def config_set(key: str, value: str, user: bool, as_json: bool) -> None:
       mindex config set search.half_life_days.docs 90
       mindex config set search.rerank.provider cohere --user
     """
+    from mindex.config import is_secret, write_setting
+
     file = _file(user)
     stored = write_setting(file, key, value)
     shown = "**********" if is_secret(key) else stored
@@ -183,6 +186,8 @@ def config_unset(key: str, user: bool, as_json: bool) -> None:
       mindex config unset embed.provider
       mindex config unset search.half_life_days.docs --user
     """
+    from mindex.config import write_setting
+
     file = _file(user)
     write_setting(file, key, None)
     if as_json:
@@ -204,6 +209,8 @@ def config_show(state: State, key: str | None, as_json: bool) -> None:
       mindex config show
       mindex config show embed.provider
     """
+    from mindex.config import project_config_path, settings_view, user_config_path
+
     data: object = settings_view(state.settings)
     for part in key.split(".") if key else []:
         if not isinstance(data, dict) or part not in data:

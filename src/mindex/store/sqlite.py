@@ -14,7 +14,6 @@ import time
 from dataclasses import replace
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -44,13 +43,10 @@ _HIT_COLUMNS = """
 _CHUNK_JOINS = "JOIN documents d ON d.id = c.document_id JOIN sources s ON s.id = d.source_id"
 
 
-def _migrations() -> list[tuple[int, str]]:
-    folder = resources.files("mindex.store") / "migrations"
-    found = []
-    for entry in folder.iterdir():
-        if entry.name.endswith(".sql"):
-            found.append((int(entry.name.split("_", 1)[0]), entry.read_text(encoding="utf-8")))
-    return sorted(found)
+def _migrations() -> list[tuple[int, Path]]:
+    """The numbered migration files, oldest first (their text is read only to migrate)."""
+    folder = Path(__file__).with_name("migrations")
+    return sorted((int(name.split("_", 1)[0]), folder / name) for name in os.listdir(folder) if name.endswith(".sql"))
 
 
 MIGRATIONS = _migrations()
@@ -150,9 +146,10 @@ class SQLiteStore:
             )
         with self.lock:
             current = self.schema_version()  # another process may have migrated meanwhile
-            for version, sql in MIGRATIONS:
+            for version, file in MIGRATIONS:
                 if version <= current:
                     continue
+                sql = file.read_text(encoding="utf-8")
                 # executescript commits any open transaction first, so the migration carries
                 # its own BEGIN/COMMIT and lands whole or not at all.
                 try:

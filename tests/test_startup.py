@@ -1,0 +1,67 @@
+"""Commands load only what they use: `--help` reads no config and no rich, a keyword search,
+grep and the graph never import numpy, the embedders, the parsers or pydantic. Behaviour,
+not timing: the timings live in benchmarks/bench_startup.py."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from mindex import Index
+from mindex.config import EmbedSettings, IndexSettings
+
+# Run a command in a fresh interpreter, then list which of the heavy packages it imported.
+PROBE = """
+import json, sys
+from mindex.serve.cli import main
+sys.argv = ["mindex", *json.loads(sys.argv[1])]
+code = 0
+try:
+    main()
+except SystemExit as done:
+    code = done.code or 0
+heavy = {"numpy", "pydantic", "pydantic_settings", "httpx", "onnxruntime", "tokenizers", "tree_sitter",
+         "rich", "yaml", "html_to_markdown", "mcp", "watchfiles", "pathspec"}
+sys.stderr.write("\\nLOADED " + json.dumps([code, sorted({m.split(".")[0] for m in sys.modules} & heavy)]) + "\\n")
+"""
+
+
+def loaded(args: list[str], cwd: Path) -> set[str]:
+    """The heavy packages `mindex ARGS` imported (the command must succeed)."""
+    env = {**os.environ, "MINDEX_EMBED__PROVIDER": "none"}
+    done = subprocess.run([sys.executable, "-c", PROBE, json.dumps(args)], cwd=cwd, env=env,
+                          capture_output=True, text=True, timeout=60)
+    line = [row for row in done.stderr.splitlines() if row.startswith("LOADED ")]
+    assert line, done.stderr
+    code, modules = json.loads(line[-1][len("LOADED "):])
+    assert code == 0, done.stdout + done.stderr
+    assert args[-1] == "--help" or "retry" in done.stdout, done.stdout
+    return set(modules)
+
+
+@pytest.fixture
+def small_project(tmp_path: Path) -> Path:
+    project = tmp_path / "project"
+    (project / "src").mkdir(parents=True)
+    (project / "src" / "retry.py").write_text("def retry_with_backoff(call):\n    return call()\n")
+    (project / "README.md").write_text("# Retries\n\nCalls are retried with backoff.\n")
+    with Index(project / ".mindex" / "index.db", IndexSettings(workers=1), embed=EmbedSettings(provider="none")) as ix:
+        ix.add_source(project, name="project", kind="code")
+        ix.index()
+    return project
+
+
+def test_help_imports_neither_rich_nor_any_heavy_package(tmp_path: Path) -> None:
+    assert loaded(["--help"], tmp_path) == set()
+    assert loaded(["search", "--help"], tmp_path) == set()
+
+
+def test_keyword_search_grep_and_graph_load_at_most_the_console(small_project: Path) -> None:
+    for args in (["search", "retry backoff", "--mode", "keyword"], ["grep", "backoff"],
+                 ["graph", "callers", "retry_with_backoff"], ["search", "retry", "--json"]):
+        assert loaded(args, small_project) <= {"rich"}, args
