@@ -1,0 +1,58 @@
+"""What indexing stores for real code must not change when indexing gets faster: the chunk
+ids and spans, the symbols and the references of the fixture files (real sources in nine
+languages, `tests/fixtures/code`) are compared with a digest recorded before the speed work.
+After a deliberate change to parsing (and a PARSER_VERSION bump), record the new digest with
+`RECORD_INDEX_CONTENTS=1 pytest tests/test_index_contents.py`."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from mindex import Index
+from mindex.config import EmbedSettings, IndexSettings
+
+FIXTURES = Path(__file__).parent / "fixtures" / "code"
+RECORD = FIXTURES / "index-contents.json"
+
+QUERIES = {
+    "chunks": "SELECT d.path, c.ordinal, c.id, c.start_line, c.end_line, c.title, c.context, c.symbol, "
+              "c.symbol_kind, c.terms, c.hash FROM chunks c JOIN documents d ON d.id = c.document_id",
+    "symbols": "SELECT d.path, s.name, s.short, s.kind, s.start_line, s.end_line, s.signature, s.exported "
+               "FROM symbols s JOIN documents d ON d.id = s.document_id",
+    "refs": "SELECT d.path, r.kind, r.name, r.qualifier, r.alias, r.line, r.scope "
+            "FROM refs r JOIN documents d ON d.id = r.document_id",
+}
+
+
+def contents(db: Path) -> dict[str, dict[str, object]]:
+    """Each table's rows (sorted) as a count and a sha256."""
+    conn = sqlite3.connect(db)
+    out: dict[str, dict[str, object]] = {}
+    for table, sql in QUERIES.items():
+        rows = sorted(json.dumps(row, ensure_ascii=False) for row in conn.execute(sql))
+        out[table] = {"rows": len(rows), "sha256": hashlib.sha256("\n".join(rows).encode()).hexdigest()}
+    conn.close()
+    return out
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_index_contents_match_the_recorded_digest(tmp_path: Path, workers: int) -> None:
+    tree = tmp_path / "code"
+    shutil.copytree(FIXTURES, tree, ignore=shutil.ignore_patterns("*.json", "*.md"))
+    db = tmp_path / "c.db"
+    with Index(db, IndexSettings(workers=workers), embed=EmbedSettings(provider="none")) as ix:
+        ix.add_source(tree, name="code", kind="code")
+        report = ix.index()["code"]
+    assert report.added == 13 and not report.errors
+    found = contents(db)
+    if os.environ.get("RECORD_INDEX_CONTENTS") == "1":
+        RECORD.write_text(json.dumps(found, indent=1) + "\n")
+    assert found == json.loads(RECORD.read_text())
+    assert all(table["rows"] for table in found.values())
