@@ -29,8 +29,9 @@ def search_terms(*texts: str) -> str:
     once (the tokenizer splits snake_case and dotted names itself, and stems every word)."""
     seen: dict[str, None] = {}
     for text in texts:
-        for word in _IDENTIFIER.findall(text):
-            if _CAMEL.search(word):
+        for word in dict.fromkeys(_IDENTIFIER.findall(text)):
+            # A word without a capital has no hump: most words end here, cheaply.
+            if not word.islower() and _CAMEL.search(word):
                 seen.update(dict.fromkeys(identifier_parts(word)))
     return " ".join(seen)
 

@@ -15,12 +15,13 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import cache
 from typing import TYPE_CHECKING
 
 from mindex.languages import Lang, grammar
 
 if TYPE_CHECKING:
-    from tree_sitter import Node
+    from tree_sitter import Node, Query
 
 SIGNATURE_CHARS = 160
 
@@ -77,7 +78,9 @@ def parse_tree(data: bytes, lang: Lang, timeout: float) -> Node:
     assert language is not None
     deadline = time.perf_counter() + timeout
     try:
-        tree = Parser(language).parse(lambda offset, _point: data[offset:offset + 65536],
+        # Small slices: every `node.text` later reads through this callback again, and a
+        # 64 KiB slice a call made reading names cost more than parsing (same parse speed).
+        tree = Parser(language).parse(lambda offset, _point: data[offset:offset + 1024],
                                       progress_callback=lambda *_state: time.perf_counter() > deadline)
     except ValueError:
         raise ParseTimeout(f"parsing took longer than {timeout:g} s") from None
@@ -203,11 +206,14 @@ def _walk(node: Node) -> Iterator[Node]:
 
 
 _PRIVATE_MODIFIERS = {"private", "protected", "internal", "fileprivate"}
+_MODIFIER_TYPES = frozenset({"accessibility_modifier", "modifiers", "modifier", "storage_class_specifier"})
 
 
 def _exported(node: Node, inner: Node, lang: Lang, name: str) -> bool:
     """Whether a definition is visible outside its file (module, package, crate)."""
-    heads = {child.type: (child.text or b"").decode("utf-8", "replace") for child in inner.children[:4]}
+    # The text of the modifier nodes only: decoding every head would decode a whole body.
+    heads = {child.type: (child.text or b"").decode("utf-8", "replace") if child.type in _MODIFIER_TYPES else ""
+             for child in inner.children[:4]}
     if lang.name == "go":
         return name[:1].isupper()
     if lang.name == "rust":
@@ -301,22 +307,60 @@ def module_constants(root: Node, lang: Lang) -> list[Definition]:
 
 
 def definitions(root: Node, lang: Lang) -> list[Definition]:
-    """Every definition in the tree, outermost first, with its enclosing names."""
+    """Every definition in the tree, outermost first, with its enclosing names.
+
+    A tree-sitter query finds the nodes whose type can be a definition (a tiny share of the
+    tree); each one's enclosing scopes are the candidates that hold it, kept on a stack in
+    document order, which gives the names a walk over every node would."""
+    from tree_sitter import QueryCursor
+
+    query = _definition_query(lang.name)
+    candidates = QueryCursor(query).captures(root).get("d", []) if query is not None else []
+    candidates.sort(key=lambda n: (n.start_byte, -n.end_byte, _depth(n)))
     found: list[Definition] = []
-    stack: list[tuple[Node, tuple[str, ...], str | None]] = [(root, (), None)]
-    while stack:
-        node, parents, owner = stack.pop()
+    scopes: list[tuple[int, tuple[str, ...], str | None]] = []  # (end byte, names inside, kind)
+    inner_of_wrapper: set[int] = set()
+    for node in candidates:
+        if node.id in inner_of_wrapper:
+            continue  # counted at its wrapper (decorators, export)
+        while scopes and scopes[-1][0] <= node.start_byte:
+            scopes.pop()
+        parents, owner = (scopes[-1][1], scopes[-1][2]) if scopes else ((), None)
         own = definition_of(node, lang, parents, owner)
-        if own is not None:
-            found.append(own)
-            if own.kind not in NOT_SCOPES:
-                parents, owner = (*own.parents, own.name), own.kind
-            if node.type in WRAPPERS:  # its definition is counted: go on below it
-                node = node.child_by_field_name(WRAPPERS[node.type]) or node
-        stack.extend((child, parents, owner) for child in reversed(node.named_children))
+        if own is None:
+            continue
+        found.append(own)
+        if node.type in WRAPPERS:
+            inner = node.child_by_field_name(WRAPPERS[node.type])
+            if inner is not None:
+                inner_of_wrapper.add(inner.id)
+        if own.kind not in NOT_SCOPES:
+            scopes.append((node.end_byte, (*own.parents, own.name), own.kind))
     found += module_constants(root, lang)
     found.sort(key=lambda d: (d.start_line, -d.end_line))
     return _join_equations(found) if lang.name == "haskell" else found
+
+
+def _depth(node: Node) -> int:
+    depth, parent = 0, node.parent
+    while parent is not None:
+        depth, parent = depth + 1, parent.parent
+    return depth
+
+
+@cache
+def _definition_query(lang_name: str) -> Query | None:
+    """A query capturing every node whose type is a definition (or wraps one) in `lang`."""
+    from tree_sitter import Query
+
+    from mindex.languages import BY_NAME
+
+    language = grammar(lang_name)
+    if language is None:
+        return None
+    lang = BY_NAME[lang_name]
+    types = sorted(t for t in {*lang.definitions, *WRAPPERS} if language.id_for_node_kind(t, True))
+    return Query(language, "[" + " ".join(f"({t})" for t in types) + "] @d") if types else None
 
 
 def _join_equations(found: list[Definition]) -> list[Definition]:
