@@ -31,7 +31,7 @@ sys.stderr.write("\\nLOADED " + json.dumps([code, sorted({m.split(".")[0] for m 
 """
 
 
-def loaded(args: list[str], cwd: Path) -> set[str]:
+def loaded(args: list[str], cwd: Path, expect: str = "retry") -> set[str]:
     """The heavy packages `mindex ARGS` imported (the command must succeed)."""
     env = {**os.environ, "MINDEX_EMBED__PROVIDER": "none"}
     done = subprocess.run([sys.executable, "-c", PROBE, json.dumps(args)], cwd=cwd, env=env,
@@ -40,7 +40,7 @@ def loaded(args: list[str], cwd: Path) -> set[str]:
     assert line, done.stderr
     code, modules = json.loads(line[-1][len("LOADED "):])
     assert code == 0, done.stdout + done.stderr
-    assert args[-1] == "--help" or "retry" in done.stdout, done.stdout
+    assert args[-1] == "--help" or expect in done.stdout, done.stdout
     return set(modules)
 
 
@@ -65,3 +65,7 @@ def test_keyword_search_grep_and_graph_load_at_most_the_console(small_project: P
     for args in (["search", "retry backoff", "--mode", "keyword"], ["grep", "backoff"],
                  ["graph", "callers", "retry_with_backoff"], ["search", "retry", "--json"]):
         assert loaded(args, small_project) <= {"rich"}, args
+
+
+def test_an_index_run_with_nothing_changed_loads_no_parser_and_no_model(small_project: Path) -> None:
+    assert loaded(["index", "-q"], small_project, expect="2 unchanged") <= {"rich", "pathspec"}

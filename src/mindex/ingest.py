@@ -14,15 +14,18 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
+from typing import TYPE_CHECKING
 
 from mindex.config import IndexSettings
-from mindex.embed.base import Embedder
 from mindex.errors import BudgetExceededError, EmbeddingMismatchError, SourcePathError
 from mindex.models import Document, IndexReport, SkippedFile, Source
 from mindex.sources import SOURCE_KINDS
 from mindex.sources.docs import LoadResult, LoadTask, Unchanged
 from mindex.store.base import Store
 from mindex.terms import EMBED_FORMAT, embedding_text
+
+if TYPE_CHECKING:
+    from mindex.embed.base import Embedder
 
 Progress = Callable[[str, int, int], None]
 """Called as progress(source name, files done, files to do)."""

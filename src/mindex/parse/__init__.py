@@ -5,25 +5,42 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Mapping
+from importlib import import_module
 
 from mindex.models import ParsedDocument
-from mindex.parse.html import parse_html
-from mindex.parse.markdown import parse_markdown, parse_mdx
-from mindex.parse.rst import parse_rst
-from mindex.parse.text import parse_text
 
 TextParser = Callable[[str, str], ParsedDocument]
 
-PARSERS: dict[str, TextParser] = {
-    ".md": parse_markdown,
-    ".markdown": parse_markdown,
-    ".mdx": parse_mdx,
-    ".html": parse_html,
-    ".htm": parse_html,
-    ".rst": parse_rst,
-    ".txt": parse_text,
-}
+
+class _Parsers(Mapping[str, TextParser]):
+    """Suffix → parser, each parser's module imported on first use (a run that parses no
+    HTML never loads the HTML converter; a no-op run loads none)."""
+
+    def __init__(self, where: dict[str, str]) -> None:
+        self._where = where
+
+    def __getitem__(self, suffix: str) -> TextParser:
+        module, _, name = self._where[suffix].partition(":")
+        parser: TextParser = getattr(import_module(module), name)
+        return parser
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._where)
+
+    def __len__(self) -> int:
+        return len(self._where)
+
+
+PARSERS: Mapping[str, TextParser] = _Parsers({
+    ".md": "mindex.parse.markdown:parse_markdown",
+    ".markdown": "mindex.parse.markdown:parse_markdown",
+    ".mdx": "mindex.parse.markdown:parse_mdx",
+    ".html": "mindex.parse.html:parse_html",
+    ".htm": "mindex.parse.html:parse_html",
+    ".rst": "mindex.parse.rst:parse_rst",
+    ".txt": "mindex.parse.text:parse_text",
+})
 
 # PDF is binary and optional (the `pdf` extra): handled apart, see `mindex.parse.pdf`.
 BINARY_SUFFIXES = {".pdf"}

@@ -9,17 +9,12 @@ import time
 from dataclasses import dataclass
 from types import TracebackType
 
-from rich.console import Console
+from typing import TYPE_CHECKING, Any
+
 from mindex.textsafe import markup_escape as escape
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    TaskID,
-    TextColumn,
-    TimeElapsedColumn,
-    TimeRemainingColumn,
-)
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 FIRST_LINE = 1.0  # seconds before a task without a terminal says anything
 EVERY = 10.0  # seconds between its lines afterwards
@@ -43,17 +38,28 @@ class IndexProgress:
         self.console, self.enabled, self.unit = console, enabled, unit
         self.first_line, self.every = first_line, every
         self.live = enabled and console.is_terminal
-        self.progress = Progress(
-            TextColumn("[bold]{task.description}"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TextColumn("{task.fields[unit]}"),
-            TimeElapsedColumn(),
-            TimeRemainingColumn(),
-            console=console,
-            transient=False,
-        )
-        self.ids: dict[str, TaskID] = {}
+        self.progress: Any = None
+        if self.live:  # rich's bar is loaded only for a terminal
+            from rich.progress import (
+                BarColumn,
+                MofNCompleteColumn,
+                Progress,
+                TextColumn,
+                TimeElapsedColumn,
+                TimeRemainingColumn,
+            )
+
+            self.progress = Progress(
+                TextColumn("[bold]{task.description}"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TextColumn("{task.fields[unit]}"),
+                TimeElapsedColumn(),
+                TimeRemainingColumn(),
+                console=console,
+                transient=False,
+            )
+        self.ids: dict[str, Any] = {}
         self.tasks: dict[str, _Task] = {}
 
     def update(self, name: str, done: int, total: int) -> None:
