@@ -94,3 +94,63 @@ def test_full_disk_stops_cleanly_and_the_next_run_finishes(indexed: Index, docs_
     conn.execute("PRAGMA max_page_count = 1073741823")
     report = indexed.index()["docs"]
     assert report.added == 40
+
+
+def test_a_v7_index_keeps_its_references_and_gets_its_code_text_back_on_the_next_run(tmp_path: Path) -> None:
+    from mindex.config import EmbedSettings, IndexSettings
+    from mindex.store.sqlite import MIGRATIONS
+
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / "a.py").write_text("def helper():\n    return 1\n\n\ndef main():\n    return helper() + helper()\n")
+    path = tmp_path / "v7.db"
+    conn = sqlite3.connect(path)
+    for version, file in MIGRATIONS:  # the schema as mindex v7 left it, with one code file in it
+        if version <= 7:
+            conn.executescript(f"BEGIN;\n{file.read_text()}\nCOMMIT;")
+    conn.executescript("""
+        INSERT INTO schema_meta VALUES ('schema_version', '7');
+        INSERT INTO sources (id, name, kind, root, created_at) VALUES (1, 'repo', 'code', '""" + str(repo) + """', 0);
+        INSERT INTO documents (id, source_id, path, kind, title, size, mtime_ns, content_hash, indexed_at, language)
+            VALUES (1, 1, 'a.py', 'code', 'a.py', 1, 1, 'old', 0, 'python');
+        INSERT INTO code_text VALUES (1, 'def helper(): ...');
+        INSERT INTO refs (document_id, kind, name, line, scope) VALUES (1, 'call', 'helper', 6, 'main');
+        INSERT INTO refs (document_id, kind, name, line, scope) VALUES (1, 'call', 'helper', 6, 'main');
+    """)
+    conn.close()
+    store = SQLiteStore(path)
+    assert store.schema_version() == SCHEMA_VERSION
+    assert store.ref_rows("name", "helper") == [(1, "call", "helper", "", "", 6, "main")] * 2
+    assert store.conn.execute("SELECT content_hash FROM documents").fetchone() == ("",)  # read again next run
+    store.close()
+    with Index(path, IndexSettings(workers=1), embed=EmbedSettings(provider="none")) as ix:
+        assert ix.index()["repo"].updated == 1
+        assert [(m.path, m.line) for m in ix.grep(r"helper\(\) \+").matches] == [("a.py", 6)]
+        ix.remove_source("repo")  # the contentless trigram rows go with their text
+        assert ix.store.conn.execute("SELECT count(*) FROM code_text").fetchone() == (0,)
+        assert ix.store.conn.execute("SELECT count(*) FROM code_trigrams WHERE code_trigrams MATCH 'hel'").fetchone() == (0,)
+
+
+def test_the_full_text_index_holds_exactly_the_chunks_through_edits_and_deletes(tmp_path: Path) -> None:
+    from mindex.config import EmbedSettings, IndexSettings
+
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    for n in range(30):
+        (repo / f"m{n}.py").write_text(f"def f{n}():\n    return {n}\n\n\nclass C{n}:\n    def g(self):\n        return f{n}()\n")
+    with Index(tmp_path / "i.db", IndexSettings(workers=1), embed=EmbedSettings(provider="none")) as ix:
+        ix.add_source(repo, name="repo", kind="code")
+        ix.index()
+        for n in range(0, 30, 3):
+            (repo / f"m{n}.py").write_text(f"def changed{n}():\n    pass\n")
+        (repo / "m1.py").unlink()
+        assert ix.index()["repo"].updated == 10
+        db = ix.store.conn
+        # FTS5 compares its index with the chunks table (external content) and raises on a mismatch.
+        db.execute("INSERT INTO chunks_fts (chunks_fts) VALUES ('integrity-check')")
+        db.execute("INSERT INTO code_trigrams (code_trigrams) VALUES ('integrity-check')")
+        (chunks,) = db.execute("SELECT count(*) FROM chunks").fetchone()
+        assert db.execute("SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH 'changed3 OR f4 OR g'").fetchone()[0] > 0
+        assert [h.path for h in ix.search("changed3", mode="keyword").hits][:1] == ["m3.py"]
+        assert not ix.search("f1", mode="keyword").hits or all(h.path != "m1.py" for h in ix.search("f1", mode="keyword").hits)
+        assert chunks == db.execute("SELECT count(*) FROM chunks_fts_docsize").fetchone()[0]

@@ -104,6 +104,7 @@ class Document:
     symbols: tuple[Symbol, ...] = ()
     text: str | None = None  # code only: the decoded file, for grep
     refs: tuple[Reference, ...] = ()
+    packed: bytes | None = None  # code only: `text` compressed as the store keeps it (made by the worker)
 
 
 @dataclass(frozen=True)

@@ -23,6 +23,7 @@ from mindex.models import Chunk, Document, Reference, SkippedFile, Source, Symbo
 from mindex.parse.code import ParseTimeout, chunk_code, definitions, parse_tree
 from mindex.parse.refs import references
 from mindex.parse.text import parse_text
+from mindex.store.base import pack
 from mindex.sources.docs import LoadResult, LoadTask, _looks_binary, decode, parser_failed, read_changed
 from mindex.sources.confine import LEAVES_SOURCE, resolves_inside
 from mindex.terms import search_terms
@@ -151,8 +152,9 @@ def load(task: LoadTask) -> LoadResult:
         chunks, symbols, refs = _chunk(task, text, lang, metadata)
     except Exception as exc:  # bad input must not stop the run; the reason goes in the summary
         return parser_failed(entry.rel, exc)
+    # Compressed here, in the worker, so the single writer does not spend its time on it.
     return Document(entry.rel, "code", PurePosixPath(entry.rel).name, len(data), entry.mtime_ns, digest, metadata,
-                    chunks, symbols, text, refs)
+                    chunks, symbols, text, refs, pack(text))
 
 
 def _chunk(task: LoadTask, text: str, lang: Lang | None, metadata: dict[str, object],

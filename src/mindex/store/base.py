@@ -3,12 +3,23 @@
 from __future__ import annotations
 
 import bisect
-
+import zlib
 from collections.abc import Iterator, Sequence
 from contextlib import AbstractContextManager
 from typing import Any, Protocol
 
 from mindex.models import Document, Hit, SkippedFile, Source, SourceStats
+
+
+def pack(text: str) -> bytes:
+    """A code file's text as stored: zlib (level 6) of its UTF-8, lone surrogates passed through."""
+    return zlib.compress(text.encode("utf-8", "surrogatepass"), 6)
+
+
+def inflate(packed: bytes) -> str:
+    """The text `pack` stored."""
+    return zlib.decompress(packed).decode("utf-8", "surrogatepass")
+
 
 ChunkSpan = tuple[int, int, str, str | None]
 """(start line, end line, chunk id, symbol) of one chunk, as `chunk_spans` returns them."""

@@ -27,7 +27,7 @@ from mindex.errors import (
 )
 from mindex.models import Document, Hit, SkippedFile, Source, SourceStats
 from mindex.pathglob import glob_match
-from mindex.store.base import ChunkSpan
+from mindex.store.base import ChunkSpan, inflate, pack
 from mindex.store.lock import WriteLock
 
 # BM25 column weights for (title, context, text, terms): a word in a heading or breadcrumb
@@ -89,6 +89,7 @@ class SQLiteStore:
             try:
                 conn = sqlite3.connect(target, timeout=timeout, isolation_level=None,
                                        check_same_thread=False, uri=bool(option))
+                conn.create_function("mindex_inflate", 1, inflate, deterministic=True)
                 if option:
                     conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
                 else:
@@ -257,14 +258,15 @@ class SQLiteStore:
         """
         now = time.time()
         with self.transaction() as db:
-            for path in deletes:
+            for path in (*deletes, *(doc.path for doc in upserts)):
                 self._delete_document(db, source_id, path)
             db.executemany(
                 "UPDATE documents SET size = ?, mtime_ns = ? WHERE source_id = ? AND path = ?",
                 [(size, mtime, source_id, path) for path, size, mtime in touches],
             )
+            # Every delete is done: the chunks inserted below get sequence numbers above this.
+            (last_seq,) = db.execute("SELECT coalesce(max(seq), 0) FROM chunks").fetchone()
             for doc in upserts:
-                self._delete_document(db, source_id, doc.path)
                 cursor = db.execute(
                     """INSERT INTO documents (source_id, path, kind, title, size, mtime_ns,
                        content_hash, metadata, indexed_at, language) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
@@ -287,11 +289,16 @@ class SQLiteStore:
                       int(s.exported)) for s in doc.symbols],
                 )
                 db.executemany(
-                    "INSERT INTO refs (document_id, kind, name, qualifier, alias, line, scope) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                    [(doc_id, r.kind, r.name, r.qualifier, r.alias, r.line, r.scope) for r in doc.refs],
+                    "INSERT INTO refs (document_id, n, kind, name, qualifier, alias, line, scope) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    [(doc_id, n, r.kind, r.name, r.qualifier, r.alias, r.line, r.scope) for n, r in enumerate(doc.refs)],
                 )
                 if doc.text is not None:
-                    db.execute("INSERT INTO code_text (document_id, text) VALUES (?, ?)", (doc_id, doc.text))
+                    db.execute("INSERT INTO code_text (document_id, packed) VALUES (?, ?)",
+                               (doc_id, doc.packed if doc.packed is not None else pack(doc.text)))
+                    db.execute("INSERT INTO code_trigrams (rowid, text) VALUES (?, ?)", (doc_id, doc.text))
+            db.execute("""INSERT INTO chunks_fts (rowid, title, context, text, terms)
+                          SELECT seq, title, context, text, terms FROM chunks WHERE seq > ?""", (last_seq,))
 
     @staticmethod
     def _delete_document(db: sqlite3.Connection, source_id: int, path: str) -> None:
@@ -470,9 +477,9 @@ class SQLiteStore:
         ).fetchall()
         read = self.conn.execute
         for doc_id, name, rel, lang in files:
-            row = read("SELECT text FROM code_text WHERE document_id = ?", (doc_id,)).fetchone()
+            row = read("SELECT packed FROM code_text WHERE document_id = ?", (doc_id,)).fetchone()
             if row is not None:
-                yield doc_id, name, rel, lang, row[0]
+                yield doc_id, name, rel, lang, inflate(row[0])
 
     def chunk_spans(self, document_ids: Sequence[int]) -> dict[int, list[ChunkSpan]]:
         """Per document, its chunks' (start line, end line, id, symbol) in line order."""
@@ -525,7 +532,7 @@ class SQLiteStore:
             params.append(kind)
         return self.conn.execute(
             f"""SELECT document_id, kind, name, qualifier, alias, line, scope FROM refs WHERE {where}
-                ORDER BY document_id, line""", params).fetchall()
+                ORDER BY document_id, line, n""", params).fetchall()
 
     def get_chunk(self, chunk_id: str) -> Hit:
         """Fetch a chunk by id, or by a unique prefix of at least 6 characters.
