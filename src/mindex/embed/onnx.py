@@ -21,6 +21,9 @@ from mindex.embed.base import Embedder, Vectors, normalise
 from mindex.errors import DependencyMissingError
 
 
+# Padded tokens a model run takes at most (see `embed_batch`).
+BATCH_TOKENS = 1280
+
 @dataclass(frozen=True)
 class OnnxModel:
     """Where a local model's files are and how to use them."""
@@ -100,9 +103,18 @@ class OnnxEmbedder(Embedder):
         encodings = self.tokenizer.encode_batch(list(texts))
         order = sorted(range(len(encodings)), key=lambda i: len(encodings[i].ids))
         out = np.zeros((len(texts), self.dimensions), dtype=np.float32)
-        for start in range(0, len(order), self.batch_size):
-            rows = order[start : start + self.batch_size]
+        start = 0
+        while start < len(order):
+            # Shortest first; a batch takes texts while its padded size stays within the token
+            # budget (attention memory grows with batch x length^2): many short texts at once,
+            # five of full length (256 tokens: 370 MB peak instead of 700 at 16, same speed).
+            end = start + 1
+            while (end < len(order) and end - start < self.batch_size
+                   and (end - start + 1) * len(encodings[order[end]].ids) <= BATCH_TOKENS):
+                end += 1
+            rows = order[start:end]
             out[rows] = self._run([encodings[i] for i in rows])
+            start = end
         return out
 
     def _run(self, encodings: list[Any]) -> Vectors:
