@@ -37,6 +37,8 @@ def steps(quick: bool) -> list[tuple[str, list[str], Path | None]]:
         ("Retrieval quality beside the baselines", ["bench_quality.py", *(["--sets", "docs", "docs-md"] if quick else [])],
          None),
         ("Code: the standard library, grep against ripgrep, graph queries", ["bench_code.py"], None),
+        ("Speed and footprint: start-up, indexing, index size, grep and rg, MCP, embedding",
+         ["bench_speed.py", *(["--skip-embed", "--repeat", "3"] if quick else [])], None),
     ]
 
 

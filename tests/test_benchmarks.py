@@ -93,3 +93,23 @@ def test_the_harness_scores_baselines_and_mindex_on_a_tiny_set(tmp_path: Path) -
     assert report["mindex hybrid"]["recall@10"] == pytest.approx(1.0)
     table = bench_quality.table(spec, report, facts)
     assert "| mindex hybrid |" in table and "vs best baseline" in table
+
+
+def test_the_speed_benchmark_times_commands_and_compares_grep_with_rg(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import os
+    import subprocess
+
+    import bench_speed
+
+    env = {**os.environ, "MINDEX_EMBED__PROVIDER": "none"}
+    imports = bench_speed.startup(tmp_path, env, repeat=1)
+    assert set(imports) == {"--help", "keyword search"} and all(ms > 0 for ms in imports.values())
+    tree = Path(__file__).parent / "fixtures" / "code"
+    db = tmp_path / "tree.db"
+    subprocess.run(bench_speed.mindex("--db", str(db), "add", str(tree), "--kind", "code"), env=env, check=True)
+    subprocess.run(bench_speed.mindex("--db", str(db), "index", "-q"), env=env, check=True)
+    bench_speed.GREP_PATTERNS = [r"func \w+", r"def \w+\("]
+    bench_speed.peers(tree, db, env, repeat=1)
+    printed = capsys.readouterr().out
+    assert "| `mindex --help` |" in printed and "| `mindex search --mode keyword` |" in printed
+    assert printed.count("| yes |") == 2, printed  # the same lines as rg for both patterns
