@@ -366,3 +366,18 @@ def test_cross_file_edges_survive_a_package_folder_as_the_root(index: Index, tmp
     assert ts == {("app/page.ts", "imported from @/lib/slug"), ("app/other.ts", "imported from src/lib/slug")}
     go = {(e.path, e.scope, e.reason) for e in graph.callers(graph.targets("Clean")[0])}
     assert go == {("app/app.go", "Run", "util is imported from example.com/proj/internal/util")}
+
+
+def test_a_module_at_the_root_resolves_by_its_single_name(index: Index, tmp_path: Path) -> None:
+    """`import shutil; shutil.copyfileobj(...)` in a tree whose root holds shutil.py (the
+    standard library's layout): the call resolves through the import, from any folder."""
+    root = tmp_path / "lib"
+    (root / "http").mkdir(parents=True)
+    (root / "shutil.py").write_text("def copyfileobj(src, dst):\n    return dst\n")
+    (root / "http" / "server.py").write_text("import shutil\n\n\ndef copy(a, b):\n    return shutil.copyfileobj(a, b)\n")
+    (root / "zipapp.py").write_text("import shutil as sh\n\n\ndef archive(a, b):\n    sh.copyfileobj(a, b)\n")
+    index.add_source(root, name="lib", kind="code")
+    index.index()
+    graph = index.graph()
+    found = {(e.path, e.scope, round(e.confidence, 2)) for e in graph.callers(graph.targets("copyfileobj")[0])}
+    assert found == {("http/server.py", "copy", 0.95), ("zipapp.py", "archive", 0.95)}

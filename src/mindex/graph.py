@@ -294,6 +294,9 @@ class CodeGraph:
         """Files of an absolute Python module path (`django/utils/crypto`): under the root, or
         inside the package the root is; else the longest trailing part of the path (two
         names at least) that ends an indexed file's path."""
+        under_root = [self._by_path[(source, c)] for c in (f"{path}.py", f"{path}/__init__.py") if (source, c) in self._by_path]
+        if under_root:
+            return under_root
         package = self._package(source)
         if package and (path == package or path.startswith(package + "/")):
             inner = path[len(package) + 1 :]
