@@ -220,7 +220,7 @@ print(json.dumps([first, search]))
         capture_output=True, text=True, check=True).stdout) for _ in range(3))
     print("\n| MCP over stdio (small index, keyword) | median |\n| --- | --- |")
     print(f"| answer to `initialize` | {statistics.median(r[0] for r in runs):.2f} s |")
-    print(f"| answer to a first `search_docs` | {statistics.median(r[1] for r in runs):.2f} s |")
+    print(f"| answer to a `search_docs` sent right after the handshake | {statistics.median(r[1] for r in runs):.2f} s |")
     print(f"| of which importing the MCP SDK (`mcp.server.mcpserver`) | {sdk:.2f} s |")
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -108,6 +109,52 @@ def test_stdio_server_speaks_only_protocol_on_stdout(indexed: Index) -> None:
     params = StdioServerParameters(command=sys.executable, args=["-m", "mindex", "serve"], env=env)
     result = call(params, lambda c: c.call_tool("search_docs", {"query": "backoff"}))
     assert result.structured_content["results"][0]["title"] == "Backoff"
+
+
+def converse(db: Path, messages: list[dict[str, Any]], cold: bool) -> list[dict[str, Any]]:
+    """Each message's answer from a real `mindex serve` process, one at a time (the warm
+    start, or with MINDEX_MCP_COLD=1 the MCP SDK from the first byte)."""
+    env = {**os.environ, "MINDEX_DB": str(db), "MINDEX_MCP_COLD": "1" if cold else "0"}
+    proc = subprocess.Popen([sys.executable, "-m", "mindex", "serve"], env=env, stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, text=True)
+    assert proc.stdin is not None and proc.stdout is not None
+    answers = []
+    for message in messages:
+        proc.stdin.write(json.dumps(message) + "\n")
+        proc.stdin.flush()
+        if "id" in message:
+            answers.append(json.loads(proc.stdout.readline()))
+    proc.stdin.close()
+    assert proc.wait(timeout=30) == 0
+    assert proc.stdout.read() == ""  # nothing else on the wire
+    proc.stdout.close()
+    # Timings differ from run to run; everything else must not.
+    text = re.sub(r'"took_ms":\s*[0-9.e-]+', '"took_ms": 0', re.sub(r"\d+ ms\)", "N ms)", json.dumps(answers)))
+    return list(json.loads(text))
+
+
+def test_the_warm_start_answers_exactly_as_the_sdk_server_does(indexed: Index) -> None:
+    """The handshake comes from the recorded manifest while the SDK loads; every answer,
+    before and after the SDK takes over, equals the SDK server's own."""
+    hello = {"capabilities": {}, "clientInfo": {"name": "test", "version": "1"}}
+    messages: list[dict[str, Any]] = [
+        {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": "2025-06-18", **hello}},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
+        {"jsonrpc": "2.0", "id": "p", "method": "prompts/list"},
+        {"jsonrpc": "2.0", "id": 2, "method": "resources/list"},
+        {"jsonrpc": "2.0", "id": 3, "method": "resources/templates/list"},
+        {"jsonrpc": "2.0", "id": 4, "method": "ping"},
+        {"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": {"name": "search_docs", "arguments": {"query": "backoff"}}},
+        {"jsonrpc": "2.0", "id": 6, "method": "tools/list"},
+        {"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": "no_such_tool", "arguments": {}}},
+    ]
+    warm, cold = converse(indexed.db_path, messages, cold=False), converse(indexed.db_path, messages, cold=True)
+    assert warm == cold
+    assert warm[0]["result"]["protocolVersion"] == "2025-06-18" and warm[0]["result"]["serverInfo"]["name"] == "mindex"
+    assert "Backoff" in json.dumps(warm[6]["result"])
+    old = [{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "1999-01-01", **hello}}]
+    assert converse(indexed.db_path, old, cold=False) == converse(indexed.db_path, old, cold=True)
 
 
 def free_port() -> int:

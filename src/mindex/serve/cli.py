@@ -315,12 +315,14 @@ def serve(state: State, http: bool, host: str | None, port: int | None, token: s
       MINDEX_TOKEN=s3cret mindex serve --http --host 0.0.0.0
       mindex serve --watch
     """
-    from mindex.serve.mcp_server import run_http, run_stdio
+    from mindex.serve.mcp_warm import run_stdio
 
     conf = state.settings.serve
     stop = _start_watcher(state) if live else None
     try:
         if http:
+            from mindex.serve.mcp_server import run_http
+
             run_http(state.db, state.settings, host or conf.host, port or conf.port, token or conf.token)
         else:
             run_stdio(state.db, state.settings)
