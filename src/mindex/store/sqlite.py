@@ -12,6 +12,7 @@ import os
 import sqlite3
 import time
 from dataclasses import replace
+from collections import OrderedDict
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -41,6 +42,33 @@ _HIT_COLUMNS = """
 """
 # Every chunk query that shows or filters by source and path joins the same three tables.
 _CHUNK_JOINS = "JOIN documents d ON d.id = c.document_id JOIN sources s ON s.id = d.source_id"
+
+
+# Inflated code files kept for the next grep (a long-lived server greps the same files
+# again and again); keyed by document id and content hash, so an edit is never served stale.
+TEXT_CACHE_CHARS = 32_000_000
+
+
+class _TextCache:
+    """Least recently used texts, up to a total number of characters."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit, self.size = limit, 0
+        self.items: OrderedDict[tuple[int, str], str] = OrderedDict()
+
+    def get(self, key: tuple[int, str]) -> str | None:
+        text = self.items.get(key)
+        if text is not None:
+            self.items.move_to_end(key)
+        return text
+
+    def put(self, key: tuple[int, str], text: str) -> str:
+        if len(text) <= self.limit // 4:
+            self.items[key] = text
+            self.size += len(text)
+            while self.size > self.limit:
+                self.size -= len(self.items.popitem(last=False)[1])
+        return text
 
 
 def _migrations() -> list[tuple[int, Path]]:
@@ -77,6 +105,7 @@ class SQLiteStore:
         self.conn = self._connect(max(lock_timeout, 5.0))
         self.conn.execute("PRAGMA foreign_keys = ON")
         self.conn.create_function("mindex_glob", 2, glob_match, deterministic=True)
+        self._texts = _TextCache(TEXT_CACHE_CHARS)
         self._migrate()
 
     def _connect(self, timeout: float) -> sqlite3.Connection:
@@ -471,15 +500,20 @@ class SQLiteStore:
         # Order the small rows first, then read each text by key: sorting rows that carry
         # whole files would copy every text through SQLite's sorter.
         files = self.conn.execute(
-            f"""SELECT d.id, s.name, d.path, d.language FROM documents d JOIN sources s ON s.id = d.source_id
+            f"""SELECT d.id, s.name, d.path, d.language, d.content_hash FROM documents d
+                JOIN sources s ON s.id = d.source_id
                 WHERE d.kind = 'code' AND {' AND '.join(where)} ORDER BY s.name, d.path""",
             params,
         ).fetchall()
         read = self.conn.execute
-        for doc_id, name, rel, lang in files:
-            row = read("SELECT packed FROM code_text WHERE document_id = ?", (doc_id,)).fetchone()
-            if row is not None:
-                yield doc_id, name, rel, lang, inflate(row[0])
+        for doc_id, name, rel, lang, digest in files:
+            text = self._texts.get((doc_id, digest))
+            if text is None:
+                row = read("SELECT packed FROM code_text WHERE document_id = ?", (doc_id,)).fetchone()
+                if row is None:
+                    continue
+                text = self._texts.put((doc_id, digest), inflate(row[0]))
+            yield doc_id, name, rel, lang, text
 
     def chunk_spans(self, document_ids: Sequence[int]) -> dict[int, list[ChunkSpan]]:
         """Per document, its chunks' (start line, end line, id, symbol) in line order."""
