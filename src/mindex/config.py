@@ -393,7 +393,7 @@ def _from_environment() -> dict[str, Any]:
     as MINDEX_CONFIG, are read where they are used)."""
     table: dict[str, Any] = {}
     for name, value in os.environ.items():
-        if not name.startswith("MINDEX_"):
+        if not name.upper().startswith("MINDEX_"):  # names are case-insensitive, as before
             continue
         path = name[len("MINDEX_"):].lower().split("__")
         cls: Any = Settings
