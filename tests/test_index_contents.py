@@ -42,8 +42,13 @@ def contents(db: Path) -> dict[str, dict[str, object]]:
     return out
 
 
-@pytest.mark.parametrize("workers", [1, 2])
-def test_index_contents_match_the_recorded_digest(tmp_path: Path, workers: int) -> None:
+@pytest.mark.parametrize(("workers", "bulk"), [(1, False), (2, False), (2, True)])
+def test_index_contents_match_the_recorded_digest(tmp_path: Path, workers: int, bulk: bool,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    import mindex.ingest
+
+    if bulk:  # a first index written without secondary indexes stores the same
+        monkeypatch.setattr(mindex.ingest, "BULK_FILES", 1)
     tree = tmp_path / "code"
     shutil.copytree(FIXTURES, tree, ignore=shutil.ignore_patterns("*.json", "*.md"))
     db = tmp_path / "c.db"

@@ -154,3 +154,49 @@ def test_the_full_text_index_holds_exactly_the_chunks_through_edits_and_deletes(
         assert [h.path for h in ix.search("changed3", mode="keyword").hits][:1] == ["m3.py"]
         assert not ix.search("f1", mode="keyword").hits or all(h.path != "m1.py" for h in ix.search("f1", mode="keyword").hits)
         assert chunks == db.execute("SELECT count(*) FROM chunks_fts_docsize").fetchone()[0]
+
+
+def _secondary_indexes(path: Path) -> set[str]:
+    conn = sqlite3.connect(path)
+    names = {name for (name,) in conn.execute(
+        "SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL AND tbl_name IN ('chunks', 'symbols', 'refs')")}
+    conn.close()
+    return names
+
+
+def test_a_large_first_index_writes_in_bulk_and_rebuilds_its_indexes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import mindex.ingest
+    from mindex.config import EmbedSettings, IndexSettings
+
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    for n in range(12):
+        (repo / f"m{n}.py").write_text(f"import os\n\n\ndef f{n}():\n    return os.path.join('a', 'b')\n")
+    path = tmp_path / "i.db"
+    SQLiteStore(path).close()
+    expected = _secondary_indexes(path)
+    assert {"refs_by_name", "chunks_by_hash", "symbols_by_short"} <= expected
+    dropped: list[set[str]] = []
+    monkeypatch.setattr(mindex.ingest, "BULK_FILES", 10)
+    real_flush = mindex.ingest._BatchWriter.flush
+
+    def flush(self: object) -> None:  # look at the schema while the bulk load writes
+        dropped.append(_secondary_indexes(path))
+        real_flush(self)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(mindex.ingest._BatchWriter, "flush", flush)
+    with Index(path, IndexSettings(workers=1), embed=EmbedSettings(provider="none")) as ix:
+        ix.add_source(repo, name="repo", kind="code")
+        assert ix.index()["repo"].added == 12
+        assert dropped and dropped[0] == set()
+        assert _secondary_indexes(path) == expected
+        assert len(ix.store.ref_rows("name", "join")) == 12
+    # A bulk load killed before its end: the next open builds the indexes again.
+    store = SQLiteStore(path)
+    with store.transaction() as db:
+        db.execute("DROP INDEX refs_by_name")
+        db.execute("INSERT INTO schema_meta VALUES ('bulk_load_indexes', ?)", (
+            '{"pid": 999999999, "indexes": {"refs_by_name": "CREATE INDEX refs_by_name ON refs (name, kind)"}}',))
+    store.close()
+    SQLiteStore(path).close()
+    assert _secondary_indexes(path) == expected

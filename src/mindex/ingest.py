@@ -14,6 +14,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
+from contextlib import nullcontext
 from typing import TYPE_CHECKING
 
 from mindex.config import IndexSettings
@@ -36,6 +37,8 @@ Progress = Callable[[str, int, int], None]
 PARSER_VERSION = "2"
 BATCH_DOCUMENTS = 64
 BATCH_CHUNKS = 2000
+# From this many files, a source's first index writes in bulk (`Store.bulk_load`).
+BULK_FILES = 500
 # Below this many files, a process pool costs more to start than it saves.
 PARALLEL_THRESHOLD = 24
 
@@ -121,11 +124,15 @@ def index_source(
     workers = settings.workers or os.cpu_count() or 1
     if progress:
         progress(source.name, 0, len(tasks))
-    for done, result in enumerate(_load_all(kind.load, tasks, workers), start=1):
-        writer.add(result)
-        if progress:
-            progress(source.name, done, len(tasks))
-    writer.flush()
+    # A large source indexed for the first time writes without secondary indexes (built
+    # once at the end); with documents already there, deletes need them.
+    bulk = store.bulk_load() if not markers and len(tasks) >= BULK_FILES else nullcontext()
+    with bulk:
+        for done, result in enumerate(_load_all(kind.load, tasks, workers), start=1):
+            writer.add(result)
+            if progress:
+                progress(source.name, done, len(tasks))
+        writer.flush()
     report.removed = len(deleted) + writer.dropped
     store.finish_run(source.id, report.skipped)
     report.seconds = time.perf_counter() - started

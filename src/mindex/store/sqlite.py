@@ -44,6 +44,20 @@ _HIT_COLUMNS = """
 _CHUNK_JOINS = "JOIN documents d ON d.id = c.document_id JOIN sources s ON s.id = d.source_id"
 
 
+# schema_meta key of the index definitions a bulk load left out (see `bulk_load`).
+_BULK_INDEXES = "bulk_load_indexes"
+
+def _alive(pid: int) -> bool:
+    """Whether a process with this id runs (on this machine)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
 # Inflated code files kept for the next grep (a long-lived server greps the same files
 # again and again); keyed by document id and content hash, so an edit is never served stale.
 TEXT_CACHE_CHARS = 32_000_000
@@ -107,6 +121,8 @@ class SQLiteStore:
         self.conn.create_function("mindex_glob", 2, glob_match, deterministic=True)
         self._texts = _TextCache(TEXT_CACHE_CHARS)
         self._migrate()
+        if not self.read_only:
+            self._restore_indexes()  # a bulk load killed before its end left them out
 
     def _connect(self, timeout: float) -> sqlite3.Connection:
         """Open read-write in WAL mode, or, where the file or its folder cannot be written,
@@ -210,6 +226,42 @@ class SQLiteStore:
                     raise
             except sqlite3.OperationalError as exc:
                 raise _explain(exc, self.path) from exc
+
+    @contextmanager
+    def bulk_load(self) -> Iterator[None]:
+        """While a large first index of a source writes, the secondary indexes of chunks,
+        symbols and references are left out and built once at the end: sorting once costs far
+        less than a random insert per row (stdlib: the writer's CPU 14.0 -> 10.1 s). Their
+        definitions go to schema_meta first, so the next open of an index whose run was killed
+        builds them again."""
+        with self.transaction() as db:
+            rows = db.execute(
+                "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL "
+                "AND tbl_name IN ('chunks', 'symbols', 'refs')").fetchall()
+            saved = db.execute("SELECT value FROM schema_meta WHERE key = ?", (_BULK_INDEXES,)).fetchone()
+            pending = {**(json.loads(saved[0])["indexes"] if saved else {}), **dict(rows)}
+            db.execute("INSERT OR REPLACE INTO schema_meta VALUES (?, ?)",
+                       (_BULK_INDEXES, json.dumps({"pid": os.getpid(), "indexes": pending})))
+            for name, _ in rows:
+                db.execute(f'DROP INDEX "{name}"')
+        try:
+            yield
+        finally:
+            self._restore_indexes(mine=True)
+
+    def _restore_indexes(self, mine: bool = False) -> None:
+        """Build the indexes a bulk load left out: at its end (`mine`), or on opening an index
+        whose bulk load died (not while its process still runs)."""
+        saved = self.conn.execute("SELECT value FROM schema_meta WHERE key = ?", (_BULK_INDEXES,)).fetchone()
+        if saved is None:
+            return
+        state = json.loads(saved[0])
+        if not mine and _alive(state["pid"]):
+            return
+        with self.transaction() as db:
+            for sql in state["indexes"].values():
+                db.execute(sql.replace("CREATE INDEX", "CREATE INDEX IF NOT EXISTS", 1))
+            db.execute("DELETE FROM schema_meta WHERE key = ?", (_BULK_INDEXES,))
 
     def add_source(self, source: Source) -> Source:
         """Register a source; its name and root must both be new.
