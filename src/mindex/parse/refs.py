@@ -57,8 +57,8 @@ def _scopes(defs: list[Definition], lines: int) -> list[str]:
     for d in sorted(defs, key=lambda d: (d.start_line, -d.end_line)):
         if d.kind == "constant":
             continue
-        for n in range(d.start_line - 1, min(d.end_line, lines + 1)):
-            painted[n] = d.qualname
+        first, last = d.start_line - 1, min(d.end_line, lines + 1)
+        painted[first:last] = [d.qualname] * max(0, last - first)
     return painted
 
 
