@@ -124,7 +124,10 @@ def test_a_v7_index_keeps_its_references_and_gets_its_code_text_back_on_the_next
     assert store.conn.execute("SELECT content_hash FROM documents").fetchone() == ("",)  # read again next run
     store.close()
     with Index(path, IndexSettings(workers=1), embed=EmbedSettings(provider="none")) as ix:
+        waiting = ix.grep("helper")
+        assert not waiting.matches and waiting.note is not None and "run `mindex index`" in waiting.note
         assert ix.index()["repo"].updated == 1
+        assert ix.grep("helper").note is None
         assert [(m.path, m.line) for m in ix.grep(r"helper\(\) \+").matches] == [("a.py", 6)]
         ix.remove_source("repo")  # the contentless trigram rows go with their text
         assert ix.store.conn.execute("SELECT count(*) FROM code_text").fetchone() == (0,)

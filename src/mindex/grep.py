@@ -69,13 +69,14 @@ class GrepResult:
     narrowed: bool = False  # the trigram index picked the candidate files
     truncated: bool = False  # stopped at the limit
     took_ms: float = 0.0
+    note: str | None = None  # why the answer may be incomplete, and what to do
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON shape of a grep answer."""
         return {
             "pattern": self.pattern, "matches": [m.to_dict() for m in self.matches],
             "files_searched": self.files_searched, "narrowed": self.narrowed,
-            "truncated": self.truncated, "took_ms": round(self.took_ms, 2),
+            "truncated": self.truncated, "took_ms": round(self.took_ms, 2), "note": self.note,
         }
 
 

@@ -467,7 +467,12 @@ class Index:
         from mindex.grep import grep
 
         options = {k: escape_surrogates(v) if isinstance(v, str) else v for k, v in options.items()}
-        return grep(self.store, escape_surrogates(pattern), **options)
+        result = grep(self.store, escape_surrogates(pattern), **options)
+        missing = self.store.code_files_without_text()
+        if missing:
+            result.note = (f"{missing:,} code file{'s' * (missing != 1)} have no stored text since the index was "
+                           "upgraded, so grep cannot see them; run `mindex index` to read them again")
+        return result
 
     def graph(self) -> CodeGraph:
         """The code graph over what is indexed now (symbols, callers, callees, impact)."""

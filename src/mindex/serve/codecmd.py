@@ -77,6 +77,8 @@ def grep(state: State, pattern: str, ignore_case: bool, smart_case: bool, fixed_
             click.echo(shown_path(roots.get(name), path))
     else:
         _print_matches(result.matches, roots, context=before > 0 or after > 0)
+    if result.note:
+        err.print(f"[dim]note: {escape(result.note)}[/]", highlight=False)
     if result.truncated:
         err.print(f"[dim]stopped at {limit} matches; raise --limit or narrow with --path[/]", highlight=False)
     if not result.matches:

@@ -152,6 +152,7 @@ class GrepOut(BaseModel):
     matches: list[GrepMatchOut]
     files_searched: int
     truncated: bool
+    note: str | None = Field(None, description="why matches may be missing, and what to run")
 
 
 class SymbolOut(BaseModel):

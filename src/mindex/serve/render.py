@@ -306,7 +306,7 @@ def grep_markdown(result: GrepResult, budget_tokens: int) -> str:
             block[0] += f"    [in {match.symbol}, chunk {match.chunk_id}]"
         blocks.append(block)
     head = (f"{count(len(result.matches), 'match')} in {count(result.files_searched, 'file')} searched"
-            + (" (stopped at the limit)" if result.truncated else ""))
+            + (" (stopped at the limit)" if result.truncated else "") + (f"\nNote: {result.note}" if result.note else ""))
     return _within_budget(head, blocks, budget_tokens,
                           lambda left: f"… {count(left, 'more match')} cut for the token budget; narrow with path")
 

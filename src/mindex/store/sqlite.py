@@ -297,6 +297,13 @@ class SQLiteStore:
             db.execute("DELETE FROM documents WHERE source_id = ?", (source_id,))
             db.execute("DELETE FROM sources WHERE id = ?", (source_id,))
 
+    def code_files_without_text(self) -> int:
+        """Code documents whose text is not stored (an upgrade emptied it until the next run)."""
+        (missing,) = self.conn.execute(
+            "SELECT count(*) FROM documents d WHERE d.kind = 'code' "
+            "AND NOT EXISTS (SELECT 1 FROM code_text t WHERE t.document_id = d.id)").fetchone()
+        return int(missing)
+
     def list_sources(self) -> list[SourceStats]:
         """Every source with its document and chunk counts, in registration order."""
         rows = self.conn.execute(
