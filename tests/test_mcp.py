@@ -253,3 +253,17 @@ def test_the_documented_http_client_example_runs_against_a_real_server(indexed: 
     finally:
         proc.terminate()
         proc.communicate(timeout=10)
+
+
+def test_a_manifest_recorded_for_another_sdk_or_mindex_is_not_used(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from mindex.serve import mcp_warm
+
+    current = json.loads(mcp_warm.MANIFEST.read_text(encoding="utf-8"))
+    assert mcp_warm.load_manifest() == current
+    for field, value in (("mcp", "0.0.1"), ("mindex", "9.9.9")):
+        stale = tmp_path / f"{field}.json"
+        stale.write_text(json.dumps({**current, field: value}), encoding="utf-8")
+        monkeypatch.setattr(mcp_warm, "MANIFEST", stale)
+        assert mcp_warm.load_manifest() is None
+    monkeypatch.setattr(mcp_warm, "MANIFEST", tmp_path / "missing.json")
+    assert mcp_warm.load_manifest() is None

@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING, Any
 from mindex.config import STATE_DIR, EmbedSettings, IndexSettings, SearchSettings, Settings, load_settings
 from mindex.errors import (
     ConfigError,
-    EmbeddingMismatchError,
     NotFoundError,
     SourceNotFoundError,
     SourcePathError,
