@@ -111,7 +111,7 @@ def test_stdio_server_speaks_only_protocol_on_stdout(indexed: Index) -> None:
     assert result.structured_content["results"][0]["title"] == "Backoff"
 
 
-def converse(db: Path, messages: list[dict[str, Any]], cold: bool) -> list[dict[str, Any]]:
+def converse(db: Path, messages: list[dict[str, Any] | str], cold: bool) -> list[dict[str, Any]]:
     """Each message's answer from a real `mindex serve` process, one at a time (the warm
     start, or with MINDEX_MCP_COLD=1 the MCP SDK from the first byte)."""
     env = {**os.environ, "MINDEX_DB": str(db), "MINDEX_MCP_COLD": "1" if cold else "0"}
@@ -120,9 +120,9 @@ def converse(db: Path, messages: list[dict[str, Any]], cold: bool) -> list[dict[
     assert proc.stdin is not None and proc.stdout is not None
     answers = []
     for message in messages:
-        proc.stdin.write(json.dumps(message) + "\n")
+        proc.stdin.write((message if isinstance(message, str) else json.dumps(message)) + "\n")
         proc.stdin.flush()
-        if "id" in message:
+        if isinstance(message, dict) and "id" in message:  # a line that is not JSON gets no answer
             answers.append(json.loads(proc.stdout.readline()))
     proc.stdin.close()
     assert proc.wait(timeout=30) == 0
@@ -137,7 +137,9 @@ def test_the_warm_start_answers_exactly_as_the_sdk_server_does(indexed: Index) -
     """The handshake comes from the recorded manifest while the SDK loads; every answer,
     before and after the SDK takes over, equals the SDK server's own."""
     hello = {"capabilities": {}, "clientInfo": {"name": "test", "version": "1"}}
-    messages: list[dict[str, Any]] = [
+    messages: list[dict[str, Any] | str] = [
+        {"jsonrpc": "2.0", "id": "early", "method": "ping"},
+        "{not json",
         {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": "2025-06-18", **hello}},
         {"jsonrpc": "2.0", "method": "notifications/initialized"},
         {"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
@@ -151,8 +153,13 @@ def test_the_warm_start_answers_exactly_as_the_sdk_server_does(indexed: Index) -
     ]
     warm, cold = converse(indexed.db_path, messages, cold=False), converse(indexed.db_path, messages, cold=True)
     assert warm == cold
-    assert warm[0]["result"]["protocolVersion"] == "2025-06-18" and warm[0]["result"]["serverInfo"]["name"] == "mindex"
-    assert "Backoff" in json.dumps(warm[6]["result"])
+    assert warm[0] == {"jsonrpc": "2.0", "id": "early", "result": {}}
+    assert warm[1]["result"]["protocolVersion"] == "2025-06-18" and warm[1]["result"]["serverInfo"]["name"] == "mindex"
+    assert "Backoff" in json.dumps(warm[7]["result"])
+    # Lists before any initialize: the SDK refuses them, and so does the warm start.
+    early: list[dict[str, Any] | str] = [{"jsonrpc": "2.0", "id": 1, "method": "tools/list"}, *messages[2:4]]
+    refused = converse(indexed.db_path, early, cold=False)
+    assert refused == converse(indexed.db_path, early, cold=True) and "error" in refused[0]
     old = [{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "1999-01-01", **hello}}]
     assert converse(indexed.db_path, old, cold=False) == converse(indexed.db_path, old, cold=True)
 

@@ -70,7 +70,7 @@ def run_stdio(db: Path, settings: Settings) -> None:
         line = stdin.readline()
         if not line:
             return  # the client left during the handshake
-        answer = _answer(manifest, line)
+        answer = _answer(manifest, line, initialized=bool(swallow))
         if answer is None:
             pending.append(line)  # the SDK answers this one, and everything after it
             continue
@@ -100,9 +100,10 @@ def _load(db: Path, settings: Settings, loaded: dict[str, Any]) -> None:
         loaded["error"] = exc
 
 
-def _answer(manifest: dict[str, Any], line: bytes) -> tuple[dict[str, Any] | None, bool] | None:
+def _answer(manifest: dict[str, Any], line: bytes, initialized: bool) -> tuple[dict[str, Any] | None, bool] | None:
     """(the reply, or None for a notification; whether the SDK must see the message again),
-    or None when only the SDK can answer."""
+    or None when only the SDK can answer (anything but ping before `initialize`, as the SDK
+    refuses lists then)."""
     try:
         message = json.loads(line)
     except ValueError:
@@ -122,7 +123,7 @@ def _answer(manifest: dict[str, Any], line: bytes) -> tuple[dict[str, Any] | Non
         result = {**manifest["initialize"], "protocolVersion": requested if requested in versions
                   else manifest["latest_handshake"]}
         return {"jsonrpc": "2.0", "id": ident, "result": result}, True
-    if method in LISTS and "cursor" not in params:
+    if method in LISTS and "cursor" not in params and initialized:
         return {"jsonrpc": "2.0", "id": ident, "result": manifest["lists"][method]}, False
     if method == "ping":
         return {"jsonrpc": "2.0", "id": ident, "result": {}}, False
