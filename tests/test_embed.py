@@ -226,3 +226,36 @@ def test_index_reports_progress_lines_without_a_terminal_and_embedding_rate(tmp_
     docs_dir.joinpath("guide/new.md").write_text("# New\n\nA fresh walrus page.\n")
     again = CliRunner().invoke(cli, ["--db", str(tmp_path / "p.db"), "index"], env={"MINDEX_EMBED__PROVIDER": "onnx"})
     assert "docs: embedded 1 chunk in" in again.output and "chunks/s)" in again.output
+
+
+@pytest.mark.parametrize(("text", "skipped"), [
+    ("import os\nimport sys\n", True), ("from a import b\n\n# why\n", True), ("use std::io;\n", True),
+    ("const fs = require('fs');\n", True), ("/*\n * Licence\n */\n", True), ("#include <stdio.h>\n#define X 1\n", False),
+    ("def f():\n    pass\n", False), ("import os\nprint(os.sep)\n", False),
+])
+def test_import_and_comment_only_code_is_not_worth_a_vector(text: str, skipped: bool) -> None:
+    from mindex.ingest import trivial
+
+    assert trivial(text) is skipped
+
+
+def test_trivial_code_chunks_get_an_empty_vector_and_stay_out_of_semantic_search(tmp_path: Path) -> None:
+    repo, docs = tmp_path / "repo", tmp_path / "docs"
+    repo.mkdir()
+    docs.mkdir()
+    (repo / "imports.py").write_text("import os\nimport sys\nfrom pathlib import Path\n")
+    (repo / "retry.py").write_text("def retry_with_backoff(call, attempts=3):\n    return call()\n")
+    (docs / "list.md").write_text("# Steps\n\n* install\n* import the module\n")
+    with Index(tmp_path / "t.db", IndexSettings(workers=1), embed=ONNX) as ix:
+        ix.add_source(repo, name="repo", kind="code")
+        ix.add_source(docs, name="docs")
+        ix.index()
+        rows = dict(ix.store.conn.execute(
+            "SELECT d.path, length(v.vector) FROM chunks c JOIN documents d ON d.id = c.document_id "
+            "JOIN vectors v ON v.hash = c.hash").fetchall())
+        assert rows["imports.py"] == 0 and rows["retry.py"] > 0 and rows["list.md"] > 0  # prose is never skipped
+        found = {h.path for h in ix.search("import os sys pathlib", mode="semantic", limit=10).hits}
+        assert "imports.py" not in found and found
+        assert "imports.py" in {h.path for h in ix.search("import os", mode="keyword").hits}
+        assert ix.status()["vectors"] == 2
+        assert ix.embed() == 0  # nothing pending: the empty vector counts as done

@@ -9,6 +9,7 @@ run completes.
 from __future__ import annotations
 
 import os
+import re
 import signal
 import threading
 import time
@@ -220,6 +221,20 @@ def mismatch(model: str | None, dim: str | None, identity: str, dimensions: int)
     )
 
 
+# A line of an import block or a comment, in the languages mindex parses (not C's #define,
+# #if and the like: those say something).
+_TRIVIAL_LINE = re.compile(
+    r"\s*(?:$|import\s|from\s+\S+\s+import\s|#\s*(?:include|import)\b|using\s+[\w.]+\s*;|use\s+[\w:{}, *]+;"
+    r"|package\s+[\w.]+;?\s*$|(?:const|let|var)\s+\w+\s*=\s*require\(|export\s+\*\s+from\s|require\("
+    r"|#(?!\s*(?:define|if|ifdef|ifndef|elif|else|endif|undef|pragma|error|line)\b)|//|/\*|\*)")
+
+
+def trivial(text: str) -> bool:
+    """True for a code chunk that holds only imports, comments and blank lines (not for
+    prose: a markdown heading or bullet would pass for a comment)."""
+    return all(_TRIVIAL_LINE.match(line) for line in text.split("\n"))
+
+
 def embed_pending(
     store: Store, embedder: Embedder, progress: Progress | None = None, force: bool = False,
     batch: int | None = None,
@@ -240,6 +255,16 @@ def embed_pending(
     while done < len(pending):
         hashes = [digest for digest, _ in pending[done : done + batch]]
         texts = store.texts_for(hashes)
+        # A code chunk of nothing but imports and comments gets an empty vector: keyword
+        # search still finds it, and the model spends nothing on it.
+        code = store.code_hashes(hashes)
+        empty = [h for h in hashes if h in code and trivial(texts[h][1])]
+        if empty:
+            store.save_vectors(embedder.identity, [(h, b"") for h in empty])
+            done += len(empty)
+            hashes = [h for h in hashes if h not in set(empty)]
+            if not hashes:
+                continue
         try:
             vectors = embedder.embed_documents([embedding_text(*texts[h]) for h in hashes])
         except BudgetExceededError:

@@ -440,6 +440,13 @@ class SQLiteStore:
         rows = self._select_in("SELECT hash, context, text FROM chunks WHERE hash IN ({})", (), hashes)
         return {digest: (context, text) for digest, context, text in rows}
 
+    def code_hashes(self, hashes: Sequence[str]) -> set[str]:
+        """Those of the chunk hashes that belong to code documents."""
+        rows = self._select_in(
+            "SELECT c.hash FROM chunks c JOIN documents d ON d.id = c.document_id WHERE d.kind = 'code' "
+            "AND c.hash IN ({})", (), hashes)
+        return {digest for (digest,) in rows}
+
     def save_vectors(self, model: str, rows: Sequence[tuple[str, bytes]]) -> None:
         """Store vectors (hash, float16 bytes) in one transaction."""
         with self.transaction() as db:
@@ -472,7 +479,9 @@ class SQLiteStore:
 
     def vector_rows(self, model: str, seqs: Sequence[int] | None = None) -> list[tuple[int, str, bytes]]:
         """(chunk seq, hash, vector bytes) for every chunk (or those in `seqs`) with a `model` vector."""
-        sql = "SELECT c.seq, c.hash, v.vector FROM chunks c JOIN vectors v ON v.model = ? AND v.hash = c.hash"
+        # An empty vector marks a chunk that needs none (imports only): it is not searched.
+        sql = ("SELECT c.seq, c.hash, v.vector FROM chunks c JOIN vectors v ON v.model = ? AND v.hash = c.hash "
+               "AND length(v.vector) > 0")
         if seqs is None:
             return self.conn.execute(sql + " ORDER BY c.seq", (model,)).fetchall()
         return sorted(self._select_in(sql + " WHERE c.seq IN ({})", (model,), seqs))
@@ -481,7 +490,8 @@ class SQLiteStore:
         """(seq, hash) of the chunks that have a `model` vector: cheap, for incremental reloads
         (a seq can be reused by a new chunk, so the hash is part of the key)."""
         return self.conn.execute(
-            "SELECT c.seq, c.hash FROM chunks c JOIN vectors v ON v.model = ? AND v.hash = c.hash ORDER BY c.seq",
+            "SELECT c.seq, c.hash FROM chunks c JOIN vectors v ON v.model = ? AND v.hash = c.hash "
+            "AND length(v.vector) > 0 ORDER BY c.seq",
             (model,),
         ).fetchall()
 
@@ -666,7 +676,7 @@ class SQLiteStore:
             "sources": one("SELECT count(*) FROM sources").fetchone()[0],
             "documents": one("SELECT count(*) FROM documents").fetchone()[0],
             "chunks": one("SELECT count(*) FROM chunks").fetchone()[0],
-            "vectors": one("SELECT count(*) FROM vectors").fetchone()[0],
+            "vectors": one("SELECT count(*) FROM vectors WHERE length(vector) > 0").fetchone()[0],
             "last_indexed": one("SELECT max(indexed_at) FROM sources").fetchone()[0],
             "skipped": [{"source": s, "path": p, "reason": r} for s, p, r in skipped],
         }
