@@ -22,7 +22,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from mindex.errors import ConfigError
-from mindex.store.base import Store
+from mindex.store.base import Store, chunk_at
 
 from re import _constants as sre_constants  # type: ignore[attr-defined]  # re's own parser (3.11+)
 from re import _parser as sre_parse  # type: ignore[attr-defined]
@@ -299,8 +299,8 @@ def grep(
 
 def _join_chunks(store: Store, found: list[tuple[int, GrepMatch]]) -> list[GrepMatch]:
     """Each match with the id of the chunk holding its first line and the innermost
-    definition around it (per file: chunk starts searched by bisection, and each definition
-    paints the matched lines it holds, inner ones last, so many matches cost little)."""
+    definition around it (per file, each definition paints the matched lines it holds,
+    inner ones last, so many matches cost little)."""
     ids = sorted({doc_id for doc_id, _ in found})
     spans, symbols = store.chunk_spans(ids), store.symbol_spans(ids)
     lines: dict[int, list[int]] = {}
@@ -312,11 +312,5 @@ def _join_chunks(store: Store, found: list[tuple[int, GrepMatch]]) -> list[GrepM
         for start, end, name in sorted(symbols.get(doc_id, []), key=lambda s: (s[0], -s[1])):
             for line in wanted[bisect.bisect_left(wanted, start):bisect.bisect_right(wanted, end)]:
                 innermost[doc_id, line] = name
-    starts = {doc_id: [span[0] for span in doc_spans] for doc_id, doc_spans in spans.items()}
-    joined: list[GrepMatch] = []
-    for doc_id, match in found:
-        doc_spans = spans.get(doc_id, [])
-        at = bisect.bisect_right(starts.get(doc_id, []), match.line) - 1
-        chunk_id = doc_spans[at][2] if at >= 0 and doc_spans[at][0] <= match.line <= doc_spans[at][1] else None
-        joined.append(replace(match, chunk_id=chunk_id, symbol=innermost.get((doc_id, match.line))))
-    return joined
+    return [replace(match, chunk_id=chunk_at(spans.get(doc_id, []), match.line),
+                    symbol=innermost.get((doc_id, match.line))) for doc_id, match in found]

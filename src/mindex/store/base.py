@@ -27,7 +27,7 @@ ChunkSpan = tuple[int, int, str, str | None]
 
 def chunk_at(spans: Sequence[ChunkSpan], line: int) -> str | None:
     """The id of the chunk whose span (from `chunk_spans`, in line order) holds `line`."""
-    at = bisect.bisect_right([span[0] for span in spans], line) - 1
+    at = bisect.bisect_right(spans, line, key=lambda span: span[0]) - 1  # no list of starts per call
     return spans[at][2] if at >= 0 and spans[at][0] <= line <= spans[at][1] else None
 
 
