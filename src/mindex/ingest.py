@@ -262,7 +262,8 @@ def embed_pending(
         if empty:
             store.save_vectors(embedder.identity, [(h, b"") for h in empty])
             done += len(empty)
-            hashes = [h for h in hashes if h not in set(empty)]
+            skipped = set(empty)
+            hashes = [h for h in hashes if h not in skipped]
             if not hashes:
                 continue
         try:

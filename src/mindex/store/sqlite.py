@@ -42,19 +42,23 @@ _HIT_COLUMNS = """
 """
 # Every chunk query that shows or filters by source and path joins the same three tables.
 _CHUNK_JOINS = "JOIN documents d ON d.id = c.document_id JOIN sources s ON s.id = d.source_id"
+# A chunk's vector for a model; an empty one marks a chunk that needs none (imports only)
+# and is never searched.
+_VECTOR_JOIN = "JOIN vectors v ON v.model = ? AND v.hash = c.hash AND length(v.vector) > 0"
 
 
 # schema_meta key of the index definitions a bulk load left out (see `bulk_load`).
 _BULK_INDEXES = "bulk_load_indexes"
 
+
 def _alive(pid: int) -> bool:
-    """Whether a process with this id runs (on this machine)."""
+    """Whether a process with this id runs (on this machine; another user's counts)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
     except PermissionError:
-        return True
+        pass
     return True
 
 
@@ -479,9 +483,7 @@ class SQLiteStore:
 
     def vector_rows(self, model: str, seqs: Sequence[int] | None = None) -> list[tuple[int, str, bytes]]:
         """(chunk seq, hash, vector bytes) for every chunk (or those in `seqs`) with a `model` vector."""
-        # An empty vector marks a chunk that needs none (imports only): it is not searched.
-        sql = ("SELECT c.seq, c.hash, v.vector FROM chunks c JOIN vectors v ON v.model = ? AND v.hash = c.hash "
-               "AND length(v.vector) > 0")
+        sql = f"SELECT c.seq, c.hash, v.vector FROM chunks c {_VECTOR_JOIN}"
         if seqs is None:
             return self.conn.execute(sql + " ORDER BY c.seq", (model,)).fetchall()
         return sorted(self._select_in(sql + " WHERE c.seq IN ({})", (model,), seqs))
@@ -490,8 +492,7 @@ class SQLiteStore:
         """(seq, hash) of the chunks that have a `model` vector: cheap, for incremental reloads
         (a seq can be reused by a new chunk, so the hash is part of the key)."""
         return self.conn.execute(
-            "SELECT c.seq, c.hash FROM chunks c JOIN vectors v ON v.model = ? AND v.hash = c.hash "
-            "AND length(v.vector) > 0 ORDER BY c.seq",
+            f"SELECT c.seq, c.hash FROM chunks c {_VECTOR_JOIN} ORDER BY c.seq",
             (model,),
         ).fetchall()
 
