@@ -127,7 +127,7 @@ def test_a_v7_index_keeps_its_references_and_gets_its_code_text_back_on_the_next
         waiting = ix.grep("helper")
         assert not waiting.matches and waiting.note is not None and "run `mindex index`" in waiting.note
         assert ix.index()["repo"].updated == 1
-        assert ix.grep("helper").note is None
+        assert ix.grep("helper").note is None and ix.store.get_meta("code_text_missing") is None
         assert [(m.path, m.line) for m in ix.grep(r"helper\(\) \+").matches] == [("a.py", 6)]
         ix.remove_source("repo")  # the contentless trigram rows go with their text
         assert ix.store.conn.execute("SELECT count(*) FROM code_text").fetchone() == (0,)

@@ -47,6 +47,8 @@ if TYPE_CHECKING:
     from mindex.vectors import VectorIndex
 
 _NAME = re.compile(r"^[\w.@+-]+$")
+# schema_meta flag set by the v8 migration: code files lost their stored text until re-read.
+CODE_TEXT_MISSING = "code_text_missing"
 
 
 class Index:
@@ -308,6 +310,8 @@ class Index:
                                              if progress else None)
                 report.embed_seconds = time.perf_counter() - started
                 report.seconds += report.embed_seconds
+        if self.store.get_meta(CODE_TEXT_MISSING) and not self.store.code_files_without_text():
+            self.store.set_meta({CODE_TEXT_MISSING: None})  # every file read again since the upgrade
         return reports
 
     # -- reading ---------------------------------------------------------------------------
@@ -467,7 +471,7 @@ class Index:
 
         options = {k: escape_surrogates(v) if isinstance(v, str) else v for k, v in options.items()}
         result = grep(self.store, escape_surrogates(pattern), **options)
-        missing = self.store.code_files_without_text()
+        missing = self.store.code_files_without_text() if self.store.get_meta(CODE_TEXT_MISSING) else 0
         if missing:
             result.note = (f"{missing:,} code file{'s' * (missing != 1)} have no stored text since the index was "
                            "upgraded, so grep cannot see them; run `mindex index` to read them again")

@@ -45,5 +45,7 @@ CREATE INDEX refs_by_name ON refs (name, kind);
 -- index comes out smaller. Deletes and updates still go through their triggers.
 DROP TRIGGER chunks_after_insert;
 
--- Code files lost their stored text: the next `mindex index` reads them again.
+-- Code files lost their stored text: the next `mindex index` reads them again (until it
+-- has, grep says so; the flag spares every grep a count of the files without text).
 UPDATE documents SET content_hash = '' WHERE kind = 'code';
+INSERT OR REPLACE INTO schema_meta VALUES ('code_text_missing', '1');
