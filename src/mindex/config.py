@@ -396,21 +396,7 @@ def _from_environment() -> dict[str, Any]:
         if not name.upper().startswith("MINDEX_"):  # names are case-insensitive, as before
             continue
         path = name[len("MINDEX_"):].lower().split("__")
-        cls: Any = Settings
-        for depth, part in enumerate(path):
-            f = next((f for f in fields(cls) if f.name == part), None)
-            if f is None:
-                break
-            if depth == len(path) - 1:
-                break
-            cls = Section.SECTIONS.get(str(f.type))
-            if cls is None:
-                # A key inside a free table: MINDEX_SEARCH__HALF_LIFE_DAYS__DOCS=10.
-                if depth == len(path) - 2 and str(f.type).startswith("dict["):
-                    break
-                f = None
-                break
-        if f is None:
+        if _kind_of(path)[0] is None:
             continue
         node = table
         for part in path[:-1]:
@@ -498,6 +484,22 @@ def _parse_value(raw: str) -> Any:
         return raw
 
 
+def _kind_of(parts: list[str]) -> tuple[str | None, int]:
+    """The type a dotted path of settings names (a section's class name for a section; a
+    path may go one level into a table of free keys: `search.half_life_days.docs`), or None
+    and how many of its parts were known."""
+    kind = "Settings"
+    for depth, part in enumerate(parts):
+        if kind.startswith("dict[str, ") and depth == len(parts) - 1:
+            return kind.removeprefix("dict[str, ").removesuffix("]"), len(parts)
+        section = Section.SECTIONS.get(kind)
+        found = next((f for f in fields(section) if f.name == part), None) if section else None  # type: ignore[arg-type]
+        if found is None:
+            return None, depth
+        kind = str(found.type)
+    return kind, len(parts)
+
+
 def _check_key(key: str) -> tuple[list[str], str]:
     """The key's parts and the type of its value; a key may go one level into a table of
     free keys (`search.half_life_days.docs`).
@@ -506,17 +508,12 @@ def _check_key(key: str) -> tuple[list[str], str]:
         ConfigError: no such setting, or the key names a whole section.
     """
     parts = key.split(".")
-    kind = "Settings"
-    for depth, part in enumerate(parts):
-        if kind.startswith("dict[") and depth == len(parts) - 1:
-            return parts, "float"
-        section = Section.SECTIONS.get(kind)
-        known = {f.name: str(f.type) for f in fields(section)} if section else {}  # type: ignore[arg-type]
-        if part not in known:
-            listed = ", ".join(sorted(known)) if known else "none (it is a value)"
-            where = ".".join(parts[:depth]) or "top level"
-            raise ConfigError(f"unknown setting {key!r}; keys under {where}: {listed}")
-        kind = known[part]
+    kind, known_parts = _kind_of(parts)
+    if kind is None:
+        parent = Section.SECTIONS.get(_kind_of(parts[:known_parts])[0] or "")
+        listed = ", ".join(sorted(f.name for f in fields(parent))) if parent else "none (it is a value)"  # type: ignore[arg-type]
+        where = ".".join(parts[:known_parts]) or "top level"
+        raise ConfigError(f"unknown setting {key!r}; keys under {where}: {listed}")
     if kind in Section.SECTIONS:
         first = fields(Section.SECTIONS[kind])[0].name  # type: ignore[arg-type]
         raise ConfigError(f"{key!r} is a section; set one of its keys, e.g. {key}.{first}")
