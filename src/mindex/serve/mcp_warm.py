@@ -51,9 +51,9 @@ def run_stdio(db: Path, settings: Settings) -> None:
     """Serve MCP over stdin/stdout until the client disconnects (see the module docstring)."""
     manifest = None if os.environ.get("MINDEX_MCP_COLD") == "1" else load_manifest()
     if manifest is None:
-        from mindex.serve.mcp_server import build_server
+        from mindex.serve import mcp_server
 
-        build_server(db, settings).run("stdio")
+        mcp_server.run_stdio(db, settings)  # the SDK from the first byte
         return
     # The protocol writes to a private copy of stdout; fd 1 itself points at stderr, so a
     # stray print can never corrupt the wire.
