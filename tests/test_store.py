@@ -203,3 +203,21 @@ def test_a_large_first_index_writes_in_bulk_and_rebuilds_its_indexes(tmp_path: P
     store.close()
     SQLiteStore(path).close()
     assert _secondary_indexes(path) == expected
+
+
+@pytest.mark.parametrize("saved", [
+    "not json", '{"pid": "x"}', '{"pid": 999999999, "indexes": {"x": "DROP TABLE sources"}}',
+    '{"pid": 999999999, "indexes": {"y": "CREATE INDEX y ON refs (line); DROP TABLE sources"}}',
+])
+def test_a_hand_edited_bulk_load_record_is_never_run_and_never_blocks_opening(tmp_path: Path, saved: str) -> None:
+    path = tmp_path / "i.db"
+    SQLiteStore(path).close()
+    conn = sqlite3.connect(path)
+    conn.execute("INSERT INTO schema_meta VALUES ('bulk_load_indexes', ?)", (saved,))
+    conn.commit()
+    conn.close()
+    store = SQLiteStore(path)
+    assert store.list_sources() == []  # the sources table is still there
+    assert store.get_meta("bulk_load_indexes") is None
+    assert store.conn.execute("SELECT count(*) FROM sqlite_master WHERE name = 'y'").fetchone() == (0,)
+    store.close()

@@ -8,6 +8,8 @@ committed batch. Readers need no lock at all.
 from __future__ import annotations
 
 import json
+import logging
+import re
 import os
 import sqlite3
 import time
@@ -47,8 +49,35 @@ _CHUNK_JOINS = "JOIN documents d ON d.id = c.document_id JOIN sources s ON s.id 
 _VECTOR_JOIN = "JOIN vectors v ON v.model = ? AND v.hash = c.hash AND length(v.vector) > 0"
 
 
+log = logging.getLogger(__name__)
+
 # schema_meta key of the index definitions a bulk load left out (see `bulk_load`).
 _BULK_INDEXES = "bulk_load_indexes"
+
+
+# What a saved index definition may be: only ever re-run as `CREATE INDEX` on these tables.
+_INDEX_SQL = re.compile(r'CREATE INDEX "?\w+"? ON "?(?:chunks|symbols|refs)"? \([^;]*\)')
+
+
+def _bulk_state(db: sqlite3.Connection) -> tuple[int | None, dict[str, str]]:
+    """(pid, index definitions) a bulk load saved, or (None, {}) when none is pending. The
+    value is read as untrusted: a malformed one (edited by hand) is reported and dropped,
+    and anything but a plain index definition on our tables is never run."""
+    saved = db.execute("SELECT value FROM schema_meta WHERE key = ?", (_BULK_INDEXES,)).fetchone()
+    if saved is None:
+        return None, {}
+    try:
+        state = json.loads(saved[0])
+        pid, indexes = int(state["pid"]), dict(state["indexes"])
+    except (ValueError, TypeError, KeyError):
+        log.warning("ignoring a malformed %s in schema_meta (index definitions lost); if searches are slow, "
+                    "move the index aside and run `mindex index`", _BULK_INDEXES)
+        return -1, {}  # no process owns it: the next restore clears it
+    safe = {name: sql for name, sql in indexes.items() if isinstance(sql, str) and _INDEX_SQL.fullmatch(sql)}
+    if len(safe) < len(indexes):
+        log.warning("ignoring %d saved index definitions that are not plain CREATE INDEX statements",
+                    len(indexes) - len(safe))
+    return pid, safe
 
 
 def _alive(pid: int) -> bool:
@@ -242,8 +271,7 @@ class SQLiteStore:
             rows = db.execute(
                 "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL "
                 "AND tbl_name IN ('chunks', 'symbols', 'refs')").fetchall()
-            saved = db.execute("SELECT value FROM schema_meta WHERE key = ?", (_BULK_INDEXES,)).fetchone()
-            pending = {**(json.loads(saved[0])["indexes"] if saved else {}), **dict(rows)}
+            pending = {**_bulk_state(db)[1], **dict(rows)}
             db.execute("INSERT OR REPLACE INTO schema_meta VALUES (?, ?)",
                        (_BULK_INDEXES, json.dumps({"pid": os.getpid(), "indexes": pending})))
             for name, _ in rows:
@@ -256,14 +284,11 @@ class SQLiteStore:
     def _restore_indexes(self, mine: bool = False) -> None:
         """Build the indexes a bulk load left out: at its end (`mine`), or on opening an index
         whose bulk load died (not while its process still runs)."""
-        saved = self.conn.execute("SELECT value FROM schema_meta WHERE key = ?", (_BULK_INDEXES,)).fetchone()
-        if saved is None:
-            return
-        state = json.loads(saved[0])
-        if not mine and _alive(state["pid"]):
+        pid, indexes = _bulk_state(self.conn)
+        if pid is None or (not mine and pid > 0 and _alive(pid)):
             return
         with self.transaction() as db:
-            for sql in state["indexes"].values():
+            for sql in indexes.values():
                 db.execute(sql.replace("CREATE INDEX", "CREATE INDEX IF NOT EXISTS", 1))
             db.execute("DELETE FROM schema_meta WHERE key = ?", (_BULK_INDEXES,))
 
