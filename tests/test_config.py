@@ -138,7 +138,7 @@ def test_files_and_environment_are_typed_checked_and_name_the_bad_key(tmp_path: 
     monkeypatch.setenv("MINDEX_CONFIG_UNRELATED", "ignored")
     settings = load_settings(cwd=tmp_path)
     assert settings.search.merge_adjacent is True and settings.search.rrf_k == 30
-    assert settings.search.half_life_days == {"memory": 30.0, "changelog": 180.0, "docs": 7.0}
+    assert settings.search.half_life_days == {"memory": 30.0, "knowledge": 180.0, "changelog": 180.0, "docs": 7.0}
     assert settings.embed.api_key is not None and settings.embed.api_key.get_secret_value() == "sk-env"
     assert "sk-env" not in repr(settings) and "sk-env" not in str(settings_view(settings))
     monkeypatch.setenv("MINDEX_INDEX__WORKERS", "two")

@@ -130,6 +130,13 @@ def _join(units: list[_Unit]) -> str:
     return out
 
 
+def split_text(text: str, size: int = 1500, overlap: int = 200) -> list[tuple[str, int, int]]:
+    """Split free text as a section's text is split: (piece, first line, last line), lines
+    0-based inside `text`. Memory entries use it so a huge entry is searched in pieces."""
+    return [(_join(group), group[0].first, max(u.last for u in group))
+            for group in _pack(_units(text, size), size, overlap)]
+
+
 def _span(section: Section, first: int, last: int) -> tuple[int | None, int | None]:
     if section.line_map:
         top = len(section.line_map) - 1

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 import tomllib
 from contextvars import ContextVar
@@ -230,7 +231,7 @@ class RerankSettings(Section):
         self.api_key = _key_from_env(self.api_key, self.api_key_env or _RERANK_KEY_ENV.get(self.provider))
 
 
-DEFAULT_HALF_LIVES: dict[str, float] = {"memory": 30.0, "changelog": 180.0}
+DEFAULT_HALF_LIVES: dict[str, float] = {"memory": 30.0, "knowledge": 180.0, "changelog": 180.0}
 
 
 @dataclass
@@ -267,6 +268,25 @@ class ServeSettings(Section):
     token: str | None = setting(None, doc="bearer token the HTTP server requires")
 
 
+DEFAULT_MEMORY_TYPES = ("decision", "progress", "issue", "handoff", "insight", "reference")
+
+
+@dataclass
+class MemorySettings(Section):
+    """Agent memory: the journal's entry types and the code areas knowledge is filed under."""
+
+    types: list[str] = setting(factory=lambda: list(DEFAULT_MEMORY_TYPES),
+                               doc="memory entry types `memory save --type` accepts")
+    areas: dict[str, list[str]] = setting(
+        factory=dict, doc="code areas by name, each a list of path globs (default: a path's top folder)")
+    embed_on_save: bool = setting(True, doc="embed a saved entry at once, when a model is available")
+
+    def _finish(self) -> None:
+        bad = [t for t in self.types if not re.match(r"^[a-z][a-z0-9_-]{0,31}$", t)]
+        if bad:
+            raise InvalidSettings([f"memory.types: {bad[0]!r} should be lowercase letters, digits, _ or -"])
+
+
 @dataclass
 class Settings(Section):
     """Every setting mindex reads; see the module docstring for precedence."""
@@ -276,6 +296,7 @@ class Settings(Section):
     embed: EmbedSettings = setting(factory=EmbedSettings)
     search: SearchSettings = setting(factory=SearchSettings)
     serve: ServeSettings = setting(factory=ServeSettings)
+    memory: MemorySettings = setting(factory=MemorySettings)
 
 
 _TRUE = {"true", "1", "yes", "on", "y", "t"}
@@ -334,9 +355,22 @@ def _coerce(value: Any, annotation: str, loc: str, problems: list[str]) -> Any:
             if not isinstance(table, dict):
                 raise ValueError
             return {str(k): _coerce(v, "float", f"{loc}.{k}", problems) for k, v in table.items()}
+        if kind == "list[str]":
+            items = _json(value, loc, problems) if isinstance(value, str) and value.lstrip().startswith("[") else value
+            if isinstance(items, str):
+                items = [part.strip() for part in items.split(",") if part.strip()]
+            if not isinstance(items, list) or not all(isinstance(v, str) for v in items):
+                raise ValueError
+            return list(items)
+        if kind == "dict[str, list[str]]":
+            table = _json(value, loc, problems) if isinstance(value, str) else value
+            if not isinstance(table, dict):
+                raise ValueError
+            return {str(k): _coerce(v, "list[str]", f"{loc}.{k}", problems) for k, v in table.items()}
     except (TypeError, ValueError):
         words = {"int": "an integer", "float": "a number", "bool": "true or false", "str": "a string",
-                 "Path": "a path", "SecretStr": "a string", "dict[str, float]": "a table of numbers"}
+                 "Path": "a path", "SecretStr": "a string", "dict[str, float]": "a table of numbers",
+                 "list[str]": "a list of strings", "dict[str, list[str]]": "a table of lists of strings"}
         problems.append(f"{loc}: should be {words.get(kind, kind)}, not {value!r}")
         return MISSING
     raise TypeError(f"no coercion for {annotation}")  # a field of a type this module does not know

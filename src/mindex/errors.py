@@ -130,3 +130,10 @@ class BudgetExceededError(RemoteError):
 
     exit_code = 5
     code = "BUDGET_EXCEEDED"
+
+
+class MemoryInputError(MindexError):
+    """A memory or knowledge entry cannot be saved as given (empty text, unknown type, ...)."""
+
+    code = "MEMORY_INPUT"
+    exit_code = 2

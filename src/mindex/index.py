@@ -11,7 +11,15 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
-from mindex.config import STATE_DIR, EmbedSettings, IndexSettings, SearchSettings, Settings, load_settings
+from mindex.config import (
+    STATE_DIR,
+    EmbedSettings,
+    IndexSettings,
+    MemorySettings,
+    SearchSettings,
+    Settings,
+    load_settings,
+)
 from mindex.errors import (
     ConfigError,
     NotFoundError,
@@ -20,7 +28,7 @@ from mindex.errors import (
     UnsupportedModeError,
 )
 from mindex.modes import MODES
-from mindex.models import FileHit, Hit, IndexReport, LocateResult, SearchResult, Source, SourceStats
+from mindex.models import Facets, FileHit, Hit, IndexReport, LocateResult, SearchResult, Source, SourceStats
 from mindex.search import (
     decay,
     collapse_sections,
@@ -43,6 +51,7 @@ if TYPE_CHECKING:
     from mindex.graph import CodeGraph
     from mindex.grep import GrepResult
     from mindex.ingest import Progress
+    from mindex.memory.book import Memory
     from mindex.rerank import Reranker
     from mindex.vectors import VectorIndex
 
@@ -75,19 +84,22 @@ class Index:
         embed: EmbedSettings | None = None,
         search: SearchSettings | None = None,
         config: Settings | None = None,
+        memory: MemorySettings | None = None,
     ) -> None:
-        if config is None and None in (settings, embed, search):
+        if config is None and None in (settings, embed, search, memory):
             home = Path(db_path).expanduser().resolve().parent
             config = load_settings(cwd=home.parent if home.name == STATE_DIR else None)
         self.settings = settings or (config.index if config else IndexSettings())
         self.embed_settings = embed or (config.embed if config else EmbedSettings())
         self.search_settings = search or (config.search if config else SearchSettings())
+        self.memory_settings = memory or (config.memory if config else MemorySettings())
         self._reranker_obj: Reranker | None = None
         self.db_path = Path(db_path)
         self.store: Store = SQLiteStore(self.db_path, self.settings.lock_timeout, create=create)
         self._embedder: Embedder | None = None
         self._embedder_note: str | None = None
         self._vectors: VectorIndex | None = None
+        self._memory: Memory | None = None
 
     # -- embeddings ------------------------------------------------------------------------
 
@@ -301,6 +313,8 @@ class Index:
                 reports[source.name] = IndexReport(errors=[str(exc)])
                 continue
             self.store.set_meta({parsed_by: PARSER_VERSION})
+            if source.kind == "knowledge":
+                self.memory.rebuild_graph()
             if self._vectors is not None:
                 self._vectors.invalidate()  # our own commits do not change SQLite's data_version
             if embed and self.embedder() is not None:
@@ -313,6 +327,15 @@ class Index:
         if self.store.get_meta(CODE_TEXT_MISSING) and not self.store.code_files_without_text():
             self.store.set_meta({CODE_TEXT_MISSING: None})  # every file read again since the upgrade
         return reports
+
+    @property
+    def memory(self) -> Memory:
+        """Agent memory and knowledge kept beside this index (see `mindex.memory.book`)."""
+        if self._memory is None:
+            from mindex.memory.book import Memory
+
+            self._memory = Memory(self)
+        return self._memory
 
     # -- reading ---------------------------------------------------------------------------
 
@@ -332,6 +355,8 @@ class Index:
         language: str | None = None,
         symbol_kind: str | None = None,
         group_by: str | None = None,
+        facets: Facets | None = None,
+        decay_on: bool = True,
     ) -> SearchResult:
         """Search the index. `mode=None` picks hybrid when vectors exist, else keyword
         (the result's `note` says why). After fusion: optional rerank (`rerank=None` follows
@@ -364,7 +389,8 @@ class Index:
             depth = max(depth, 10 * wanted, 100)  # several chunks a file: look deeper
         elif not merge:
             depth = max(depth, 2 * wanted)  # room to refill after pieces of one section collapse
-        result, vectors = self._retrieve(query, depth, mode, source, kind, path, weights, language, symbol_kind)
+        result, vectors = self._retrieve(query, depth, mode, source, kind, path, weights, language, symbol_kind,
+                                         facets)
         started = time.perf_counter()
         hits, notes = list(result.hits), [result.note] if result.note else []
         if reranker is not None:
@@ -372,7 +398,9 @@ class Index:
 
             hits, why = apply_rerank(hits, query, reranker, conf.rerank.candidates, conf.rerank.timeout)
             notes += [why] if why else []
-        hits = decay(hits, conf.half_life_days)
+        if decay_on:
+            hits = decay(hits, conf.half_life_days,
+                         logits=result.mode == "hybrid" and conf.fusion == "learned" and reranker is None)
         if hops and vectors is None and mode == "keyword":
             embedder = self._pinned_embedder()  # hops walk the stored vectors
             vectors = self._vector_index(embedder) if embedder is not None else None
@@ -427,26 +455,27 @@ class Index:
     def _retrieve(
         self, query: str, depth: int, mode: str | None, source: str | None, kind: str | None,
         path: str | None, weights: dict[str, float] | None, language: str | None = None,
-        symbol_kind: str | None = None,
+        symbol_kind: str | None = None, facets: Facets | None = None,
     ) -> tuple[SearchResult, VectorIndex | None]:
         """The first `depth` candidates of the chosen mode, and the vectors if any."""
+        facets = facets or None
         filters: dict[str, Any] = {"source": source, "kind": kind, "path": path, "language": language,
                                    "symbol_kind": symbol_kind}
         if mode == "keyword":
-            return lexical_search(self.store, query, depth, 0, **filters), None
+            return lexical_search(self.store, query, depth, 0, **filters, facets=facets), None
         embedder = self._pinned_embedder()
         vectors = self._vector_index(embedder) if embedder is not None else None
         if embedder is None or vectors is None or not len(vectors):
             why = self._embedder_note or "no vectors yet; run `mindex embed`"
             if mode is not None:
                 raise UnsupportedModeError(f"{mode} search is unavailable: {why}; or search with `--mode keyword`")
-            return replace(lexical_search(self.store, query, depth, 0, **filters), note=why), None
+            return replace(lexical_search(self.store, query, depth, 0, **filters, facets=facets), note=why), None
         if mode == "semantic":
-            return semantic_search(self.store, vectors, embedder, query, depth, 0, **filters), vectors
+            return semantic_search(self.store, vectors, embedder, query, depth, 0, **filters, facets=facets), vectors
         conf = self.search_settings
         leg_weights = {"keyword": conf.keyword_weight, "semantic": conf.semantic_weight, **(weights or {})}
         result = hybrid_search(self.store, vectors, embedder, query, depth, 0, source, kind, path,
-                               leg_weights, conf.rrf_k, language, symbol_kind, conf.fusion)
+                               leg_weights, conf.rrf_k, language, symbol_kind, conf.fusion, facets)
         return result, vectors
 
     def _reranker(self, wanted: bool | None) -> Reranker | None:

@@ -165,6 +165,9 @@ class _BatchWriter:
                 self.deletes.append(result.path)
                 self.dropped += 1
         else:
+            for problem in result.metadata.get("problems", ()):  # a journal's broken blocks: file:line
+                where, _, why = problem.partition(": ")
+                self.report.skipped.append(SkippedFile(where, why))
             self.upserts.append(result)
             self.chunks += len(result.chunks)
             if result.path in self.markers:

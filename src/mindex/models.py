@@ -63,6 +63,8 @@ class Chunk:
     symbol: str | None = None  # code: the function or class the chunk holds or sits in
     symbol_kind: str | None = None
     terms: str = ""  # words inside its camelCase identifiers, for the keyword index (see mindex.terms)
+    at: float | None = None  # memory and knowledge: the entry's time, epoch seconds
+    facets: dict[str, Any] | None = None  # memory and knowledge: id, type, tags, files, ...
 
 
 @dataclass(frozen=True)
@@ -138,6 +140,7 @@ class Hit:
     seq: int | None = None  # the store's row key (joins a hit to its vector); not in JSON
     modified: float | None = None  # the document's mtime, epoch seconds (recency decay)
     ordinal: int | None = None  # the chunk's place in its document (merging neighbours); not in JSON
+    facets: dict[str, Any] | None = None  # memory and knowledge: id, type, at, tags, files, ...
 
     def to_dict(self) -> dict[str, Any]:
         """Return the documented JSON shape (`page`, `explain` only where present)."""
@@ -158,9 +161,30 @@ class Hit:
             out["page"] = self.page
         if self.kind == "code":
             out.update(language=self.language, symbol=self.symbol, symbol_kind=self.symbol_kind)
+        if self.facets is not None:
+            out["facets"] = self.facets
         if self.explain is not None:
             out["explain"] = self.explain
         return out
+
+
+@dataclass(frozen=True)
+class Facets:
+    """Filters on memory and knowledge chunks, applied before top-k: any of `types`, every
+    one of `tags`, any of `files` (a path, a folder or a glob), entry time in [since, until)
+    (epoch seconds), any of `ids`; `current_only` leaves out superseded knowledge."""
+
+    types: tuple[str, ...] = ()
+    tags: tuple[str, ...] = ()
+    files: tuple[str, ...] = ()
+    since: float | None = None
+    until: float | None = None
+    ids: tuple[str, ...] = ()
+    current_only: bool = False
+
+    def __bool__(self) -> bool:
+        return bool(self.types or self.tags or self.files or self.ids or self.current_only
+                    or self.since is not None or self.until is not None)
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,7 @@ them by score; if that still finds too few, single words fill up.
 from __future__ import annotations
 
 import re
+import math
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -18,7 +19,7 @@ from dataclasses import replace
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
-from mindex.models import Hit, SearchResult
+from mindex.models import Facets, Hit, SearchResult
 from mindex.terms import identifier_parts
 
 if TYPE_CHECKING:
@@ -113,6 +114,7 @@ def lexical_search(
     language: str | None = None,
     symbol_kind: str | None = None,
     snippets: bool = True,
+    facets: Facets | None = None,
 ) -> SearchResult:
     """BM25 keyword search: all-terms matches, joined by any-term matches by score when they
     are too few, then matches of any single word (phrases glued by punctuation,
@@ -123,7 +125,8 @@ def lexical_search(
     if not terms:
         return SearchResult(query, "keyword", 0.0, (), note="the query has no searchable words")
     wanted = offset + limit
-    filters = {"source": source, "kind": kind, "path": path, "language": language, "symbol_kind": symbol_kind}
+    filters: dict[str, Any] = {"source": source, "kind": kind, "path": path, "language": language,
+                               "symbol_kind": symbol_kind, "facets": facets or None}
     # All terms first: fast, since few rows match them all. When that leaves the page short,
     # any term: a row's BM25 is the same under both queries (it sums the terms it holds), so
     # the two lists merge by score into the any-term ranking.
@@ -151,22 +154,22 @@ def lexical_search(
 def semantic_hits(
     store: Store, vectors: VectorIndex, embedder: Embedder, query: str, wanted: int,
     source: str | None = None, kind: str | None = None, path: str | None = None,
-    language: str | None = None, symbol_kind: str | None = None,
+    language: str | None = None, symbol_kind: str | None = None, facets: Facets | None = None,
 ) -> list[Hit]:
     """Nearest chunks to the query by cosine similarity, filters applied before top-k."""
-    return semantic_leg(store, vectors, embedder, query, wanted, source, kind, path, language, symbol_kind)()
+    return semantic_leg(store, vectors, embedder, query, wanted, source, kind, path, language, symbol_kind, facets)()
 
 
 def semantic_leg(
     store: Store, vectors: VectorIndex, embedder: Embedder, query: str, wanted: int,
     source: str | None = None, kind: str | None = None, path: str | None = None,
-    language: str | None = None, symbol_kind: str | None = None,
+    language: str | None = None, symbol_kind: str | None = None, facets: Facets | None = None,
 ) -> Callable[[], list[Hit]]:
     """Start the vector leg in a worker thread (embedding the query and the matrix product
     release the GIL, so it runs beside the keyword leg's SQL); calling the result waits for
     it and reads its hits from the store in the calling thread, which owns the connection."""
-    filtered = source or kind or path or language or symbol_kind
-    allowed = store.filtered_seqs(source, kind, path, language, symbol_kind) if filtered else None
+    filtered = source or kind or path or language or symbol_kind or facets
+    allowed = store.filtered_seqs(source, kind, path, language, symbol_kind, facets or None) if filtered else None
     len(vectors)  # bring the matrix up to date here, where the store may be used
     future = _worker().submit(lambda: vectors.nearest(embedder.embed_query(query), wanted, allowed))
 
@@ -214,14 +217,15 @@ def hybrid_search(
     store: Store, vectors: VectorIndex, embedder: Embedder, query: str, limit: int = 10,
     offset: int = 0, source: str | None = None, kind: str | None = None, path: str | None = None,
     weights: dict[str, float] | None = None, k: int = 60, language: str | None = None,
-    symbol_kind: str | None = None, fusion: str = "learned",
+    symbol_kind: str | None = None, fusion: str = "learned", facets: Facets | None = None,
 ) -> SearchResult:
     """Keyword and vector legs, each deep enough to fill the page, fused by the learned
     ranker (`mindex.rank`) or, with `fusion="rrf"`, by reciprocal rank fusion."""
     started = time.perf_counter()
     depth = max(50, 2 * (offset + limit))
-    semantic = semantic_leg(store, vectors, embedder, query, depth, source, kind, path, language, symbol_kind)
-    keyword = lexical_search(store, query, depth, 0, source, kind, path, language, symbol_kind, snippets=False).hits
+    semantic = semantic_leg(store, vectors, embedder, query, depth, source, kind, path, language, symbol_kind, facets)
+    keyword = lexical_search(store, query, depth, 0, source, kind, path, language, symbol_kind, snippets=False,
+                             facets=facets).hits
     legs = {"keyword": list(keyword), "semantic": semantic()}
     if fusion == "learned":
         from mindex.rank import learned_fusion
@@ -236,18 +240,22 @@ def hybrid_search(
 def semantic_search(
     store: Store, vectors: VectorIndex, embedder: Embedder, query: str, limit: int = 10,
     offset: int = 0, source: str | None = None, kind: str | None = None, path: str | None = None,
-    language: str | None = None, symbol_kind: str | None = None,
+    language: str | None = None, symbol_kind: str | None = None, facets: Facets | None = None,
 ) -> SearchResult:
     """Vector-only search."""
     started = time.perf_counter()
-    hits = semantic_hits(store, vectors, embedder, query, offset + limit, source, kind, path, language, symbol_kind)
+    hits = semantic_hits(store, vectors, embedder, query, offset + limit, source, kind, path, language, symbol_kind,
+                         facets)
     took = (time.perf_counter() - started) * 1000
     return SearchResult(query, "semantic", took, tuple(hits[offset:]))
 
 
-def decay(hits: list[Hit], half_lives: dict[str, float], now: float | None = None) -> list[Hit]:
+def decay(hits: list[Hit], half_lives: dict[str, float], now: float | None = None, logits: bool = False) -> list[Hit]:
     """Exponential recency decay after fusion: score × 0.5^(age / half-life) for source kinds
-    that have a half-life (none for code and docs by default); re-sorted, stable."""
+    that have a half-life (none for code and docs by default); re-sorted, stable. The age is
+    the entry's own time for memory and knowledge, else the file's mtime. `logits` says the
+    scores are the learned fusion's (log-odds, any sign): the factor is then added as its
+    logarithm, which is the same multiplication on the odds."""
     if not any(h.kind in half_lives for h in hits):
         return hits
     now = time.time() if now is None else now
@@ -257,7 +265,8 @@ def decay(hits: list[Hit], half_lives: dict[str, float], now: float | None = Non
         if days and hit.modified is not None:
             age = max(0.0, now - hit.modified) / 86400
             factor = 0.5 ** (age / days)
-            hit = replace(hit, score=hit.score * factor,
+            score = hit.score + math.log(max(factor, 1e-300)) if logits else hit.score * factor
+            hit = replace(hit, score=score,
                           explain={**(hit.explain or {}), "recency": {"age_days": round(age, 1), "factor": round(factor, 4)}})
         out.append(hit)
     return sorted(out, key=lambda h: -h.score)

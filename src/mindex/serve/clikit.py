@@ -89,7 +89,7 @@ class State:
         from mindex.index import Index
 
         return Index(self.db, self.settings.index, create=create, embed=self.settings.embed,
-                     search=self.settings.search)
+                     search=self.settings.search, memory=self.settings.memory)
 
 
 def error_object(code: str, text: str) -> dict[str, Any]:

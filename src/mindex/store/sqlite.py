@@ -28,7 +28,7 @@ from mindex.errors import (
     SourceExistsError,
     StoreError,
 )
-from mindex.models import Document, Hit, SkippedFile, Source, SourceStats
+from mindex.models import Chunk, Document, Facets, Hit, SkippedFile, Source, SourceStats
 from mindex.pathglob import glob_match
 from mindex.store.base import ChunkSpan, inflate, pack
 from mindex.store.lock import WriteLock
@@ -40,7 +40,7 @@ BM25_WEIGHTS = (8.0, 4.0, 1.0, 1.0)
 
 _HIT_COLUMNS = """
     c.id, s.name, d.kind, d.path, c.title, c.context, c.start_line, c.end_line, c.page, c.text,
-    c.seq, d.mtime_ns, d.language, c.symbol, c.symbol_kind, c.ordinal
+    c.seq, d.mtime_ns, d.language, c.symbol, c.symbol_kind, c.ordinal, c.at, c.facets
 """
 # Every chunk query that shows or filters by source and path joins the same three tables.
 _CHUNK_JOINS = "JOIN documents d ON d.id = c.document_id JOIN sources s ON s.id = d.source_id"
@@ -394,11 +394,19 @@ class SQLiteStore:
                 doc_id = cursor.lastrowid
                 db.executemany(
                     """INSERT INTO chunks (id, document_id, ordinal, title, context, text, hash,
-                       start_line, end_line, page, symbol, symbol_kind, terms)
-                       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+                       start_line, end_line, page, symbol, symbol_kind, terms, at, facets)
+                       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
                     [(c.id, doc_id, c.ordinal, c.title, c.context, c.text, c.hash,
-                      c.start_line, c.end_line, c.page, c.symbol, c.symbol_kind, c.terms) for c in doc.chunks],
+                      c.start_line, c.end_line, c.page, c.symbol, c.symbol_kind, c.terms, c.at,
+                      json.dumps(c.facets, ensure_ascii=False) if c.facets is not None else None)
+                     for c in doc.chunks],
                 )
+                faceted = {c.id: c.facets for c in doc.chunks if c.facets}
+                if faceted:
+                    seqs = db.execute("SELECT id, seq FROM chunks WHERE document_id = ?", (doc_id,)).fetchall()
+                    db.executemany("INSERT OR IGNORE INTO chunk_facets (name, value, seq) VALUES (?, ?, ?)",
+                                   [(name, value, seq) for cid, seq in seqs if cid in faceted
+                                    for name, value in facet_rows(faceted[cid])])
                 db.executemany(
                     """INSERT INTO symbols (document_id, name, short, kind, start_line, end_line, signature, exported)
                        VALUES (?, ?, ?, ?, ?, ?, ?, ?)""",
@@ -416,6 +424,94 @@ class SQLiteStore:
                     db.execute("INSERT INTO code_trigrams (rowid, text) VALUES (?, ?)", (doc_id, doc.text))
             db.execute("""INSERT INTO chunks_fts (rowid, title, context, text, terms)
                           SELECT seq, title, context, text, terms FROM chunks WHERE seq > ?""", (last_seq,))
+
+    def append_chunks(self, source_id: int, path: str, chunks: Sequence[Chunk], before: tuple[int, int],
+                      after: tuple[int, int, str]) -> bool:
+        """Add chunks at the end of a document whose file only grew (a memory save): its
+        markers go from `before` (size, mtime) to `after` (size, mtime, hash). Returns False,
+        writing nothing, when the stored markers are not `before` (the file changed
+        otherwise: index it whole)."""
+        with self.transaction() as db:
+            row = db.execute("SELECT id, size, mtime_ns FROM documents WHERE source_id = ? AND path = ?",
+                             (source_id, path)).fetchone()
+            if row is None or (row[1], row[2]) != before:
+                return False
+            doc_id = row[0]
+            (last_seq,) = db.execute("SELECT coalesce(max(seq), 0) FROM chunks").fetchone()
+            (ordinal,) = db.execute("SELECT coalesce(max(ordinal) + 1, 0) FROM chunks WHERE document_id = ?",
+                                    (doc_id,)).fetchone()
+            db.executemany(
+                """INSERT INTO chunks (id, document_id, ordinal, title, context, text, hash,
+                   start_line, end_line, page, symbol, symbol_kind, terms, at, facets)
+                   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+                [(c.id, doc_id, ordinal + n, c.title, c.context, c.text, c.hash, c.start_line, c.end_line, c.page,
+                  c.symbol, c.symbol_kind, c.terms, c.at,
+                  json.dumps(c.facets, ensure_ascii=False) if c.facets is not None else None)
+                 for n, c in enumerate(chunks)])
+            faceted = {c.id: c.facets for c in chunks if c.facets}
+            seqs = db.execute("SELECT id, seq FROM chunks WHERE seq > ?", (last_seq,)).fetchall()
+            db.executemany("INSERT OR IGNORE INTO chunk_facets (name, value, seq) VALUES (?, ?, ?)",
+                           [(name, value, seq) for cid, seq in seqs if cid in faceted
+                            for name, value in facet_rows(faceted[cid])])
+            db.execute("""INSERT INTO chunks_fts (rowid, title, context, text, terms)
+                          SELECT seq, title, context, text, terms FROM chunks WHERE seq > ?""", (last_seq,))
+            size, mtime_ns, digest = after
+            db.execute("UPDATE documents SET size = ?, mtime_ns = ?, content_hash = ?, indexed_at = ? WHERE id = ?",
+                       (size, mtime_ns, digest, time.time(), doc_id))
+        return True
+
+    def forget_markers(self, source_id: int) -> None:
+        """Make every document of a source look changed, so the next run reads and parses
+        each file again (and replaces its rows one transaction at a time)."""
+        with self.transaction() as db:
+            db.execute("UPDATE documents SET size = -1, content_hash = '' WHERE source_id = ?", (source_id,))
+
+    def document_metadata(self, kind: str) -> list[tuple[str, str, dict[str, Any]]]:
+        """(source name, path, metadata) of every document of a kind."""
+        return [(name, path, json.loads(meta)) for name, path, meta in self.conn.execute(
+            "SELECT s.name, d.path, d.metadata FROM documents d JOIN sources s ON s.id = d.source_id "
+            "WHERE d.kind = ? ORDER BY d.path", (kind,))]
+
+    def replace_graph(self, entities: Sequence[tuple[str, str, str, float | None, float | None, str | None]],
+                      relations: Sequence[tuple[str, str, str]]) -> None:
+        """Replace the knowledge graph: entities (id, type, title, confidence, at, path) and
+        relations (src, rel, dst)."""
+        with self.transaction() as db:
+            db.execute("DELETE FROM kg_entities")
+            db.execute("DELETE FROM kg_relations")
+            db.executemany("INSERT OR REPLACE INTO kg_entities (id, type, title, confidence, at, path) "
+                           "VALUES (?, ?, ?, ?, ?, ?)", entities)
+            db.executemany("INSERT OR IGNORE INTO kg_relations (src, rel, dst) VALUES (?, ?, ?)", relations)
+
+    def graph_rows(self) -> tuple[list[tuple[Any, ...]], list[tuple[str, str, str]]]:
+        """Every knowledge-graph entity (id, type, title, confidence, at, path) and relation."""
+        return (self.conn.execute("SELECT id, type, title, confidence, at, path FROM kg_entities").fetchall(),
+                self.conn.execute("SELECT src, rel, dst FROM kg_relations").fetchall())
+
+    def faceted_hits(self, kind: str, facets: Facets | None, limit: int, newest_first: bool = True) -> list[Hit]:
+        """Chunks of a kind passing the facet filters, by entry time (newest first), first
+        piece of each entry only."""
+        where, params = _filters(None, kind, None, facets=facets)
+        order = "DESC" if newest_first else "ASC"
+        # Entries of one second keep their journal order (document, then place in it).
+        rows = self.conn.execute(
+            f"""SELECT {_HIT_COLUMNS} FROM chunks c {_CHUNK_JOINS}
+                WHERE {' AND '.join(where)} AND c.facets IS NOT NULL
+                ORDER BY c.at {order}, d.id {order}, c.ordinal {order} LIMIT ?""", (*params, limit * 4)).fetchall()
+        first: dict[str, Hit] = {}  # an entry's first piece, in the entries' order
+        for row in rows:
+            hit = _hit(row, 0.0, "")
+            key = str((hit.facets or {}).get("id"))
+            if key not in first or (hit.ordinal or 0) < (first[key].ordinal or 0):
+                first[key] = hit
+        return list(first.values())[:limit]
+
+    def entry_pieces(self, kind: str, entry_id: str) -> list[Hit]:
+        """Every chunk of one memory entry or knowledge entity, in order."""
+        where, params = _filters(None, kind, None, facets=Facets(ids=(entry_id,)))
+        rows = self.conn.execute(f"SELECT {_HIT_COLUMNS} FROM chunks c {_CHUNK_JOINS} WHERE {' AND '.join(where)} "
+                                 "ORDER BY c.ordinal", params).fetchall()
+        return [_hit(row, 0.0, "") for row in rows]
 
     @staticmethod
     def _delete_document(db: sqlite3.Connection, source_id: int, path: str) -> None:
@@ -526,9 +622,10 @@ class SQLiteStore:
         return int(self.conn.execute("PRAGMA data_version").fetchone()[0])
 
     def filtered_seqs(self, source: str | None, kind: str | None, path: str | None,
-                      language: str | None = None, symbol_kind: str | None = None) -> list[int]:
+                      language: str | None = None, symbol_kind: str | None = None,
+                      facets: Facets | None = None) -> list[int]:
         """Chunk seqs passing the filters (for filtering before vector top-k)."""
-        where, params = _filters(source, kind, path, language, symbol_kind)
+        where, params = _filters(source, kind, path, language, symbol_kind, facets)
         where.append("1")
         return [row[0] for row in self.conn.execute(
             f"""SELECT c.seq FROM chunks c {_CHUNK_JOINS} WHERE {' AND '.join(where)}""", params
@@ -560,6 +657,7 @@ class SQLiteStore:
         path: str | None = None,
         language: str | None = None,
         symbol_kind: str | None = None,
+        facets: Facets | None = None,
     ) -> list[Hit]:
         """Run an FTS5 MATCH expression, best BM25 first, with optional filters.
 
@@ -568,7 +666,7 @@ class SQLiteStore:
         build every match's row and snippet before sorting: on a 100k-chunk index that was
         most of a search's time. Hits come without snippets (search writes them for the page).
         """
-        where, params = _filters(source, kind, path, language, symbol_kind)
+        where, params = _filters(source, kind, path, language, symbol_kind, facets)
         weights = ", ".join(str(w) for w in BM25_WEIGHTS)
         joins = f"JOIN chunks c ON c.seq = chunks_fts.rowid {_CHUNK_JOINS}" if where else ""
         ranked = self.conn.execute(
@@ -708,12 +806,57 @@ class SQLiteStore:
         }
 
 
+# Facet names a search filters on, and the facet keys that fill them (a list or one value).
+_FACET_ROWS = (("id", "id"), ("type", "type"), ("tag", "tags"), ("file", "files"), ("area", "areas"),
+               ("issue", "issues"))
+
+
+def facet_rows(facets: dict[str, Any]) -> list[tuple[str, str]]:
+    """The (name, value) rows of chunk_facets for a chunk's facets."""
+    rows = []
+    for name, key in _FACET_ROWS:
+        value = facets.get(key)
+        for item in value if isinstance(value, list) else [value] if value is not None else []:
+            rows.append((name, str(item)))
+    return rows
+
+
+def _facet_filters(facets: Facets) -> tuple[list[str], list[Any]]:
+    where: list[str] = []
+    params: list[Any] = []
+    for name, values in (("type", facets.types), ("id", facets.ids)):
+        if values:
+            where.append(f"c.seq IN (SELECT seq FROM chunk_facets WHERE name = '{name}' AND value IN "
+                         f"({','.join('?' * len(values))}))")
+            params += list(values)
+    for tag in facets.tags:
+        where.append("c.seq IN (SELECT seq FROM chunk_facets WHERE name = 'tag' AND value = ?)")
+        params.append(tag)
+    for path in facets.files:
+        # A file named in an entry, or one under a folder given, or one a glob matches.
+        where.append("c.seq IN (SELECT seq FROM chunk_facets WHERE name = 'file' AND (value = ? OR "
+                     "substr(value, 1, length(?) + 1) = ? || '/' OR mindex_glob(?, value)))")
+        params += [path, path, path, path]
+    if facets.since is not None:
+        where.append("c.at >= ?")
+        params.append(facets.since)
+    if facets.until is not None:
+        where.append("c.at < ?")
+        params.append(facets.until)
+    if facets.current_only:
+        where.append("c.seq NOT IN (SELECT f.seq FROM chunk_facets f JOIN kg_relations r "
+                     "ON r.rel = 'SUPERSEDES' AND r.dst = f.value WHERE f.name = 'id')")
+    return where, params
+
+
 def _filters(source: str | None, kind: str | None, path: str | None, language: str | None = None,
-             symbol_kind: str | None = None) -> tuple[list[str], list[str]]:
+             symbol_kind: str | None = None, facets: Facets | None = None) -> tuple[list[str], list[Any]]:
     """WHERE clauses and parameters for the search filters (aliases s, d, c as in the queries;
     the symbol kind is the chunk's own, or that of any definition starting inside it)."""
     where: list[str] = []
-    params: list[str] = []
+    params: list[Any] = []
+    if facets is not None:
+        where, params = _facet_filters(facets)
     for clause, value in (("s.name = ?", source), ("d.kind = ?", kind), ("mindex_glob(?, d.path)", path),
                           ("d.language = ?", language)):
         if value:
@@ -776,7 +919,8 @@ def _explain(exc: sqlite3.OperationalError, path: Path) -> Exception:
 
 def _hit(row: Sequence[Any], score: float, snippet: str) -> Hit:
     (cid, source, kind, path, title, context, start, end, page, text, seq, mtime_ns, language, symbol,
-     symbol_kind, ordinal) = row
+     symbol_kind, ordinal, at, facets) = row
+    modified = at if at is not None else mtime_ns / 1e9 if mtime_ns else None
     return Hit(cid, source, kind, path, title, context, start, end, page, float(score), snippet, text,
                language=language, symbol=symbol, symbol_kind=symbol_kind,
-               seq=seq, modified=mtime_ns / 1e9 if mtime_ns else None, ordinal=ordinal)
+               seq=seq, modified=modified, ordinal=ordinal, facets=json.loads(facets) if facets else None)
