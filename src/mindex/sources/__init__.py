@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from mindex.sources import code, docs
+from mindex.sources import code, docs, knowledge, memory
 
-SOURCE_KINDS: dict[str, ModuleType] = {"docs": docs, "code": code}
+SOURCE_KINDS: dict[str, ModuleType] = {"docs": docs, "code": code, "memory": memory, "knowledge": knowledge}
 
 __all__ = ["SOURCE_KINDS"]

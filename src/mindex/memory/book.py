@@ -1,0 +1,451 @@
+"""`Memory`: what the memory and knowledge commands and MCP tools call (via `Index.memory`).
+
+The files under the index's folder are the truth (`memory/`, `knowledge/` beside
+`index.db`, so `.mindex/memory` in a project); every method that writes changes a file
+first, under a file lock, then brings the index's rows up to date before it returns.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import os
+import time
+from dataclasses import dataclass, replace
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from mindex.errors import ConfigError, MemoryInputError, NotFoundError
+from mindex.memory import journal
+from mindex.memory.graph import Graph, derive
+from mindex.memory.knowledge import KNOWLEDGE_TYPES, Entity, area_of, render, slug
+from mindex.models import Facets, Hit, IndexReport, SearchResult, Source
+
+if TYPE_CHECKING:
+    from mindex.index import Index
+
+MEMORY, KNOWLEDGE = "memory", "knowledge"
+_GITIGNORE = "# written by mindex: commit memory/ and knowledge/, never the index\nindex.db*\n*.lock\n"
+MAX_ENTRY_CHARS = 200_000
+
+
+@dataclass(frozen=True)
+class Saved:
+    """A saved memory entry and where it went."""
+
+    entry: journal.Entry
+    file: str
+    line: int
+
+    def to_dict(self) -> dict[str, Any]:
+        e = self.entry
+        return {"id": e.id, "at": e.at.isoformat(timespec="seconds"), "type": e.type, "tags": list(e.tags),
+                "files": list(e.files), "text": e.text, "file": self.file, "line": self.line}
+
+
+def parse_since(since: str | None, days: float | None, now: datetime | None = None) -> float | None:
+    """The epoch seconds a `--since` date (ISO date or time) or `--days N` stands for."""
+    if since and days is not None:
+        raise MemoryInputError("give --since or --days, not both")
+    if days is not None:
+        if days < 0:
+            raise MemoryInputError("--days cannot be negative")
+        return ((now or datetime.now(timezone.utc)) - timedelta(days=days)).timestamp()
+    if not since:
+        return None
+    try:
+        at = datetime.fromisoformat(since.replace("Z", "+00:00"))
+    except ValueError:
+        raise MemoryInputError(f"--since {since!r} is not a date; write it as 2026-10-01 or 2026-10-01T09:00") from None
+    return (at if at.tzinfo else at.replace(tzinfo=timezone.utc)).timestamp()
+
+
+def entry_of(hit: Hit) -> dict[str, Any]:
+    """The JSON shape of a memory or knowledge hit: its facets, text, file and score."""
+    facets = dict(hit.facets or {})
+    return {**facets, "kind": hit.kind, "text": hit.text, "file": f"{hit.kind}/{hit.path}", "line": hit.start_line,
+            "score": round(hit.score, 6), "chunk": hit.id}
+
+
+class Memory:
+    """Agent memory and knowledge of one index."""
+
+    def __init__(self, index: Index) -> None:
+        self.index = index
+        self.folder = index.db_path.parent
+        self.memory_dir = self.folder / "memory"
+        self.knowledge_dir = self.folder / "knowledge"
+        self.settings = index.memory_settings
+        self._sources: dict[str, Source] = {}
+
+    # -- sources ---------------------------------------------------------------------------
+
+    def source(self, kind: str) -> Source:
+        """The memory or knowledge source, registered (with its folder) on first use."""
+        if kind in self._sources:
+            return self._sources[kind]
+        folder = self.memory_dir if kind == MEMORY else self.knowledge_dir
+        for stats in self.index.sources():
+            if stats.source.name == kind:
+                if stats.source.kind != kind:
+                    raise ConfigError(f"a {stats.source.kind} source is named {kind!r}; rename it "
+                                      f"(`mindex remove {kind}` and add it under another name) to use memory")
+                self._sources[kind] = stats.source
+                return stats.source
+        folder.mkdir(parents=True, exist_ok=True)
+        ignore = self.folder / ".gitignore"
+        if self.folder.name == ".mindex" and not ignore.exists():
+            ignore.write_text(_GITIGNORE)
+        self.index.store.ensure_writable()
+        source = self.index.add_source(folder, name=kind, kind=kind)
+        self._sources[kind] = source
+        return source
+
+    def refresh(self, kinds: tuple[str, ...] = (MEMORY, KNOWLEDGE), embed: bool | None = None) -> dict[str, IndexReport]:
+        """Index the memory and knowledge folders (hand edits, deletions, renames)."""
+        for kind in kinds:
+            self.source(kind)
+        wanted = self.settings.embed_on_save if embed is None else embed
+        return self.index.index(kinds, embed=wanted)
+
+    def rebuild_graph(self) -> None:
+        """Derive the knowledge graph's tables from the indexed knowledge files."""
+        records = [(path, meta["entity"]) for _, path, meta in self.index.store.document_metadata(KNOWLEDGE)
+                   if "entity" in meta]
+        entities, relations = derive(records, self.settings.areas)
+        self.index.store.replace_graph(entities, relations)
+
+    # -- the journal -----------------------------------------------------------------------
+
+    def save(self, text: str, type: str = "progress", tags: tuple[str, ...] | list[str] = (),
+             files: tuple[str, ...] | list[str] = (), at: datetime | None = None, embed: bool | None = None) -> Saved:
+        """Append an entry to this month's journal and index it; searchable on return.
+
+        Raises:
+            MemoryInputError: empty text, an unknown type, a bad tag or path, a huge entry.
+        """
+        if "\x00" in text:
+            raise MemoryInputError("the text holds a NUL byte; save text, not binary data")
+        if len(text) > MAX_ENTRY_CHARS:
+            raise MemoryInputError(f"the entry is {len(text):,} characters, over {MAX_ENTRY_CHARS:,}; "
+                                   "save a summary and keep the rest in a file of the project")
+        kind = journal.check_type(type, tuple(self.settings.types))
+        when = (at or datetime.now(timezone.utc).astimezone()).replace(microsecond=0)
+        entry = journal.Entry(journal.new_id(when), when, kind, text.replace("\r\n", "\n").strip(),
+                              journal.clean_list(tuple(tags), "tag"), journal.clean_list(tuple(files), "file"))
+        block = journal.render(entry)
+        source = self.source(MEMORY)
+        name = journal.journal_name(when)
+        path = self.memory_dir / name
+        with journal.locked(self.memory_dir):
+            before = self._markers(path)
+            journal.append(path, block)
+            data = path.read_bytes()
+            stat = path.stat()
+            offset = len(data) - len(block.encode("utf-8"))
+            line = data.count(b"\n", 0, offset) + 1
+            entry = replace(entry, line=line)
+            from mindex.sources.memory import entry_chunks
+
+            conf = self.index.settings
+            chunks = entry_chunks(source.name, name, [entry], conf.chunk_size, conf.chunk_overlap)
+            after = (stat.st_size, stat.st_mtime_ns, hashlib.sha256(data).hexdigest())
+            if before is None or not self.index.store.append_chunks(source.id or 0, name, chunks, before, after):
+                self.index.index([MEMORY], embed=False)
+        self._embed(embed)
+        return Saved(entry, f"{self.memory_dir.name}/{name}", line)
+
+    @staticmethod
+    def _markers(path: Path) -> tuple[int, int] | None:
+        try:
+            stat = path.stat()
+        except FileNotFoundError:
+            return None
+        return stat.st_size, stat.st_mtime_ns
+
+    def _embed(self, embed: bool | None) -> None:
+        wanted = self.settings.embed_on_save if embed is None else embed
+        if wanted and self.index.embedder() is not None:
+            self.index.embed()
+
+    def search(self, query: str, limit: int = 10, types: tuple[str, ...] = (), tags: tuple[str, ...] = (),
+               since: float | None = None, files: tuple[str, ...] = (), mode: str | None = None,
+               decay: bool = True, kind: str = MEMORY, current_only: bool = True) -> SearchResult:
+        """Search memory (or knowledge) by keyword, meaning or both; filters apply before
+        top-k; recency decay (half-life per kind, `search.half_life_days`) unless `decay` is off."""
+        self.source(kind)
+        facets = Facets(types=tuple(types), tags=tuple(tags), files=tuple(files), since=since,
+                        current_only=current_only and kind == KNOWLEDGE)
+        return self.index.search(query, limit, mode=mode, kind=kind, facets=facets, decay_on=decay, merge=False)
+
+    def recent(self, limit: int = 20, types: tuple[str, ...] = (), tags: tuple[str, ...] = (),
+               since: float | None = None, files: tuple[str, ...] = (), kind: str = MEMORY) -> list[Hit]:
+        """Entries newest first, filtered."""
+        facets = Facets(types=tuple(types), tags=tuple(tags), files=tuple(files), since=since)
+        return self.index.store.faceted_hits(kind, facets, limit)
+
+    def show(self, entry_id: str) -> dict[str, Any]:
+        """One entry or entity in full.
+
+        Raises:
+            NotFoundError: no such id in the index (run `mindex index` after hand edits).
+        """
+        for kind in (MEMORY, KNOWLEDGE):
+            pieces = self.index.store.entry_pieces(kind, entry_id)
+            if pieces:
+                first = entry_of(pieces[0])
+                first["text"] = "\n\n".join(p.text for p in pieces)  # pieces overlap a little; the file is exact
+                folder = self.memory_dir if kind == MEMORY else self.knowledge_dir
+                first["file"] = f"{folder.name}/{pieces[0].path}"
+                first.pop("score", None)
+                return first
+        raise NotFoundError(f"no memory or knowledge entry {entry_id!r}; see `mindex memory list`")
+
+    def forget(self, entry_id: str) -> dict[str, Any]:
+        """Remove one entry's block from its journal file (atomically) and its rows.
+
+        Raises:
+            NotFoundError: no entry with that id.
+        """
+        shown = self.show(entry_id)
+        if shown["kind"] == KNOWLEDGE:
+            path = self.knowledge_dir / shown["file"].split("/", 1)[1]
+            with journal.locked(self.knowledge_dir):
+                path.unlink()
+            self.refresh((KNOWLEDGE,), embed=False)
+            return shown
+        path = self.memory_dir / shown["file"].split("/", 1)[1]
+        with journal.locked(self.memory_dir):
+            journal.remove_block(path, entry_id)
+            self.index.index([MEMORY], embed=False)
+        return shown
+
+    def rebuild(self) -> dict[str, IndexReport]:
+        """Recreate every memory and knowledge row from the files on disk: each file is read
+        and parsed again (a run killed half-way is finished by the next `index`)."""
+        for kind in (MEMORY, KNOWLEDGE):
+            source = self.source(kind)
+            self.index.store.forget_markers(source.id or 0)
+        return self.refresh(embed=None)
+
+    # -- knowledge -------------------------------------------------------------------------
+
+    def add_knowledge(self, type: str, text: str, title: str | None = None, areas: tuple[str, ...] = (),
+                      files: tuple[str, ...] = (), confidence: float = 0.7, supersedes: tuple[str, ...] = (),
+                      led_to: tuple[str, ...] = (), issues: tuple[str, ...] = (), tags: tuple[str, ...] = (),
+                      embed: bool | None = None) -> dict[str, Any]:
+        """Write a knowledge entity's file and index it.
+
+        Raises:
+            MemoryInputError: empty text, an unknown type, a confidence outside 0-1, an
+                unknown entity to supersede.
+        """
+        if type not in KNOWLEDGE_TYPES:
+            raise MemoryInputError(f"unknown knowledge type {type!r}; use one of: {', '.join(KNOWLEDGE_TYPES)}")
+        if not text.strip():
+            raise MemoryInputError("knowledge needs some text; say what was learned")
+        source = self.source(KNOWLEDGE)
+        known = {row[0] for row in self.index.store.graph_rows()[0]}
+        missing = [eid for eid in (*supersedes, *led_to) if eid not in known]
+        if missing:
+            raise MemoryInputError(f"no knowledge entity {missing[0]!r} to link to; see `mindex knowledge query`")
+        when = datetime.now(timezone.utc).astimezone().replace(microsecond=0)
+        eid = journal.new_id(when, "k")
+        body = text.replace("\r\n", "\n").strip()
+        head = title or body.split("\n", 1)[0][:80]
+        relations = tuple([("SUPERSEDES", s) for s in supersedes] + [("LED_TO", s) for s in led_to])
+        entity = Entity(eid, type, head, body, when, confidence, journal.clean_list(tuple(areas), "area"),
+                        journal.clean_list(tuple(files), "file"), tuple(i.lstrip("#") for i in issues),
+                        journal.clean_list(tuple(tags), "tag"), relations)
+        rel = f"{type}/{slug(head)}-{eid}.md"
+        path = self.knowledge_dir / rel
+        data = render(entity)
+        with journal.locked(self.knowledge_dir):
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = path.with_name(f".{path.name}.tmp")
+            with open(tmp, "w", encoding="utf-8") as handle:
+                handle.write(data)
+                handle.flush()
+                os.fsync(handle.fileno())
+            os.replace(tmp, path)
+        self.index.index([source.name], embed=False)
+        self._embed(embed)
+        return {"id": eid, "type": type, "title": head, "file": f"{self.knowledge_dir.name}/{rel}",
+                "confidence": confidence, "areas": list(entity.areas), "files": list(entity.files),
+                "supersedes": list(supersedes), "led_to": list(led_to)}
+
+    def graph(self) -> Graph:
+        """The knowledge graph as indexed."""
+        self.source(KNOWLEDGE)
+        return Graph.load(*self.index.store.graph_rows())
+
+    def query(self, area: str | None = None, file: str | None = None, issue: str | None = None,
+              text: str | None = None, depth: int = 2, all: bool = False, limit: int = 20,
+              now: float | None = None) -> list[dict[str, Any]]:
+        """Knowledge for an area, a file, an issue and/or a question, ranked by relevance ×
+        confidence × recency. The graph walk goes up to `depth` hops (file → area →
+        learnings; mistake → LED_TO → learning); `text` adds a search of the entities' text.
+        Superseded entities are left out unless `all`."""
+        if not 1 <= depth <= 3:
+            raise MemoryInputError("--depth must be 1-3")
+        graph = self.graph()
+        starts: dict[str, int] = {}
+        if file:
+            file = file.strip("/").replace("\\", "/")
+            inside = [e for e in graph.entities if e == f"file:{file}" or e.startswith(f"file:{file}/")]
+            starts.update(dict.fromkeys(inside, 0))
+            if not inside:  # no entity names the file: start from its area, one hop already made
+                starts[f"area:{area_of(file, self.settings.areas)}"] = 1
+        if area:
+            starts[f"area:{area}"] = 0
+        if issue:
+            starts[f"issue:{issue.lstrip('#')}"] = 0
+        relevance: dict[str, float] = {}
+        why: dict[str, list[str]] = {}
+        for eid, (hops, path) in graph.walk(starts, depth).items():
+            relevance[eid] = 1.0 / hops
+            why[eid] = path
+        # One more step along LED_TO / APPLIES_TO between entities found (mistake → learning).
+        for eid in list(relevance):
+            for rel, other in graph.out.get(eid, []):
+                if rel != "SUPERSEDES" and graph.entities.get(other, ("", ""))[1] in KNOWLEDGE_TYPES and other not in relevance:
+                    relevance[other] = relevance[eid] * 0.5
+                    why[other] = [*why[eid], rel, other]
+        if text:
+            found = self.search(text, limit=max(50, limit), kind=KNOWLEDGE, decay=False, current_only=not all)
+            for rank, hit in enumerate(found.hits):
+                hit_id = str((hit.facets or {}).get("id", ""))
+                if not hit_id or relevance.get(hit_id, 0.0) >= 1.0:
+                    continue
+                share = 1.0 / (1 + rank)  # rank-based: scores of the two legs are not comparable
+                relevance[hit_id] = relevance.get(hit_id, 0.0) + share
+                why.setdefault(hit_id, ["text match"])
+        if not starts and not text:
+            relevance = {eid: 1.0 for eid, row in graph.entities.items() if row[1] in KNOWLEDGE_TYPES}
+        hidden = set() if all else graph.superseded()
+        now = time.time() if now is None else now
+        half_life = self.index.search_settings.half_life_days.get(KNOWLEDGE, 0.0)
+        out: list[dict[str, Any]] = []
+        for eid, weight in relevance.items():
+            if eid in hidden or eid not in graph.entities:
+                continue
+            _, kind, title, confidence, at, entity_file = graph.entities[eid]
+            recency = 0.5 ** (max(0.0, now - (at or now)) / 86400 / half_life) if half_life else 1.0
+            score = weight * (confidence if confidence is not None else 0.7) * recency
+            out.append({"id": eid, "type": kind, "title": title, "confidence": confidence,
+                        "at": datetime.fromtimestamp(at, timezone.utc).isoformat(timespec="seconds") if at else None,
+                        "file": f"{self.knowledge_dir.name}/{entity_file}" if entity_file else None, "score": round(score, 6),
+                        "via": why.get(eid, []), "superseded": eid in graph.superseded(),
+                        "areas": sorted({dst[5:] for r, dst in graph.out.get(eid, []) if dst.startswith("area:")}),
+                        "files": sorted({dst[5:] for r, dst in graph.out.get(eid, []) if dst.startswith("file:")})})
+        out.sort(key=lambda item: (-float(item["score"]), str(item["id"])))
+        return out[:limit]
+
+    def code_links(self, files: list[str]) -> dict[str, dict[str, Any]]:
+        """For File entities: the indexed code file of that path and its definitions."""
+        from mindex.graph import CodeGraph
+
+        links: dict[str, dict[str, Any]] = {}
+        graph: CodeGraph = self.index.graph()
+        for file in files:
+            for source in [s.source.name for s in self.index.sources() if s.source.kind == "code"]:
+                try:
+                    doc = graph.document(file, source)
+                except NotFoundError:
+                    continue
+                links[file] = {"source": source, "path": file,
+                               "symbols": [s.name for s in graph.symbols_in(doc)][:20]}
+                break
+        return links
+
+    # -- context for agents ----------------------------------------------------------------
+
+    def context(self, files: tuple[str, ...] = (), issue: str | None = None, query: str | None = None,
+                budget: int = 2000, memories: int = 20) -> dict[str, Any]:
+        """Markdown for an agent's context: the most relevant learnings, patterns, mistakes and
+        recent memories for the files, issue and question, grouped by code area, within
+        `budget` tokens (characters / 4; never more). Loads no model unless `query` is given.
+        Returns {"markdown", "tokens", "budget", "included", "left_out"}."""
+        if budget < 50:
+            raise MemoryInputError("--budget must be at least 50 tokens")
+        files = tuple(f.strip("/").replace("\\", "/") for f in files if f.strip("/"))
+        found: dict[str, dict[str, Any]] = {}
+        for file in files or (None,):
+            for item in self.query(file=file, issue=issue, text=query, limit=50) if (file or issue or query) \
+                    else self.query(limit=50):
+                if item["id"] not in found or found[item["id"]]["score"] < item["score"]:
+                    found[item["id"]] = item
+        candidates: list[tuple[float, str, str, str]] = []  # (score, area, section, line)
+        for item in found.values():
+            pieces = self.index.store.entry_pieces(KNOWLEDGE, item["id"])
+            text = _short(pieces[0].text if pieces else item["title"], 400)
+            area = (item["areas"] or [area_of(f, self.settings.areas) for f in item["files"]] or ["general"])[0]
+            line = f"- **{_short(item['title'], 100)}** ({(item['at'] or '')[:10]}, confidence {item['confidence']}, {item['id']})"
+            if text != item["title"]:
+                line += f": {text}"
+            candidates.append((item["score"], area, item["type"], line))
+        if query:
+            hits = list(self.search(query, limit=memories).hits)
+        else:
+            hits = self.recent(limit=memories, files=files) if files else []
+            if issue:
+                hits += self.recent(limit=memories, tags=(f"#{issue.lstrip('#')}",))
+            if not files and not issue:
+                hits = self.recent(limit=memories)
+        seen = set()
+        for rank, hit in enumerate(hits):
+            facets = hit.facets or {}
+            if facets.get("id") in seen:
+                continue
+            seen.add(facets.get("id"))
+            area = ([area_of(f, self.settings.areas) for f in facets.get("files", [])] or ["general"])[0]
+            tags = f" [{', '.join(facets.get('tags', []))}]" if facets.get("tags") else ""
+            line = f"- {str(facets.get('at', ''))[:10]} {facets.get('type', '')}{tags} ({facets.get('id')}): {_short(hit.text, 400)}"
+            candidates.append((0.5 / (1 + rank), area, "memory", line))
+        candidates.sort(key=lambda c: -c[0])
+        limit_chars = budget * 4
+        chosen: list[tuple[float, str, str, str]] = []
+        for candidate in candidates:
+            trial = _render_context([*chosen, candidate], len(candidates) - len(chosen) - 1)
+            if len(trial) <= limit_chars:
+                chosen.append(candidate)
+        text = _render_context(chosen, len(candidates) - len(chosen))
+        while len(text) > limit_chars and chosen:  # the left-out line grew: make room for it
+            chosen.pop()
+            text = _render_context(chosen, len(candidates) - len(chosen))
+        if len(text) > limit_chars:
+            text = text[:limit_chars]
+        left = [c for c in candidates if c not in chosen]
+        counts: dict[str, int] = {}
+        for c in left:
+            counts[c[2]] = counts.get(c[2], 0) + 1
+        return {"markdown": text, "tokens": math.ceil(len(text) / 4), "budget": budget, "included": len(chosen),
+                "left_out": counts}
+
+
+_SECTIONS = {"mistake": "Mistakes to avoid", "learning": "Learnings", "pattern": "Patterns", "topic": "Topics",
+             "memory": "Recent memory"}
+
+
+def _short(text: str, width: int) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= width else flat[: width - 1].rstrip() + "…"
+
+
+def _render_context(chosen: list[tuple[float, str, str, str]], left_out: int) -> str:
+    if not chosen and not left_out:
+        return "No memory or knowledge yet for this context.\n"
+    areas: dict[str, dict[str, list[str]]] = {}
+    for _, area, section, line in chosen:
+        areas.setdefault(area, {}).setdefault(section, []).append(line)
+    out = ["# Project memory (mindex)"]
+    for area, sections in areas.items():
+        out.append(f"\n## {area}")
+        for key in ("mistake", "learning", "pattern", "topic", "memory"):
+            if key in sections:
+                out.append(f"### {_SECTIONS[key]}")
+                out += sections[key]
+    if left_out:
+        out.append(f"\n_{left_out} more left out for the token budget; narrow the files or raise --budget._")
+    return "\n".join(out) + "\n"
