@@ -47,7 +47,9 @@ def test_tools_are_listed_with_agent_docstrings_and_schemas(server: Any) -> None
     tools = call(server, lambda c: c.list_tools()).tools
     by_name = {t.name: t for t in tools}
     assert set(by_name) == {"search_docs", "get_chunk", "list_sources", "search_code", "grep", "find_symbol",
-                            "callers", "callees", "impact", "file_outline", "locate_files"}
+                            "callers", "callees", "impact", "file_outline", "locate_files", "memory_save",
+                            "memory_search", "memory_list", "memory_forget", "knowledge_add", "knowledge_query",
+                            "get_context", "context_save", "context_search"}
     for name, tool in by_name.items():  # docstrings written for an agent: when to use it, what comes back
         assert tool.description and len(tool.description) > 120, name
     assert "Use it first" in by_name["search_docs"].description

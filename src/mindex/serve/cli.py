@@ -37,6 +37,7 @@ if TYPE_CHECKING:
 else:
     render = lazy_module("mindex.serve.render")
 from mindex.serve.evalcmd import eval_cmd
+from mindex.serve.memorycmd import context, knowledge, memory
 from mindex.serve.setup import config, models
 
 
@@ -57,6 +58,8 @@ def cli(ctx: click.Context, db: Path | None, verbose: int) -> None:
       mindex search "configure retries"  hybrid search (keywords and meaning), best first
       mindex grep 'def \\w+_retry'        regex over indexed code
       mindex serve                       MCP server over stdio for your agent
+      mindex memory save "chose X because Y" --type decision   remember it for the next session
+      mindex context --files src/app.py  what was learned about those files, for an agent
     """
     level = [logging.WARNING, logging.INFO, logging.DEBUG][min(verbose, 2)]
     logging.basicConfig(level=level, format="%(levelname)s %(message)s", stream=sys.stderr)
@@ -363,6 +366,9 @@ cli.add_command(grep)
 cli.add_command(symbols)
 cli.add_command(graph)
 cli.add_command(watch)
+cli.add_command(memory)
+cli.add_command(knowledge)
+cli.add_command(context)
 
 
 def main() -> None:

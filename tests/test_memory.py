@@ -1,0 +1,384 @@
+"""Agent memory: the journal on disk is the truth, the index follows it (real files, real
+SQLite, real processes)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from mindex import Index, IndexSettings
+from mindex.config import EmbedSettings, MemorySettings
+from mindex.errors import MemoryInputError, NotFoundError
+from mindex.memory import journal
+from mindex.memory.book import Memory
+
+
+def open_index(tmp_path: Path) -> Index:
+    return Index(tmp_path / ".mindex" / "index.db", IndexSettings(workers=1), embed=EmbedSettings(provider="none"),
+                 memory=MemorySettings())
+
+
+@pytest.fixture
+def ix(tmp_path: Path) -> Any:
+    with open_index(tmp_path) as index:
+        yield index
+
+
+def journal_file(ix: Index) -> Path:
+    files = sorted((ix.memory.memory_dir).glob("*.md"))
+    assert len(files) == 1
+    return files[0]
+
+
+def rows(ix: Index) -> list[tuple[Any, ...]]:
+    return ix.store.conn.execute(  # type: ignore[attr-defined]
+        """SELECT c.id, d.path, c.ordinal, c.context, c.text, c.at, c.facets, c.start_line
+           FROM chunks c JOIN documents d ON d.id = c.document_id
+           WHERE d.kind IN ('memory', 'knowledge') ORDER BY d.path, c.ordinal""").fetchall()
+
+
+def test_a_save_is_appended_as_one_block_and_searchable_when_it_returns(ix: Index) -> None:
+    saved = ix.memory.save("Retries use exponential backoff capped at 30 s", "decision", ["http"],
+                           ["src/fetch/http.py"])
+    text = journal_file(ix).read_text()
+    assert text.startswith(f"<!-- mindex:memory {saved.entry.id} -->\n### ")
+    assert "tags: http\nfiles: src/fetch/http.py\n\nRetries use exponential backoff capped at 30 s\n" in text
+    assert text.endswith("<!-- /mindex:memory -->\n")
+    found = ix.memory.search("exponential backoff")
+    assert [h.facets["id"] for h in found.hits] == [saved.entry.id]  # type: ignore[index]
+    assert found.hits[0].context.startswith("memory › decision › ")
+    assert (ix.db_path.parent / ".gitignore").read_text().count("index.db*") == 1
+
+
+def test_saving_never_changes_a_byte_of_what_was_there(ix: Index) -> None:
+    ix.memory.save("first entry", "progress")
+    path = journal_file(ix)
+    hand = path.read_bytes() + b"A note a person wrote by hand, with trailing spaces   \n"
+    path.write_bytes(hand)
+    ix.memory.save("second entry", "insight")
+    after = path.read_bytes()
+    assert after.startswith(hand)
+    assert after[len(hand):].startswith(b"\n<!-- mindex:memory ")
+    assert [h.text for h in ix.memory.recent()] == ["second entry", "first entry"]
+
+
+def test_bad_input_is_refused_with_the_next_step(ix: Index) -> None:
+    for text, kind, message in (("  ", "decision", "needs some text"), ("x", "nope", "unknown memory type"),
+                                ("a\x00b", "decision", "NUL byte"),
+                                ("<!-- /mindex:memory -->", "decision", "looks like a mindex:memory marker")):
+        with pytest.raises(MemoryInputError, match=message):
+            ix.memory.save(text, kind)
+    with pytest.raises(MemoryInputError, match="comma"):
+        ix.memory.save("x", "decision", tags=["a,b"])
+    assert not list(ix.memory.memory_dir.glob("*.md"))
+
+
+def test_forget_removes_exactly_one_block(ix: Index) -> None:
+    first = ix.memory.save("keep me", "progress")
+    second = ix.memory.save("drop me", "progress")
+    third = ix.memory.save("keep me too", "progress")
+    path = journal_file(ix)
+    before = path.read_text()
+    ix.memory.forget(second.entry.id)
+    block = journal.render(second.entry)
+    assert path.read_text() == before.replace(block + "\n", "")
+    assert {h.facets["id"] for h in ix.memory.recent()} == {first.entry.id, third.entry.id}  # type: ignore[index]
+    with pytest.raises(NotFoundError):
+        ix.memory.forget(second.entry.id)
+
+
+def test_hand_edits_are_picked_up_and_broken_blocks_reported_with_file_and_line(ix: Index) -> None:
+    a = ix.memory.save("alpha entry", "decision")
+    b = ix.memory.save("beta entry", "decision")
+    ix.memory.save("gamma entry", "decision")
+    path = journal_file(ix)
+    text = path.read_text()
+    text = text.replace("alpha entry", "alpha entry, edited by hand")  # changed
+    lines = text.split("\n")
+    # break beta's block: drop its closing marker (the one after "beta entry")
+    at = lines.index("beta entry")
+    del lines[at + 1]
+    text = "\n".join(lines)
+    text += textwrap.dedent("""
+        <!-- mindex:memory m-20260101-000000-abcd -->
+        ### 2026-01-01T00:00:00+00:00 · insight
+        tags: added-by-hand
+
+        written in an editor
+        <!-- /mindex:memory -->
+        """)
+    path.write_text(text)
+    report = ix.index(["memory"])["memory"]
+    texts = sorted(h.text for h in ix.memory.recent())
+    assert texts == ["alpha entry, edited by hand", "gamma entry", "written in an editor"]  # beta broken
+    problem = [s for s in report.skipped if "no closing" in s.reason]
+    line = lines.index(f"<!-- mindex:memory {b.entry.id} -->") + 1
+    assert problem and problem[0].path == f"{path.name}:{line}"
+    assert a.entry.id in {h.facets["id"] for h in ix.memory.recent()}  # type: ignore[index]
+    path.unlink()  # a journal deleted under us
+    ix.index(["memory"])
+    assert ix.memory.recent() == []
+
+
+def test_filters_apply_before_top_k_and_decay_orders_by_age(ix: Index) -> None:
+    now = datetime.now(timezone.utc)
+    old = ix.memory.save("cache invalidation rule for tokens", "decision", ["auth"], ["src/auth/token.py"],
+                         at=now - timedelta(days=90))
+    new = ix.memory.save("cache invalidation rule for sessions", "decision", ["auth"], ["src/auth/session.py"],
+                         at=now - timedelta(days=1))
+    for n in range(30):  # better keyword matches that the filters must keep out
+        ix.memory.save(f"cache invalidation cache invalidation rule {n}", "progress", ["noise"])
+    hits = ix.memory.search("cache invalidation rule", limit=5, types=("decision",)).hits
+    assert [h.facets["id"] for h in hits] == [new.entry.id, old.entry.id]  # type: ignore[index]
+    assert hits[0].explain and hits[0].explain["recency"]["factor"] > hits[1].explain["recency"]["factor"]
+    hits = ix.memory.search("cache invalidation rule", limit=5, files=("src/auth",)).hits
+    assert {h.facets["id"] for h in hits} == {new.entry.id, old.entry.id}  # type: ignore[index]
+    since = (now - timedelta(days=30)).timestamp()
+    assert [h.facets["id"] for h in ix.memory.search("cache", limit=50, since=since, tags=("auth",)).hits] == [new.entry.id]  # type: ignore[index]
+    # With decay off the older entry, the better match (tokens), is not pushed down by age alone.
+    plain = ix.memory.search("tokens cache invalidation", limit=2, types=("decision",), decay=False).hits
+    assert plain[0].facets["id"] == old.entry.id  # type: ignore[index]
+
+
+def test_rebuild_gives_the_rows_a_fresh_index_gives(tmp_path: Path) -> None:
+    with open_index(tmp_path) as ix:
+        for n in range(5):
+            ix.memory.save(f"entry number {n}", "progress", [f"t{n}"])
+        ix.memory.add_knowledge("learning", "Prefer WAL mode", areas=("src/store",))
+        ix.memory.save("x " * 3000, "reference")  # a huge entry: several chunks
+        journal_file(ix).write_text(journal_file(ix).read_text().replace("entry number 2", "entry number two"))
+        ix.memory.rebuild()
+        rebuilt = rows(ix)
+    assert any(r[4].startswith("x x") for r in rebuilt) and sum(r[4].startswith("x x") for r in rebuilt) > 1
+    fresh_dir = tmp_path / "fresh"
+    (fresh_dir / ".mindex").mkdir(parents=True)
+    import shutil
+
+    shutil.copytree(tmp_path / ".mindex" / "memory", fresh_dir / ".mindex" / "memory")
+    shutil.copytree(tmp_path / ".mindex" / "knowledge", fresh_dir / ".mindex" / "knowledge")
+    with open_index(fresh_dir) as fresh:
+        fresh.memory.refresh()
+        assert rows(fresh) == rebuilt
+
+
+SAVER = """
+import sys
+from pathlib import Path
+from mindex import Index, IndexSettings
+from mindex.config import EmbedSettings, MemorySettings
+root, n = Path(sys.argv[1]), sys.argv[2]
+with Index(root / ".mindex" / "index.db", IndexSettings(workers=1), embed=EmbedSettings(provider="none"),
+           memory=MemorySettings()) as ix:
+    for k in range(6):
+        ix.memory.save(f"process {n} entry {k} " + "ü" * 50, "progress", [f"p{n}"])
+"""
+
+
+def test_concurrent_saves_from_eight_processes_lose_and_mix_nothing(tmp_path: Path) -> None:
+    with open_index(tmp_path) as ix:
+        ix.memory.source("memory")
+    procs = [subprocess.Popen([sys.executable, "-c", SAVER, str(tmp_path), str(n)]) for n in range(8)]
+    assert [p.wait(120) for p in procs] == [0] * 8
+    with open_index(tmp_path) as ix:
+        text = journal_file(ix).read_text()
+        parsed = journal.parse(text, "journal")
+        assert parsed.problems == []
+        got = sorted(e.text for e in parsed.entries)
+        assert got == sorted(f"process {n} entry {k} " + "ü" * 50 for n in range(8) for k in range(6))
+        for entry in parsed.entries:  # byte-exact blocks
+            assert journal.render(entry) in text
+        assert len(ix.memory.recent(limit=100)) == 48
+        ix.index(["memory"])
+        assert len(ix.memory.recent(limit=100)) == 48
+
+
+KILLER = """
+import os, sys, signal
+from pathlib import Path
+from mindex import Index, IndexSettings
+from mindex.config import EmbedSettings, MemorySettings
+from mindex.memory import journal
+real = journal.append
+def append_then_die(path, block):
+    real(path, block)
+    os.kill(os.getpid(), signal.SIGKILL)  # after the file write, before the index write
+journal.append = append_then_die
+with Index(Path(sys.argv[1]) / ".mindex" / "index.db", IndexSettings(workers=1),
+           embed=EmbedSettings(provider="none"), memory=MemorySettings()) as ix:
+    ix.memory.save("saved just before the kill", "progress")
+"""
+
+
+def test_a_save_killed_before_its_index_write_is_found_by_the_next_run(tmp_path: Path) -> None:
+    with open_index(tmp_path) as ix:
+        ix.memory.save("an earlier entry", "progress")
+    proc = subprocess.run([sys.executable, "-c", KILLER, str(tmp_path)])
+    assert proc.returncode == -signal.SIGKILL
+    with open_index(tmp_path) as ix:
+        assert "saved just before the kill" in journal_file(ix).read_text()
+        ix.index()
+        assert sorted(h.text for h in ix.memory.recent()) == ["an earlier entry", "saved just before the kill"]
+
+
+def test_a_rebuild_killed_half_way_is_finished_by_the_next_index(tmp_path: Path) -> None:
+    with open_index(tmp_path) as ix:
+        for n in range(40):
+            ix.memory.save(f"entry {n}", "progress", at=datetime(2026, 1 + n % 12, 3, tzinfo=timezone.utc))
+        before = rows(ix)
+    code = f"""
+import os, signal, threading, time
+from pathlib import Path
+from mindex import Index, IndexSettings
+from mindex.config import EmbedSettings, MemorySettings
+from mindex.store.sqlite import SQLiteStore
+real = SQLiteStore.write_batch
+calls = []
+def write_then_die(self, *a, **k):
+    real(self, *a, **k)
+    calls.append(1)
+    if len(calls) == 1:
+        os.kill(os.getpid(), signal.SIGKILL)
+SQLiteStore.write_batch = write_then_die
+import mindex.ingest as ingest
+ingest.BATCH_DOCUMENTS = 2
+with Index(Path({str(tmp_path)!r}) / ".mindex" / "index.db", IndexSettings(workers=1),
+           embed=EmbedSettings(provider="none"), memory=MemorySettings()) as ix:
+    ix.memory.rebuild()
+"""
+    assert subprocess.run([sys.executable, "-c", code]).returncode == -signal.SIGKILL
+    with open_index(tmp_path) as ix:
+        ix.index()
+        assert rows(ix) == before
+
+
+def test_knowledge_graph_walks_two_hops_and_hides_what_is_superseded(ix: Index) -> None:
+    m = ix.memory
+    old = m.add_knowledge("learning", "Retry three times", areas=("src/fetch",), confidence=0.5)
+    new = m.add_knowledge("learning", "Retry with jitter, up to five times", areas=("src/fetch",),
+                          supersedes=(old["id"],), confidence=0.9)
+    pattern = m.add_knowledge("pattern", "Every fetch goes through http.get_json", files=("src/fetch/http.py",))
+    mistake = m.add_knowledge("mistake", "Retried without jitter and overloaded the API",
+                              files=("src/fetch/client.py",), led_to=(new["id"],), confidence=0.8)
+    other = m.add_knowledge("learning", "Templates are cached", areas=("src/render",))
+    found = {item["id"]: item for item in m.query(file="src/fetch/http.py")}
+    # file → IN_FILE pattern (1 hop); file → area src/fetch → learning (2 hops); file → area → client.py? (3: no)
+    assert set(found) == {pattern["id"], new["id"]}
+    assert found[pattern["id"]]["via"] == ["file:src/fetch/http.py", "IN_FILE", pattern["id"]]
+    assert found[new["id"]]["via"] == ["file:src/fetch/http.py", "IN_AREA", "area:src/fetch", "ABOUT", new["id"]]
+    assert old["id"] not in found and other["id"] not in found
+    everything = {item["id"] for item in m.query(file="src/fetch/http.py", all=True)}
+    assert old["id"] in everything
+    # mistake → LED_TO → learning
+    via_mistake = {item["id"]: item for item in m.query(file="src/fetch/client.py", depth=1)}
+    assert set(via_mistake) == {mistake["id"], new["id"]}
+    assert via_mistake[new["id"]]["via"][-2:] == ["LED_TO", new["id"]]
+    with pytest.raises(MemoryInputError, match="no knowledge entity"):
+        m.add_knowledge("learning", "x", supersedes=("k-missing",))
+
+
+def test_broken_front_matter_is_reported_with_file_and_line_and_the_rest_indexed(ix: Index) -> None:
+    good = ix.memory.add_knowledge("pattern", "Commands take --json")
+    bad = ix.memory.knowledge_dir / "learning" / "broken.md"
+    bad.parent.mkdir(parents=True, exist_ok=True)
+    bad.write_text("---\ntype: learning\nareas: [unclosed\n---\ntext\n")
+    (ix.memory.knowledge_dir / "learning" / "latin1.md").write_bytes(
+        b"---\ntype: learning\n---\nCaf\xe9 au lait is cp1252 here\n")
+    report = ix.index(["knowledge"])["knowledge"]
+    assert [(s.path, s.reason[:30]) for s in report.skipped] == [("learning/broken.md", "invalid YAML front-matter at l")]
+    ids = {item["id"] for item in ix.memory.query()}
+    assert good["id"] in ids and "latin1" in ids
+
+
+def test_context_is_grouped_by_area_and_never_over_budget(ix: Index) -> None:
+    for n in range(12):
+        ix.memory.add_knowledge("learning", f"Learning {n} about the fetch layer " + "detail " * 30,
+                                files=(f"src/fetch/f{n}.py",), areas=("src/fetch",))
+        ix.memory.save(f"worked on fetch {n} " + "words " * 20, "progress", files=["src/fetch/http.py"])
+    for budget in (60, 150, 400, 1000, 5000):
+        result = ix.memory.context(files=("src/fetch/http.py",), budget=budget)
+        assert len(result["markdown"]) <= budget * 4
+        assert result["tokens"] <= budget
+    small = ix.memory.context(files=("src/fetch/http.py",), budget=150)
+    assert "left out" in small["markdown"] and sum(small["left_out"].values()) > 0
+    big = ix.memory.context(files=("src/fetch/http.py",), budget=20000)
+    assert "## src/fetch" in big["markdown"] and "### Learnings" in big["markdown"]
+    assert "### Recent memory" in big["markdown"] and big["left_out"] == {}
+    with pytest.raises(MemoryInputError):
+        ix.memory.context(budget=10)
+
+
+def test_cli_memory_commands_round_trip_with_json(tmp_path: Path) -> None:
+    import json
+
+    env = {**os.environ, "MINDEX_EMBED__PROVIDER": "none"}
+
+    def run(*args: str, code: int = 0) -> Any:
+        proc = subprocess.run([sys.executable, "-m", "mindex", *args, "--json"], cwd=tmp_path, env=env,
+                              capture_output=True, text=True)
+        assert proc.returncode == code, proc.stderr
+        return json.loads(proc.stdout)
+
+    (tmp_path / ".git").mkdir()
+    saved = run("memory", "save", "Chose WAL mode for concurrent readers", "--type", "decision", "--tag", "db")
+    assert saved["type"] == "decision" and saved["file"].startswith("memory/")
+    assert (tmp_path / ".mindex" / "memory").is_dir()
+    found = run("memory", "search", "concurrent readers WAL")
+    assert [r["id"] for r in found["results"]] == [saved["id"]]
+    assert run("memory", "list", "--type", "decision")["results"][0]["id"] == saved["id"]
+    assert run("memory", "show", saved["id"])["text"] == "Chose WAL mode for concurrent readers"
+    error = run("memory", "save", "x", "--type", "bogus", code=2)
+    assert error["error"]["code"] == "MEMORY_INPUT"
+    added = run("knowledge", "add", "learning", "WAL needs the folder writable", "--area", "src/store")
+    assert run("knowledge", "query", "--area", "src/store")["results"][0]["id"] == added["id"]
+    context = run("context", "--files", "src/store/sqlite.py", "--budget", "200")
+    assert "WAL needs the folder writable" in context["markdown"]
+    assert run("memory", "forget", saved["id"])["forgotten"] == saved["id"]
+    assert run("memory", "show", saved["id"], code=3)["error"]["code"]
+
+
+def test_mcp_memory_tools_through_a_real_client(tmp_path: Path) -> None:
+    import anyio
+    from mcp.client import Client
+
+    from mindex.config import Settings
+    from mindex.serve.mcp_server import build_server
+
+    settings = Settings()
+    settings.embed.provider = "none"
+    server = build_server(tmp_path / ".mindex" / "index.db", settings)
+
+    async def main() -> None:
+        async with Client(server) as client:
+            saved = await client.call_tool("memory_save", {"text": "Use httpx for HTTP", "type": "decision",
+                                                           "files": ["src/net.py"]})
+            assert not saved.is_error
+            entry_id = saved.structured_content["results"][0]["id"]
+            alias = await client.call_tool("context_save", {"text": "Second note about httpx timeouts"})
+            assert not alias.is_error
+            found = await client.call_tool("context_search", {"query": "httpx", "limit": 5})
+            assert {r["id"] for r in found.structured_content["results"]} >= {entry_id}
+            listed = await client.call_tool("memory_list", {"type": "decision"})
+            assert [r["id"] for r in listed.structured_content["results"]] == [entry_id]
+            added = await client.call_tool("knowledge_add", {"type": "pattern", "text": "Wrap httpx in net.get",
+                                                             "files": ["src/net.py"]})
+            assert not added.is_error
+            query = await client.call_tool("knowledge_query", {"file": "src/net.py"})
+            assert query.structured_content["results"][0]["type"] == "pattern"
+            context = await client.call_tool("get_context", {"files": ["src/net.py"], "budget": 300})
+            assert "Wrap httpx in net.get" in context.structured_content["markdown"]
+            assert context.structured_content["tokens"] <= 300
+            gone = await client.call_tool("memory_forget", {"id": entry_id})
+            assert not gone.is_error
+            bad = await client.call_tool("memory_save", {"text": " ", "type": "decision"})
+            assert bad.is_error and "needs some text" in bad.content[0].text
+
+    anyio.run(main)
