@@ -39,6 +39,8 @@ def steps(quick: bool) -> list[tuple[str, list[str], Path | None]]:
         ("Code: the standard library, grep against ripgrep, graph queries", ["bench_code.py"], None),
         ("Speed and footprint: start-up, indexing, index size, grep and rg, MCP, embedding",
          ["bench_speed.py", *(["--skip-embed", "--repeat", "3"] if quick else [])], None),
+        ("Memory: save, search, context and rebuild",
+         ["bench_memory.py", "--entries", "10000" if quick else "100000"], None),
     ]
 
 
