@@ -153,10 +153,15 @@ def chunk_id(source: str, path: str, context: str, text: str, repeat: int) -> st
     return hashlib.sha1(key.encode("utf-8", "surrogatepass")).hexdigest()[:16]
 
 
+def chunk_hash(context: str, text: str) -> str:
+    """A chunk's content hash: what its vector is keyed by."""
+    return hashlib.sha1(f"{context}\n{text}".encode("utf-8", "surrogatepass")).hexdigest()
+
+
 def chunk_identity(source: str, path: str, context: str, text: str, seen: dict[str, int]) -> tuple[str, str]:
     """The stable id and the content hash of a chunk; `seen` counts hashes already used in
     this document, so identical chunks of one file get distinct ids."""
-    digest = hashlib.sha1(f"{context}\n{text}".encode("utf-8", "surrogatepass")).hexdigest()
+    digest = chunk_hash(context, text)
     repeat = seen.get(digest, 0)
     seen[digest] = repeat + 1
     return chunk_id(source, path, context, text, repeat), digest

@@ -4,9 +4,7 @@ metadata, from which the index derives the knowledge graph's tables."""
 
 from __future__ import annotations
 
-import hashlib
-
-from mindex.chunk import CONTEXT_SEPARATOR, split_text
+from mindex.chunk import CONTEXT_SEPARATOR, chunk_hash, split_text
 from mindex.memory.knowledge import Entity, parse
 from mindex.models import Chunk, Document, Source, SkippedFile
 from mindex.sources.docs import LoadResult, LoadTask, decode, read_changed
@@ -45,7 +43,7 @@ def load(task: LoadTask) -> LoadResult:
         chunks.append(Chunk(
             id=piece_id(task.source, entry.rel, entity.id, piece), ordinal=piece, title=entity.title,
             context=context, text=part,
-            hash=hashlib.sha1(f"{context}\n{part}".encode("utf-8", "surrogatepass")).hexdigest(),
+            hash=chunk_hash(context, part),
             start_line=body_line + first, end_line=body_line + last,
             terms=search_terms(" ".join(entity.files), part), at=entity.created.timestamp(), facets=facets))
     return Document(entry.rel, "knowledge", entity.title, len(data), entry.mtime_ns, digest,

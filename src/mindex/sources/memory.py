@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-from mindex.chunk import CONTEXT_SEPARATOR, split_text
+from mindex.chunk import CONTEXT_SEPARATOR, chunk_hash, split_text
 from mindex.memory import journal
 from mindex.models import Chunk, Document, Source, SkippedFile
 from mindex.sources.docs import LoadResult, LoadTask, decode, read_changed
@@ -36,10 +36,9 @@ def entry_chunks(source: str, path: str, entries: list[journal.Entry], size: int
                   "tags": list(entry.tags), "files": list(entry.files)}
         text_line = entry.line + 2 + (1 if entry.tags else 0) + (1 if entry.files else 0) + 1
         for piece, (text, first, last) in enumerate(split_text(entry.text, size, overlap)):
-            digest = hashlib.sha1(f"{context}\n{text}".encode("utf-8", "surrogatepass")).hexdigest()
             chunks.append(Chunk(
                 id=piece_id(source, path, entry.id, piece), ordinal=first_ordinal + len(chunks),
-                title=f"{entry.type} {date}", context=context, text=text, hash=digest,
+                title=f"{entry.type} {date}", context=context, text=text, hash=chunk_hash(context, text),
                 start_line=text_line + first, end_line=text_line + last,
                 terms=search_terms(" ".join(entry.files), text), at=entry.at.timestamp(), facets=facets))
     return chunks

@@ -392,21 +392,8 @@ class SQLiteStore:
                      doc.metadata.get("language") if doc.kind == "code" else None),
                 )
                 doc_id = cursor.lastrowid
-                db.executemany(
-                    """INSERT INTO chunks (id, document_id, ordinal, title, context, text, hash,
-                       start_line, end_line, page, symbol, symbol_kind, terms, at, facets)
-                       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
-                    [(c.id, doc_id, c.ordinal, c.title, c.context, c.text, c.hash,
-                      c.start_line, c.end_line, c.page, c.symbol, c.symbol_kind, c.terms, c.at,
-                      json.dumps(c.facets, ensure_ascii=False) if c.facets is not None else None)
-                     for c in doc.chunks],
-                )
-                faceted = {c.id: c.facets for c in doc.chunks if c.facets}
-                if faceted:
-                    seqs = db.execute("SELECT id, seq FROM chunks WHERE document_id = ?", (doc_id,)).fetchall()
-                    db.executemany("INSERT OR IGNORE INTO chunk_facets (name, value, seq) VALUES (?, ?, ?)",
-                                   [(name, value, seq) for cid, seq in seqs if cid in faceted
-                                    for name, value in facet_rows(faceted[cid])])
+                assert doc_id is not None
+                self._insert_chunks(db, doc_id, doc.chunks, last_seq)
                 db.executemany(
                     """INSERT INTO symbols (document_id, name, short, kind, start_line, end_line, signature, exported)
                        VALUES (?, ?, ?, ?, ?, ?, ?, ?)""",
@@ -425,6 +412,28 @@ class SQLiteStore:
             db.execute("""INSERT INTO chunks_fts (rowid, title, context, text, terms)
                           SELECT seq, title, context, text, terms FROM chunks WHERE seq > ?""", (last_seq,))
 
+    @staticmethod
+    def _insert_chunks(db: sqlite3.Connection, doc_id: int, chunks: Sequence[Chunk], last_seq: int,
+                       first: int | None = None) -> None:
+        """Insert a document's chunks (numbered from `first` when given, else by their own
+        ordinals) and the facet rows of those that have facets; `last_seq` is the highest seq
+        before the batch. The full-text rows are the caller's: one INSERT ... SELECT a batch."""
+        db.executemany(
+            """INSERT INTO chunks (id, document_id, ordinal, title, context, text, hash,
+               start_line, end_line, page, symbol, symbol_kind, terms, at, facets)
+               VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+            [(c.id, doc_id, c.ordinal if first is None else first + n, c.title, c.context, c.text, c.hash,
+              c.start_line, c.end_line, c.page, c.symbol, c.symbol_kind, c.terms, c.at,
+              json.dumps(c.facets, ensure_ascii=False) if c.facets is not None else None)
+             for n, c in enumerate(chunks)])
+        faceted = {c.id: c.facets for c in chunks if c.facets}
+        if faceted:
+            seqs = db.execute("SELECT id, seq FROM chunks WHERE seq > ? AND document_id = ?",
+                              (last_seq, doc_id)).fetchall()
+            db.executemany("INSERT OR IGNORE INTO chunk_facets (name, value, seq) VALUES (?, ?, ?)",
+                           [(name, value, seq) for cid, seq in seqs if cid in faceted
+                            for name, value in facet_rows(faceted[cid])])
+
     def append_chunks(self, source_id: int, path: str, chunks: Sequence[Chunk], before: tuple[int, int],
                       after: tuple[int, int, str]) -> bool:
         """Add chunks at the end of a document whose file only grew (a memory save): its
@@ -440,19 +449,7 @@ class SQLiteStore:
             (last_seq,) = db.execute("SELECT coalesce(max(seq), 0) FROM chunks").fetchone()
             (ordinal,) = db.execute("SELECT coalesce(max(ordinal) + 1, 0) FROM chunks WHERE document_id = ?",
                                     (doc_id,)).fetchone()
-            db.executemany(
-                """INSERT INTO chunks (id, document_id, ordinal, title, context, text, hash,
-                   start_line, end_line, page, symbol, symbol_kind, terms, at, facets)
-                   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
-                [(c.id, doc_id, ordinal + n, c.title, c.context, c.text, c.hash, c.start_line, c.end_line, c.page,
-                  c.symbol, c.symbol_kind, c.terms, c.at,
-                  json.dumps(c.facets, ensure_ascii=False) if c.facets is not None else None)
-                 for n, c in enumerate(chunks)])
-            faceted = {c.id: c.facets for c in chunks if c.facets}
-            seqs = db.execute("SELECT id, seq FROM chunks WHERE seq > ?", (last_seq,)).fetchall()
-            db.executemany("INSERT OR IGNORE INTO chunk_facets (name, value, seq) VALUES (?, ?, ?)",
-                           [(name, value, seq) for cid, seq in seqs if cid in faceted
-                            for name, value in facet_rows(faceted[cid])])
+            self._insert_chunks(db, doc_id, chunks, last_seq, ordinal)
             db.execute("""INSERT INTO chunks_fts (rowid, title, context, text, terms)
                           SELECT seq, title, context, text, terms FROM chunks WHERE seq > ?""", (last_seq,))
             size, mtime_ns, digest = after
@@ -488,16 +485,15 @@ class SQLiteStore:
         return (self.conn.execute("SELECT id, type, title, confidence, at, path FROM kg_entities").fetchall(),
                 self.conn.execute("SELECT src, rel, dst FROM kg_relations").fetchall())
 
-    def faceted_hits(self, kind: str, facets: Facets | None, limit: int, newest_first: bool = True) -> list[Hit]:
+    def faceted_hits(self, kind: str, facets: Facets | None, limit: int) -> list[Hit]:
         """Chunks of a kind passing the facet filters, by entry time (newest first), first
         piece of each entry only."""
         where, params = _filters(None, kind, None, facets=facets)
-        order = "DESC" if newest_first else "ASC"
         # Entries of one second keep their journal order (document, then place in it).
         rows = self.conn.execute(
             f"""SELECT {_HIT_COLUMNS} FROM chunks c {_CHUNK_JOINS}
                 WHERE {' AND '.join(where)} AND c.facets IS NOT NULL
-                ORDER BY c.at {order}, d.id {order}, c.ordinal {order} LIMIT ?""", (*params, limit * 4)).fetchall()
+                ORDER BY c.at DESC, d.id DESC, c.ordinal DESC LIMIT ?""", (*params, limit * 4)).fetchall()
         first: dict[str, Hit] = {}  # an entry's first piece, in the entries' order
         for row in rows:
             hit = _hit(row, 0.0, "")
