@@ -282,14 +282,15 @@ class Memory:
 
     def query(self, area: str | None = None, file: str | None = None, issue: str | None = None,
               text: str | None = None, depth: int = 2, all: bool = False, limit: int = 20,
-              now: float | None = None) -> list[dict[str, Any]]:
+              now: float | None = None, graph: Graph | None = None) -> list[dict[str, Any]]:
         """Knowledge for an area, a file, an issue and/or a question, ranked by relevance ×
         confidence × recency. The graph walk goes up to `depth` hops (file → area →
         learnings; mistake → LED_TO → learning); `text` adds a search of the entities' text.
-        Superseded entities are left out unless `all`."""
+        Superseded entities are left out unless `all`. `graph` spares a caller that asks
+        several questions a load of the graph per question."""
         if not 1 <= depth <= 3:
             raise MemoryInputError("--depth must be 1-3")
-        graph = self.graph()
+        graph = graph or self.graph()
         starts: dict[str, int] = {}
         if file:
             file = file.strip("/").replace("\\", "/")
@@ -323,7 +324,8 @@ class Memory:
                 why.setdefault(hit_id, ["text match"])
         if not starts and not text:
             relevance = {eid: 1.0 for eid, row in graph.entities.items() if row[1] in KNOWLEDGE_TYPES}
-        hidden = set() if all else graph.superseded()
+        superseded = graph.superseded()
+        hidden = set() if all else superseded
         now = time.time() if now is None else now
         half_life = self.index.search_settings.half_life_days.get(KNOWLEDGE, 0.0)
         out: list[dict[str, Any]] = []
@@ -336,7 +338,7 @@ class Memory:
             out.append({"id": eid, "type": kind, "title": title, "confidence": confidence,
                         "at": datetime.fromtimestamp(at, timezone.utc).isoformat(timespec="seconds") if at else None,
                         "file": f"{self.knowledge_dir.name}/{entity_file}" if entity_file else None, "score": round(score, 6),
-                        "via": why.get(eid, []), "superseded": eid in graph.superseded(),
+                        "via": why.get(eid, []), "superseded": eid in superseded,
                         "areas": sorted({dst[5:] for r, dst in graph.out.get(eid, []) if dst.startswith("area:")}),
                         "files": sorted({dst[5:] for r, dst in graph.out.get(eid, []) if dst.startswith("file:")})})
         out.sort(key=lambda item: (-float(item["score"]), str(item["id"])))
@@ -371,9 +373,9 @@ class Memory:
             raise MemoryInputError("--budget must be at least 50 tokens")
         files = tuple(f.strip("/").replace("\\", "/") for f in files if f.strip("/"))
         found: dict[str, dict[str, Any]] = {}
+        graph = self.graph()
         for file in files or (None,):
-            for item in self.query(file=file, issue=issue, text=query, limit=50) if (file or issue or query) \
-                    else self.query(limit=50):
+            for item in self.query(file=file, issue=issue, text=query, limit=50, graph=graph):
                 if item["id"] not in found or found[item["id"]]["score"] < item["score"]:
                     found[item["id"]] = item
         candidates: list[tuple[float, str, str, str]] = []  # (score, area, section, line)
