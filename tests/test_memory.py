@@ -149,6 +149,15 @@ def test_filters_apply_before_top_k_and_decay_orders_by_age(ix: Index) -> None:
     assert plain[0].facets["id"] == old.entry.id  # type: ignore[index]
 
 
+def test_entries_of_one_day_with_one_type_and_tags_are_separate_results(ix: Index) -> None:
+    # They share a context line (memory › type › date › tags); only pieces of one entry fold.
+    at = datetime(2026, 3, 4, 9, 0, tzinfo=timezone.utc)
+    saved = [ix.memory.save(f"the deploy script needs step {n} of the deploy checklist", "progress", ["ops"],
+                            at=at + timedelta(minutes=n)) for n in range(4)]
+    hits = ix.memory.search("deploy checklist", limit=10, decay=False).hits
+    assert sorted(h.facets["id"] for h in hits) == sorted(s.entry.id for s in saved)  # type: ignore[index]
+
+
 def test_rebuild_gives_the_rows_a_fresh_index_gives(tmp_path: Path) -> None:
     with open_index(tmp_path) as ix:
         for n in range(5):

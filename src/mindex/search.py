@@ -304,12 +304,13 @@ def expand(
 
 def collapse_sections(hits: list[Hit]) -> list[Hit]:
     """One result per section: the pieces of one long section or function (same file, same
-    context line) after its best one leave the list, so a page of results shows more
+    context line; same entry, for memory and knowledge) after its best one leave the list, so a page of results shows more
     places (measured on the dev sets: +0.2% to +1.3%); `explain.section.chunks` counts them."""
-    best: dict[tuple[str, str, str], Hit] = {}
-    counts: dict[tuple[str, str, str], int] = {}
+    best: dict[tuple[str, str, str, object], Hit] = {}
+    counts: dict[tuple[str, str, str, object], int] = {}
     for hit in hits:
-        key = (hit.source, hit.path, hit.context)
+        # memory entries of one day share a context line: a piece belongs to its entry's id
+        key = (hit.source, hit.path, hit.context, (hit.facets or {}).get("id"))
         counts[key] = counts.get(key, 0) + 1
         best.setdefault(key, hit)
     return [hit if counts[key] == 1 else replace(hit, explain={**(hit.explain or {}), "section": {"chunks": counts[key]}})
