@@ -391,3 +391,44 @@ def test_mcp_memory_tools_through_a_real_client(tmp_path: Path) -> None:
             assert bad.is_error and "needs some text" in bad.content[0].text
 
     anyio.run(main)
+
+
+def test_a_time_named_in_the_query_becomes_a_window_with_slack() -> None:
+    from mindex.memory.when import read_dates
+
+    now = datetime(2026, 11, 23, 12, 0, tzinfo=timezone.utc)
+
+    def window(query: str) -> tuple[str | None, str | None, str]:
+        w = read_dates(query, now)
+        assert w is not None, query
+        iso = (lambda t: None if t is None else datetime.fromtimestamp(t, timezone.utc).strftime("%Y-%m-%d %H"))
+        return iso(w.since), iso(w.until), w.rest
+
+    # a window opens 18 h early and closes 42 h late
+    assert window("what did we decide last week about retries") == (
+        "2026-11-15 06", "2026-11-24 18", "what did we decide about retries")
+    assert window("yesterday's deploy") == ("2026-11-21 06", "2026-11-24 18", "deploy")
+    assert window("cache bug on 10.01.2024?") == ("2024-01-09 06", "2024-01-12 18", "cache bug?")
+    assert window("the 17th of January, 2024 outage") == ("2024-01-16 06", "2024-01-19 18", "outage")
+    assert window("schema change in May")[:2] == ("2026-04-30 06", "2026-06-02 18")  # the latest May
+    assert window("plans for December")[:2] == ("2025-11-30 06", "2026-01-02 18")  # not a future one
+    assert window("what broke before 2026-03-04") == (None, "2026-03-05 18", "what broke")
+    assert window("since March 3 what changed") == ("2026-03-02 06", None, "what changed")
+    assert window("3 days ago the build broke")[:2] == ("2026-11-19 06", "2026-11-22 18")
+    for words in ("may I ask about caching", "march of the tests", "version 2.2024.1", "no date here"):
+        assert read_dates(words, now) is None, words
+
+
+def test_memory_search_reads_dates_and_falls_back_when_the_window_is_empty(ix: Index) -> None:
+    now = datetime.now(timezone.utc).astimezone()
+    old = ix.memory.save("picked sqlite WAL mode for the cache", "decision", at=now - timedelta(days=60))
+    new = ix.memory.save("picked sqlite WAL mode for the queue", "decision", at=now - timedelta(days=2))
+    found = ix.memory.search("sqlite WAL mode in the last 7 days", decay=False)
+    assert [h.facets["id"] for h in found.hits] == [new.entry.id]  # type: ignore[index]
+    assert found.note and "read 'in the last 7 days' as" in found.note
+    assert {h.facets["id"] for h in ix.memory.search("sqlite WAL mode", decay=False).hits} == {
+        old.entry.id, new.entry.id}  # type: ignore[index]
+    empty = ix.memory.search("sqlite WAL mode in 2019", decay=False)  # nothing then: every date
+    assert {h.facets["id"] for h in empty.hits} == {old.entry.id, new.entry.id}  # type: ignore[index]
+    assert empty.note and "found nothing then" in empty.note
+    assert len(ix.memory.search("sqlite WAL mode in the last 7 days", dates=False).hits) == 2

@@ -52,12 +52,17 @@ def parse_since(since: str | None, days: float | None, now: datetime | None = No
         if days < 0:
             raise MemoryInputError("--days cannot be negative")
         return ((now or datetime.now(timezone.utc)) - timedelta(days=days)).timestamp()
-    if not since:
+    return parse_time(since, "--since")
+
+
+def parse_time(value: str | None, flag: str = "--until") -> float | None:
+    """The epoch seconds of an ISO date or time given to `flag` (no zone: UTC)."""
+    if not value:
         return None
     try:
-        at = datetime.fromisoformat(since.replace("Z", "+00:00"))
+        at = datetime.fromisoformat(value.replace("Z", "+00:00"))
     except ValueError:
-        raise MemoryInputError(f"--since {since!r} is not a date; write it as 2026-10-01 or 2026-10-01T09:00") from None
+        raise MemoryInputError(f"{flag} {value!r} is not a date; write it as 2026-10-01 or 2026-10-01T09:00") from None
     return (at if at.tzinfo else at.replace(tzinfo=timezone.utc)).timestamp()
 
 
@@ -171,13 +176,25 @@ class Memory:
 
     def search(self, query: str, limit: int = 10, types: tuple[str, ...] = (), tags: tuple[str, ...] = (),
                since: float | None = None, files: tuple[str, ...] = (), mode: str | None = None,
-               decay: bool = True, kind: str = MEMORY, current_only: bool = True) -> SearchResult:
+               decay: bool = True, kind: str = MEMORY, current_only: bool = True, until: float | None = None,
+               dates: bool = True, now: datetime | None = None) -> SearchResult:
         """Search memory (or knowledge) by keyword, meaning or both; filters apply before
-        top-k; recency decay (half-life per kind, `search.half_life_days`) unless `decay` is off."""
+        top-k; recency decay (half-life per kind, `search.half_life_days`) unless `decay` is off.
+        With `dates` and no `since`/`until`, a time the query names ("last week", "on
+        2026-03-04", "in May"; see mindex.memory.when) becomes the window, in `now`'s zone
+        (default: the local one)."""
+        from mindex.memory.when import search_with_dates
+
         self.source(kind)
-        facets = Facets(types=tuple(types), tags=tuple(tags), files=tuple(files), since=since,
-                        current_only=current_only and kind == KNOWLEDGE)
-        return self.index.search(query, limit, mode=mode, kind=kind, facets=facets, decay_on=decay, merge=False)
+
+        def run(text: str, start: float | None, end: float | None) -> SearchResult:
+            facets = Facets(types=tuple(types), tags=tuple(tags), files=tuple(files), since=start, until=end,
+                            current_only=current_only and kind == KNOWLEDGE)
+            return self.index.search(text, limit, mode=mode, kind=kind, facets=facets, decay_on=decay, merge=False)
+
+        if not dates or since is not None or until is not None:
+            return run(query, since, until)
+        return search_with_dates(run, query, now or datetime.now().astimezone())
 
     def recent(self, limit: int = 20, types: tuple[str, ...] = (), tags: tuple[str, ...] = (),
                since: float | None = None, files: tuple[str, ...] = (), kind: str = MEMORY) -> list[Hit]:
@@ -314,7 +331,8 @@ class Memory:
                     relevance[other] = relevance[eid] * 0.5
                     why[other] = [*why[eid], rel, other]
         if text:
-            found = self.search(text, limit=max(50, limit), kind=KNOWLEDGE, decay=False, current_only=not all)
+            found = self.search(text, limit=max(50, limit), kind=KNOWLEDGE, decay=False, current_only=not all,
+                                dates=False)
             for rank, hit in enumerate(found.hits):
                 hit_id = str((hit.facets or {}).get("id", ""))
                 if not hit_id or relevance.get(hit_id, 0.0) >= 1.0:

@@ -536,14 +536,16 @@ def _register_memory_tools(server: MCPServer, core: _Core, budget: int) -> None:
             query, limit, (type,) if type else (), (tag,) if tag else (), parse_since(None, days),
             (file,) if file else (), decay=decay), create=True)
         items = [entry_of(hit) for hit in result.hits]
-        return _result(_entries_markdown(items, budget, "no memory matches"), EntriesOut(results=items))
+        text = _entries_markdown(items, budget, "no memory matches")
+        return _result(f"_{result.note}_\n\n{text}" if result.note else text, EntriesOut(results=items))
 
     save_doc = """Save a memory for later sessions: a decision and its reason, what you learned,
         what you finished or left for next time. Appended to the project's markdown journal
         (.mindex/memory), searchable at once. Types: decision, progress, issue, handoff,
         insight, reference. Name the files it concerns so get_context finds it."""
     search_doc = """Search saved memories by keywords and meaning, newest ranked up (30-day
-        half-life; decay=false turns it off). Filters apply before ranking."""
+        half-life; decay=false turns it off). Filters apply before ranking; a time the query
+        names ("last week", "in May", "on 2026-03-04") filters by date unless days is given."""
 
     for name in ("memory_save", "context_save"):
         async def save_tool(text: _Text, type: _Type = "progress", tags: _Tags = None, files: _Files = None

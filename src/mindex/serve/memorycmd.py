@@ -98,29 +98,37 @@ def save(state: State, text: tuple[str, ...], type_: str, tags: tuple[str, ...],
 @click.option("-n", "--limit", default=10, show_default=True, type=click.IntRange(1, 1000))
 @click.option("--mode", type=click.Choice(MODES), help="Search mode (default: hybrid when vectors exist).")
 @_filters
+@click.option("--until", metavar="DATE", help="Only entries before DATE.")
 @click.option("--decay/--no-decay", default=True, show_default=True,
               help="Rank recent entries up (half-life search.half_life_days.memory, 30 days).")
+@click.option("--dates/--no-dates", default=True, show_default=True,
+              help="Read a time the query names (last week, in May, on 2026-03-04) as --since/--until.")
 @json_option
 @click.pass_obj
 @handle_errors
 def search_cmd(state: State, query: str, limit: int, mode: str | None, types: tuple[str, ...], tags: tuple[str, ...],
-               since: str | None, days: float | None, files: tuple[str, ...], decay: bool, as_json: bool) -> None:
-    """Search the journal by keywords and meaning; filters apply before ranking.
+               since: str | None, days: float | None, files: tuple[str, ...], until: str | None, decay: bool,
+               dates: bool, as_json: bool) -> None:
+    """Search the journal by keywords and meaning; filters apply before ranking. A time
+    named in the query becomes a filter (the note on stderr says how it was read).
 
     \b
     Examples:
       mindex memory search "why did we pick WAL mode"
       mindex memory search "flaky test" --type issue --days 14 --json
+      mindex memory search "what did we decide about caching last week"
     """
-    from mindex.memory.book import entry_of, parse_since
+    from mindex.memory.book import entry_of, parse_since, parse_time
 
     with state.open(create=True) as index:
-        result = index.memory.search(query, limit, types, tags, parse_since(since, days), files, mode, decay)
+        result = index.memory.search(query, limit, types, tags, parse_since(since, days), files, mode, decay,
+                                     until=parse_time(until), dates=dates)
     items = [entry_of(hit) for hit in result.hits]
     if result.note:
         err.print(f"[dim]note: {escape(result.note)}[/]", highlight=False)
     if as_json:
-        emit_json({"query": result.query, "mode": result.mode, "took_ms": round(result.took_ms, 2), "results": items})
+        emit_json({"query": result.query, "mode": result.mode, "took_ms": round(result.took_ms, 2),
+                   "note": result.note, "results": items})
     else:
         _print_entries(items)
 
