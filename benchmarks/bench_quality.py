@@ -30,6 +30,7 @@ import sys
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from datetime import datetime, timezone
 from pathlib import Path
 
 import numpy as np
@@ -42,6 +43,7 @@ sys.path.insert(0, str(HERE.parent / "src"))
 from mindex import Index, IndexSettings  # noqa: E402
 from mindex.config import EmbedSettings, SearchSettings  # noqa: E402
 from mindex.evaluate import Query, QueryRun, Ranked, load_queries, score_run  # noqa: E402
+from mindex.models import SearchResult  # noqa: E402
 
 
 @dataclass(frozen=True)
@@ -49,7 +51,7 @@ class DevSet:
     """A dev set: its queries file, corpus folder and kind, main metric, and `--by` field."""
 
     name: str
-    kind: str  # code, docs or loc
+    kind: str  # code, docs, loc or memory
     folder: str
     metric: str = "ndcg@10"
     by: str | None = None
@@ -67,7 +69,11 @@ SETS = {
     "docs-md": DevSet("docs-md", "docs", "docs-md", by="project"),
     "docs-html": DevSet("docs-html", "docs", "docs-html/git", files=True),
     "loc": DevSet("loc", "loc", "loc", metric="recall@10", by="project", files=True),
+    # REALTALK's chats as memory journals (benchmarks/devset_memory.py; nothing of it is committed):
+    # each question is asked of its own conversation (the `tag` filter), judged by message
+    "memory": DevSet("memory", "memory", "memory/journal", by="category", queries=CORPUS / "memory"),
 }
+MEMORY_MODES = "keyword,semantic,hybrid-rrf,hybrid,hybrid+decay,hybrid+decay+dates"
 COLUMNS = ("recall@1", "recall@5", "recall@10", "mrr@10", "ndcg@10")
 DEPTH = 100  # results taken per system before grouping by file
 
@@ -83,6 +89,8 @@ class Unit:
     start: int | None
     end: int | None
     text: str
+    scope: str = ""  # memory: the conversation's tag; a query searches its own scope only
+    at: float | None = None  # memory: the entry's time
 
 
 def code_units(root: Path) -> list[Unit]:
@@ -123,6 +131,20 @@ def docs_units(root: Path) -> list[Unit]:
     return units
 
 
+def memory_units(root: Path) -> list[Unit]:
+    """One chunk per journal entry (each a single message), scoped by its first tag."""
+    from mindex.memory import journal
+
+    units = []
+    for path in sorted(root.rglob("*.md")):
+        rel = path.relative_to(root).as_posix()
+        for e in journal.parse(path.read_text(encoding="utf-8"), rel).entries:
+            first = e.line + 2 + (1 if e.tags else 0) + (1 if e.files else 0) + 1
+            units.append(Unit(rel, first, first + e.text.count("\n"), e.text, e.tags[0] if e.tags else "",
+                              e.at.timestamp()))
+    return units
+
+
 def file_units(root: Path) -> list[Unit]:
     """One chunk per file."""
     return [Unit(p.relative_to(root).as_posix(), None, None, p.read_text(encoding="utf-8", errors="replace"))
@@ -130,6 +152,28 @@ def file_units(root: Path) -> list[Unit]:
 
 
 # --- the baselines ---------------------------------------------------------------------------
+
+
+class Scoped:
+    """One `Baselines` per scope (memory: per conversation); a query searches its own."""
+
+    def __init__(self, units: list[Unit], cache: Path) -> None:
+        scopes: dict[str, list[Unit]] = {}
+        for u in units:
+            scopes.setdefault(u.scope, []).append(u)
+        self.parts = {scope: Baselines(part, cache) for scope, part in scopes.items()}
+
+    def _part(self, query: Query) -> Baselines:
+        return self.parts[query.fields.get("tag", "")]
+
+    def bm25s(self, query: Query) -> tuple[Ranked, ...]:
+        return self._part(query).bm25s(query)
+
+    def minilm(self, query: Query) -> tuple[Ranked, ...]:
+        return self._part(query).minilm(query)
+
+    def rrf(self, query: Query) -> tuple[Ranked, ...]:
+        return self._part(query).rrf(query)
 
 
 class Baselines:
@@ -168,22 +212,22 @@ class Baselines:
             out.append(Ranked(f"{u.path}:{u.start}", u.path, u.start, u.end, float(score)))
         return tuple(out)
 
-    def bm25s(self, query: str) -> tuple[Ranked, ...]:
+    def bm25s(self, query: Query) -> tuple[Ranked, ...]:
         import bm25s
 
-        tokens = bm25s.tokenize([query], stopwords="en", show_progress=False)
+        tokens = bm25s.tokenize([query.text], stopwords="en", show_progress=False)
         if not tokens.vocab:
             return ()
         k = min(DEPTH, len(self.units))
         docs, scores = self.bm25.retrieve(tokens, k=k, show_progress=False)
         return self._ranked((int(d) for d, s in zip(docs[0], scores[0]) if s > 0), (s for s in scores[0] if s > 0))
 
-    def minilm(self, query: str) -> tuple[Ranked, ...]:
-        scores = self.vectors @ self.embedder.embed_query(query)
+    def minilm(self, query: Query) -> tuple[Ranked, ...]:
+        scores = self.vectors @ self.embedder.embed_query(query.text)
         top = np.argsort(-scores)[:DEPTH]
         return self._ranked(top, scores[top])
 
-    def rrf(self, query: str) -> tuple[Ranked, ...]:
+    def rrf(self, query: Query) -> tuple[Ranked, ...]:
         fused: dict[str, float] = {}
         first: dict[str, Ranked] = {}
         for leg in (self.bm25s(query), self.minilm(query)):
@@ -205,13 +249,13 @@ def by_file(results: tuple[Ranked, ...]) -> tuple[Ranked, ...]:
     return tuple(seen.values())
 
 
-def run(search: Callable[[str], tuple[Ranked, ...]], queries: list[Query], files: bool) -> dict[str, QueryRun]:
+def run(search: Callable[[Query], tuple[Ranked, ...]], queries: list[Query], files: bool) -> dict[str, QueryRun]:
     """Every query through `search` (one untimed warm-up first), timed."""
-    search(queries[0].text)
+    search(queries[0])
     runs = {}
     for query in queries:
         started = time.perf_counter()
-        results = search(query.text)
+        results = search(query)
         took = (time.perf_counter() - started) * 1000
         runs[query.qid] = QueryRun(query.qid, by_file(results) if files else results, took)
     return runs
@@ -228,7 +272,7 @@ def mindex_index(spec: DevSet, fresh: bool, settings: IndexSettings | None = Non
             stale.unlink()
     index = Index(db, settings, embed=EmbedSettings(provider="onnx"), search=SearchSettings())
     if not index.sources():
-        kind = "docs" if spec.kind == "docs" else "code"
+        kind = spec.kind if spec.kind in ("docs", "memory") else "code"
         index.add_source(spec.corpus / spec.folder, name=spec.name, kind=kind)
     started = time.perf_counter()
     index.index()
@@ -241,31 +285,54 @@ def evaluate(spec: DevSet, fresh: bool, modes: tuple[str, ...],
     """Metrics of every system on one set, and facts about its size."""
     queries = load_queries(spec.queries / f"{spec.name}.jsonl")
     root = spec.corpus / spec.folder
-    units = {"code": code_units, "docs": docs_units, "loc": file_units}[spec.kind](root)
-    base = Baselines(units, spec.work)
+    units = {"code": code_units, "docs": docs_units, "loc": file_units, "memory": memory_units}[spec.kind](root)
+    base = Scoped(units, spec.work)
     files = spec.files
-    systems: dict[str, Callable[[str], tuple[Ranked, ...]]] = {
+    systems: dict[str, Callable[[Query], tuple[Ranked, ...]]] = {
         "bm25s": base.bm25s, "minilm": base.minilm, "bm25s+minilm rrf": base.rrf}
     index = mindex_index(spec, fresh, settings)
     from mindex.evaluate import ranked
 
+    from mindex.memory.when import search_with_dates
+    from mindex.models import Facets
+
+    ends = {}  # memory: a conversation's questions are asked just after its last message
+    for u in units:
+        if u.at is not None:
+            ends[u.scope] = max(ends.get(u.scope, u.at), u.at)
     for variant in modes:
-        # `hybrid@0.5`: the keyword leg weighted 0.5; `hybrid-rrf`: fused by RRF, not the ranker
-        mode, _, weight = variant.partition("@")
+        # `hybrid@0.5`: the keyword leg weighted 0.5; `hybrid-rrf`: fused by RRF, not the ranker;
+        # `+decay`: recency decay on (memory; off otherwise, so the legs are compared as such);
+        # `+dates`: a time the question names becomes a filter (mindex.memory.when, as `memory search`)
+        mode, *flags = variant.split("+")
+        mode, _, weight = mode.partition("@")
         weights = {"keyword": float(weight), "semantic": 1.0} if weight else None
         fusion = "rrf" if mode.endswith("-rrf") else "learned"
 
-        def search(text: str, mode: str = mode.removesuffix("-rrf"), weights: dict[str, float] | None = weights,
-                   fusion: str = fusion) -> tuple[Ranked, ...]:
+        def search(query: Query, mode: str = mode.removesuffix("-rrf"), weights: dict[str, float] | None = weights,
+                   fusion: str = fusion, flags: tuple[str, ...] = tuple(flags)) -> tuple[Ranked, ...]:
             index.search_settings = SearchSettings(fusion=fusion)
-            return ranked(index.search(text, DEPTH if files else 10, mode=None if mode == "default" else mode,
-                                       weights=weights).hits)
+            tag = query.fields.get("tag")
+
+            def one(text: str, since: float | None, until: float | None) -> SearchResult:
+                facets = Facets(tags=(tag,) if tag else (), since=since, until=until)
+                return index.search(text, DEPTH if files else 10, mode=None if mode == "default" else mode,
+                                    weights=weights, facets=facets if facets else None, decay_on="decay" in flags)
+
+            if "dates" in flags:
+                now = datetime.fromtimestamp(ends[tag] + 3600, timezone.utc)
+                return ranked(search_with_dates(one, query.text, now).hits)
+            return ranked(one(query.text, None, None).hits)
 
         systems[f"mindex {variant}"] = search
     report = {}
     for label, search in systems.items():
         scored = score_run(label, queries, run(search, queries, files))
         report[label] = scored.metrics()
+        if spec.by:
+            for value in sorted({str(q.fields.get(spec.by)) for q in queries}):
+                chosen = {q.qid for q in queries if str(q.fields.get(spec.by)) == value}
+                report[label][f"{spec.by}={value}"] = scored.metrics(chosen)[spec.metric]
     facts = {"queries": len(queries), "baseline chunks": len(units), "mindex chunks": index.status()["chunks"]}
     index.close()
     return report, facts
@@ -281,13 +348,19 @@ def table(spec: DevSet, report: dict[str, dict[str, float]], facts: dict[str, ob
         margin = f"{(m[spec.metric] / best - 1) * 100:+.0f}%" if label.startswith("mindex") and best else ""
         lines.append(f"| {label} | " + " | ".join(f"{m[c]:.3f}" for c in COLUMNS)
                      + f" | {margin} | {m['latency_p50_ms']:.1f} |")
+    groups = [k for k in next(iter(report.values())) if "=" in k] if spec.kind == "memory" else []
+    if groups:  # the main metric by group
+        lines += ["", f"| {spec.metric} by {spec.by} | " + " | ".join(g.split("=", 1)[1] for g in groups) + " |",
+                  "| --- |" + " --- |" * len(groups)]
+        lines += [f"| {label} | " + " | ".join(f"{m[g]:.3f}" for g in groups) + " |" for label, m in report.items()]
     return "\n".join(lines) + "\n"
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sets", nargs="*", default=list(SETS), choices=list(SETS))
-    parser.add_argument("--modes", default="keyword,semantic,hybrid-rrf,hybrid,default")
+    parser.add_argument("--modes", default="keyword,semantic,hybrid-rrf,hybrid,default",
+                        help=f"mindex's search modes (the memory set uses {MEMORY_MODES} unless given)")
     parser.add_argument("--fresh", action="store_true", help="index the corpora again from scratch")
     parser.add_argument("--json", type=Path, help="also write every metric to this file")
     parser.add_argument("--chunk-size", type=int, help="index.chunk_size for mindex (default: the default)")
@@ -297,7 +370,8 @@ def main() -> None:
     for name in args.sets:
         spec = SETS[name]
         print(f"{name} ...", file=sys.stderr, flush=True)
-        report, facts = evaluate(spec, args.fresh, tuple(args.modes.split(",")), settings)
+        modes = MEMORY_MODES if spec.kind == "memory" and "--modes" not in sys.argv else args.modes
+        report, facts = evaluate(spec, args.fresh, tuple(modes.split(",")), settings)
         everything[name] = {"facts": facts, "metrics": report}
         print(table(spec, report, facts), flush=True)
     if args.json:
