@@ -137,3 +137,11 @@ class MemoryInputError(MindexError):
 
     code = "MEMORY_INPUT"
     exit_code = 2
+
+
+class WorkflowInputError(MindexError):
+    """A workflow or milestone command was given something it cannot take (unknown phase,
+    bad JSON metadata, a workflow in a state that does not allow the change)."""
+
+    code = "WORKFLOW_INPUT"
+    exit_code = 2

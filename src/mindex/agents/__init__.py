@@ -1,0 +1,1 @@
+"""Working with coding agents: workflow checkpoints, session hooks, client set-up."""
