@@ -288,6 +288,25 @@ class MemorySettings(Section):
 
 
 @dataclass
+class AgentSettings(Section):
+    """Coding agents: session hooks, workflow checkpoints, query metrics."""
+
+    issue_pattern: str = setting(r"(?:^|[/_-])(?:issue|gh|GH)?[-_#]?(\d{1,7})(?=$|[-_/])",
+                                 doc="regex whose first group is the issue number in a branch name")
+    budget: int = setting(1500, ge=100, doc="tokens (chars/4) the session-start hook may inject")
+    hook_lock_timeout: float = setting(2.0, ge=0.1, doc="seconds a hook waits for a locked index before giving up")
+    query_log: bool = setting(False, doc="log search, grep and graph queries (kind, parameters, results, ms)")
+
+    def _finish(self) -> None:
+        try:
+            compiled = re.compile(self.issue_pattern)
+        except re.error as exc:
+            raise InvalidSettings([f"agents.issue_pattern: not a regex ({exc})"]) from None
+        if compiled.groups < 1:
+            raise InvalidSettings(["agents.issue_pattern: needs a group around the number, e.g. (\\d+)"])
+
+
+@dataclass
 class Settings(Section):
     """Every setting mindex reads; see the module docstring for precedence."""
 
@@ -297,6 +316,7 @@ class Settings(Section):
     search: SearchSettings = setting(factory=SearchSettings)
     serve: ServeSettings = setting(factory=ServeSettings)
     memory: MemorySettings = setting(factory=MemorySettings)
+    agents: AgentSettings = setting(factory=AgentSettings)
 
 
 _TRUE = {"true", "1", "yes", "on", "y", "t"}
