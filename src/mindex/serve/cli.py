@@ -37,6 +37,7 @@ if TYPE_CHECKING:
 else:
     render = lazy_module("mindex.serve.render")
 from mindex.serve.evalcmd import eval_cmd
+from mindex.serve.agentcmd import doctor, hook, install, metrics, milestone, uninstall, workflow
 from mindex.serve.memorycmd import context, knowledge, memory
 from mindex.serve.setup import config, models
 
@@ -369,6 +370,13 @@ cli.add_command(watch)
 cli.add_command(memory)
 cli.add_command(knowledge)
 cli.add_command(context)
+cli.add_command(workflow)
+cli.add_command(milestone)
+cli.add_command(hook)
+cli.add_command(metrics)
+cli.add_command(install)
+cli.add_command(uninstall)
+cli.add_command(doctor)
 
 
 def main() -> None:
