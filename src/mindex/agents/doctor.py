@@ -1,0 +1,130 @@
+"""`mindex doctor`: is everything an agent needs in place? Each check says ok, warn or fail,
+what it found and the next step."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from mindex.agents.install import CLIENTS, installed
+
+HOOK_TARGET_MS = 400.0
+
+
+def _check(name: str, status: str, detail: str, hint: str | None = None) -> dict[str, Any]:
+    return {"check": name, "status": status, "detail": detail, "hint": hint}
+
+
+def run(db: Path, project: Path, settings: Any, hook_timing: bool = True) -> list[dict[str, Any]]:
+    """Every check, in order."""
+    from mindex.store.sqlite import SCHEMA_VERSION
+
+    checks = []
+    if not db.exists():
+        checks.append(_check("index", "fail", f"no index at {db}",
+                             "register a folder with `mindex add <folder>` and run `mindex index`"))
+    else:
+        try:
+            with sqlite3.connect(f"{db.resolve().as_uri()}?mode=ro", uri=True, timeout=2) as conn:
+                row = conn.execute("SELECT value FROM schema_meta WHERE key = 'schema_version'").fetchone()
+                version = int(row[0]) if row else 0
+                sources = conn.execute("SELECT name, kind, root, indexed_at FROM sources ORDER BY name").fetchall()
+        except sqlite3.Error as exc:
+            checks.append(_check("index", "fail", f"{db}: {exc}", "check the file, or move it away and index again"))
+            sources = []
+        else:
+            if version == SCHEMA_VERSION:
+                checks.append(_check("index", "ok", f"{db}, schema v{version}"))
+            elif version < SCHEMA_VERSION:
+                checks.append(_check("index", "warn", f"{db} is schema v{version}; this mindex writes v{SCHEMA_VERSION}",
+                                     "any write (`mindex index`) upgrades it"))
+            else:
+                checks.append(_check("index", "fail", f"{db} is schema v{version}, newer than this mindex",
+                                     "upgrade with `pip install -U mindex`"))
+        for name, kind, root, indexed_at in sources:
+            checks.append(_source_check(name, kind, Path(root), indexed_at))
+    checks.append(_model_check(settings))
+    for client in CLIENTS:
+        for scope in ("project", "user"):
+            found = installed(client, scope, project)
+            if not found["installed"]:
+                continue
+            command = found["command"]
+            ok = (Path(command).is_file() and os.access(command, os.X_OK)) if os.sep in command else \
+                shutil.which(command) is not None
+            checks.append(_check(f"{client} ({scope})", "ok" if ok else "fail",
+                                 f"{', '.join(found['files'])} runs {command}",
+                                 None if ok else f"the command is gone; run `mindex install {client} --{scope}` again"))
+    if not any(c["check"].endswith("(project)") or c["check"].endswith("(user)") for c in checks):
+        checks.append(_check("integrations", "warn", "no agent is set up to use mindex here",
+                             "run `mindex install claude-code` (or cursor, codex, vscode, claude-desktop)"))
+    if hook_timing and db.exists():
+        checks.append(_hook_check(project))
+    return checks
+
+
+def _source_check(name: str, kind: str, root: Path, indexed_at: float | None) -> dict[str, Any]:
+    if not root.is_dir():
+        return _check(f"source {name}", "fail", f"{root} is gone", f"`mindex remove {name}` or restore the folder")
+    if indexed_at is None:
+        return _check(f"source {name}", "warn", f"{kind} at {root}, never indexed", "run `mindex index`")
+    if kind in ("memory", "knowledge"):
+        return _check(f"source {name}", "ok", f"{kind} at {root} (indexed on every save; hand edits by `mindex index`)")
+    newer = 0
+    deadline = time.monotonic() + 1.0  # a quick look, not a full walk of a huge tree
+    for folder, dirs, files in os.walk(root):
+        dirs[:] = [d for d in dirs if not d.startswith(".") and d not in ("node_modules", "__pycache__")]
+        for file in files:
+            try:
+                if os.stat(os.path.join(folder, file)).st_mtime > indexed_at:
+                    newer += 1
+            except OSError:
+                continue
+        if time.monotonic() > deadline:
+            break
+    age = time.time() - indexed_at
+    when = f"indexed {age / 3600:.1f} h ago" if age < 172800 else f"indexed {age / 86400:.0f} days ago"
+    if newer:
+        return _check(f"source {name}", "warn", f"{kind} at {root}, {when}; {newer} files changed since",
+                      f"run `mindex index {name}` (or keep `mindex watch` running)")
+    return _check(f"source {name}", "ok", f"{kind} at {root}, {when}")
+
+
+def _model_check(settings: Any) -> dict[str, Any]:
+    conf = settings.embed
+    if conf.provider == "none":
+        return _check("model", "ok", "embeddings are off (embed.provider = none): keyword search only")
+    if conf.provider != "onnx":
+        return _check("model", "ok", f"{conf.provider} at {conf.base_url or 'its default address'} (not checked)")
+    from mindex.embed.models import find_model
+
+    found = find_model(conf.model, conf.models_dir)
+    if found is None:
+        return _check("model", "warn", f"{conf.model} is not installed: search is keyword-only",
+                      f"`mindex models add {conf.model}`")
+    return _check("model", "ok", f"{found.model_id} at {found.onnx_path.parent}")
+
+
+def _hook_check(project: Path) -> dict[str, Any]:
+    """Time the session-start hook as the agent runs it: a whole process, no payload."""
+    times = []
+    for _ in range(3):
+        started = time.perf_counter()
+        try:
+            done = subprocess.run([sys.executable, "-m", "mindex", "hook", "session-start", "--format", "text"],
+                                  cwd=project, capture_output=True, text=True, timeout=30, stdin=subprocess.DEVNULL)
+        except subprocess.TimeoutExpired:
+            return _check("session-start hook", "fail", "took over 30 s", "see `mindex -v hook session-start`")
+        times.append((time.perf_counter() - started) * 1000)
+        if done.returncode != 0:
+            return _check("session-start hook", "fail", f"exit {done.returncode}: {done.stderr.strip()[:200]}")
+    best = min(times)
+    status = "ok" if best <= HOOK_TARGET_MS else "warn"
+    return _check("session-start hook", status, f"{best:.0f} ms (best of 3, whole process)",
+                  None if status == "ok" else "a slow start delays every session; see benchmarks/README.md")
