@@ -49,7 +49,10 @@ def test_tools_are_listed_with_agent_docstrings_and_schemas(server: Any) -> None
     assert set(by_name) == {"search_docs", "get_chunk", "list_sources", "search_code", "grep", "find_symbol",
                             "callers", "callees", "impact", "file_outline", "locate_files", "memory_save",
                             "memory_search", "memory_list", "memory_forget", "knowledge_add", "knowledge_query",
-                            "get_context", "context_save", "context_search"}
+                            "get_context", "context_save", "context_search", "workflow_create", "workflow_find",
+                            "workflow_set_phase", "workflow_log_action", "workflow_log_commit", "workflow_set_status",
+                            "workflow_list", "workflow_rollback_plan", "milestone_create", "milestone_show",
+                            "milestone_list"}
     for name, tool in by_name.items():  # docstrings written for an agent: when to use it, what comes back
         assert tool.description and len(tool.description) > 120, name
     assert "Use it first" in by_name["search_docs"].description
