@@ -1,0 +1,167 @@
+"""`mindex install|uninstall <client>` and `mindex doctor` on realistic existing configuration
+files (other servers, other hooks, comments), through the real CLI."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ENV = {"MINDEX_EMBED__PROVIDER": "none"}
+
+
+def mindex(cwd: Path, *args: str, code: int = 0, as_json: bool = True) -> Any:
+    proc = subprocess.run([sys.executable, "-m", "mindex", *args, *(["--json"] if as_json else [])], cwd=cwd,
+                          env={**os.environ, **ENV}, capture_output=True, text=True, input="")
+    assert proc.returncode == code, (proc.returncode, proc.stdout, proc.stderr)
+    return json.loads(proc.stdout) if as_json else proc
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    root = tmp_path / "project"
+    root.mkdir()
+    subprocess.run(["git", "init", "-q", "-b", "main"], cwd=root, check=True)
+    return root
+
+
+CLAUDE_SETTINGS = {
+    "permissions": {"allow": ["Bash(npm test)"], "deny": ["Read(./.env)"]},
+    "env": {"FOO": "1"},
+    "hooks": {
+        "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "./check.sh"}]}],
+        "SessionStart": [{"matcher": "startup", "hooks": [{"type": "command", "command": "echo hello"}]}],
+    },
+}
+MCP = {"mcpServers": {"github": {"type": "http", "url": "https://api.githubcopilot.com/mcp/"},
+                      "fs": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem", "."]}}}
+
+
+def test_claude_code_install_merges_backs_up_is_idempotent_and_uninstalls_exactly(project: Path) -> None:
+    (project / ".claude").mkdir()
+    (project / ".claude" / "settings.json").write_text(json.dumps(CLAUDE_SETTINGS, indent=2))
+    (project / ".mcp.json").write_text(json.dumps(MCP, indent=2))
+    dry = mindex(project, "install", "claude-code", "--dry-run")
+    assert dry["dry_run"] and "+    \"mindex\": {" in dry["diff"] and "hook session-start" in dry["diff"]
+    assert json.loads((project / ".mcp.json").read_text()) == MCP  # a dry run writes nothing
+    done = mindex(project, "install", "claude-code")
+    assert {c["action"] for c in done["changes"]} == {"update"} and len(done["backups"]) == 2
+    assert json.loads(Path(done["backups"][0]).read_text()) == MCP
+    mcp = json.loads((project / ".mcp.json").read_text())
+    assert mcp["mcpServers"]["github"] == MCP["mcpServers"]["github"] and mcp["mcpServers"]["fs"] == MCP["mcpServers"]["fs"]
+    assert mcp["mcpServers"]["mindex"]["args"] == ["serve"] and Path(mcp["mcpServers"]["mindex"]["command"]).exists()
+    settings = json.loads((project / ".claude" / "settings.json").read_text())
+    assert settings["permissions"] == CLAUDE_SETTINGS["permissions"] and settings["env"] == {"FOO": "1"}
+    starts = settings["hooks"]["SessionStart"]
+    assert starts[0] == CLAUDE_SETTINGS["hooks"]["SessionStart"][0]  # theirs kept, first
+    assert starts[1]["matcher"] == "startup|resume|clear|compact"
+    assert starts[1]["hooks"][0]["command"].endswith("mindex hook session-start")
+    assert settings["hooks"]["PreCompact"][0]["hooks"][0]["command"].endswith("mindex hook pre-compact")
+    assert settings["hooks"]["SessionEnd"][0]["hooks"][0]["command"].endswith("mindex hook session-end")
+    before = {p: p.read_text() for p in (project / ".mcp.json", project / ".claude" / "settings.json")}
+    again = mindex(project, "install", "claude-code")
+    assert {c["action"] for c in again["changes"]} == {"unchanged"} and again["backups"] == []
+    assert {p: p.read_text() for p in before} == before
+    mindex(project, "uninstall", "claude-code")
+    assert json.loads((project / ".mcp.json").read_text()) == MCP
+    assert json.loads((project / ".claude" / "settings.json").read_text()) == CLAUDE_SETTINGS
+    assert {c["action"] for c in mindex(project, "uninstall", "claude-code")["changes"]} == {"unchanged"}
+
+
+def test_a_fresh_project_gets_new_files_and_uninstall_deletes_them(project: Path) -> None:
+    mindex(project, "install", "claude-code")
+    assert (project / ".mcp.json").exists() and (project / ".claude" / "settings.json").exists()
+    out = mindex(project, "uninstall", "claude-code")
+    assert {c["action"] for c in out["changes"]} == {"delete"}
+    assert not (project / ".mcp.json").exists() and not (project / ".claude" / "settings.json").exists()
+
+
+CODEX = """# Codex configuration
+model = "gpt-5-codex"   # the default model
+
+[mcp_servers.docs]
+command = "docs-server"  # keep me
+args = ["--port", "0"]
+
+# profiles below
+[profiles.fast]
+model = "o4-mini"
+"""
+
+
+def test_codex_toml_keeps_comments_and_other_tables(project: Path, tmp_path: Path) -> None:
+    home = Path(os.environ["HOME"]) / ".codex"
+    home.mkdir(parents=True, exist_ok=True)
+    (home / "config.toml").write_text(CODEX)
+    mindex(project, "install", "codex", "--user")
+    text = (home / "config.toml").read_text()
+    assert text.startswith(CODEX) and "# keep me" in text and "# profiles below" in text
+    data = tomllib.loads(text)
+    assert data["mcp_servers"]["docs"]["command"] == "docs-server" and data["profiles"]["fast"]["model"] == "o4-mini"
+    assert data["mcp_servers"]["mindex"]["args"] == ["serve"]
+    assert mindex(project, "install", "codex", "--user")["changes"][0]["action"] == "unchanged"
+    mindex(project, "uninstall", "codex", "--user")
+    assert (home / "config.toml").read_text() == CODEX
+    # a broken file is reported with its place and left alone
+    (home / "config.toml").write_text("model = \n")
+    err = mindex(project, "install", "codex", "--user", code=1)["error"]
+    assert "not valid TOML" in err["message"] and (home / "config.toml").read_text() == "model = \n"
+
+
+def test_cursor_vscode_and_claude_desktop_formats(project: Path) -> None:
+    (project / ".vscode").mkdir()
+    (project / ".vscode" / "mcp.json").write_text(json.dumps({"servers": {"other": {"type": "stdio", "command": "x"}},
+                                                              "inputs": []}))
+    mindex(project, "install", "vscode")
+    vscode = json.loads((project / ".vscode" / "mcp.json").read_text())
+    assert vscode["servers"]["mindex"]["type"] == "stdio" and vscode["servers"]["mindex"]["cwd"] == "${workspaceFolder}"
+    assert vscode["servers"]["other"] == {"type": "stdio", "command": "x"} and vscode["inputs"] == []
+    mindex(project, "install", "cursor", "--user")
+    cursor = json.loads((Path(os.environ["HOME"]) / ".cursor" / "mcp.json").read_text())
+    assert cursor["mcpServers"]["mindex"]["args"] == ["serve"]
+    desktop = mindex(project, "install", "claude-desktop")
+    assert desktop["scope"] == "user"
+    config = json.loads(Path(desktop["changes"][0]["file"]).read_text())
+    assert config["mcpServers"]["mindex"]["args"] == ["--db", str(project / ".mindex" / "index.db"), "serve"]
+    assert mindex(project, "install", "claude-desktop", "--project", code=1)["error"]["message"].startswith(
+        "Claude Desktop has no project settings")
+
+
+def test_json_with_comments_is_not_rewritten(project: Path) -> None:
+    (project / ".vscode").mkdir()
+    text = '{\n  // my servers\n  "servers": {}\n}\n'
+    (project / ".vscode" / "mcp.json").write_text(text)
+    err = mindex(project, "install", "vscode", code=1)["error"]
+    assert "has comments" in err["message"] and (project / ".vscode" / "mcp.json").read_text() == text
+    (project / ".vscode" / "mcp.json").write_text('{"servers": [1,}')
+    assert "not valid JSON" in mindex(project, "install", "vscode", code=1)["error"]["message"]
+
+
+def test_doctor_reports_index_sources_integrations_and_hook_time(project: Path) -> None:
+    fail = mindex(project, "doctor", "--no-hook-timing", code=1)
+    assert not fail["ok"] and fail["checks"][0]["check"] == "index" and fail["checks"][0]["status"] == "fail"
+    docs = project / "docs"
+    docs.mkdir()
+    (docs / "a.md").write_text("# A\n\ntext\n")
+    mindex(project, "add", str(docs))
+    mindex(project, "index")
+    mindex(project, "install", "claude-code")
+    report = mindex(project, "doctor")
+    checks = {c["check"]: c for c in report["checks"]}
+    assert report["ok"] and checks["index"]["status"] == "ok" and checks["source docs"]["status"] == "ok"
+    assert checks["claude-code (project)"]["status"] == "ok"
+    assert checks["session-start hook"]["status"] in ("ok", "warn") and "ms" in checks["session-start hook"]["detail"]
+    (docs / "b.md").write_text("# B\n")
+    assert {c["check"]: c for c in mindex(project, "doctor", "--no-hook-timing")["checks"]}["source docs"][
+        "status"] == "warn"
+    settings = json.loads((project / ".mcp.json").read_text())
+    settings["mcpServers"]["mindex"]["command"] = str(project / "gone" / "mindex")
+    (project / ".mcp.json").write_text(json.dumps(settings))
+    broken = mindex(project, "doctor", "--no-hook-timing", code=1)
+    assert {c["check"]: c for c in broken["checks"]}["claude-code (project)"]["status"] == "fail"
