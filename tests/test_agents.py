@@ -354,3 +354,25 @@ def test_workflow_tools_through_a_real_mcp_client(tmp_path: Path) -> None:
             assert bad.is_error and "completed" in bad.content[0].text
 
     anyio.run(main)
+
+
+def test_the_query_log_records_search_grep_and_graph_queries_when_on(repo: Path) -> None:
+    commit(repo, "src/fetch/client.py", "from fetch.http import get\n\n\ndef load():\n    return get()\n", "feat: client")
+    mindex(repo, "add", "src", "--kind", "code")
+    mindex(repo, "index")
+    mindex(repo, "search", "get")
+    assert mindex(repo, "metrics")["queries"] == []  # off by default
+    on = {**os.environ, **ENV, "MINDEX_AGENTS__QUERY_LOG": "true", "MINDEX_SESSION_ID": "s-log"}
+    for args in (["search", "load the client"], ["grep", "def \\w+"], ["graph", "callers", "get"],
+                 ["graph", "impact", "get"]):
+        done = subprocess.run([sys.executable, "-m", "mindex", *args, "--json"], cwd=repo, env=on, capture_output=True,
+                              text=True, input="")
+        assert done.returncode == 0, done.stderr
+    kinds = {q["kind"]: q for q in mindex(repo, "metrics")["queries"]}
+    assert set(kinds) == {"search", "grep", "callers", "impact"}
+    assert kinds["grep"]["avg_results"] == 2 and kinds["callers"]["count"] == 1
+    import sqlite3 as sq
+
+    with sq.connect(repo / ".mindex" / "index.db") as conn:
+        rows = conn.execute("SELECT session_id, kind, params FROM query_log ORDER BY id").fetchall()
+    assert rows[0][0] == "s-log" and json.loads(rows[0][2])["query"] == "load the client"

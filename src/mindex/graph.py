@@ -20,6 +20,8 @@ from __future__ import annotations
 import difflib
 import os
 import posixpath
+import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -102,8 +104,9 @@ class _Ref:
 class CodeGraph:
     """Queries over the stored symbols and references of every code source."""
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: Store, log: Callable[[str, dict[str, Any], int, float], None] | None = None) -> None:
         self.store = store
+        self._log = log  # the query log (agents.query_log): kind, parameters, results, ms
         self.files = {doc_id: (source, path, language) for doc_id, source, path, language in store.code_files()}
         self._by_path: dict[tuple[str, str], int] = {(s, p): d for d, (s, p, _) in self.files.items()}
         self._suffix: dict[str, list[int]] = {}
@@ -470,7 +473,12 @@ class CodeGraph:
             NotFoundError: no definition has that name.
         """
         walk = self.callers if direction == "callers" else self.callees
-        return [(target, walk(target)) for target in self.targets(query, path)]
+        started = time.perf_counter()
+        found = [(target, walk(target)) for target in self.targets(query, path)]
+        if self._log:
+            self._log(direction, {"query": query, "path": path}, sum(len(edges) for _, edges in found),
+                      (time.perf_counter() - started) * 1000)
+        return found
 
     def importers(self, target: SymbolRef) -> list[Edge]:
         """Imports that reach `target`: its name imported from its file, or its whole module."""
@@ -492,6 +500,7 @@ class CodeGraph:
     def impact(self, target: SymbolRef, depth: int = 2, min_confidence: float = 0.5) -> list[dict[str, Any]]:
         """What may break if `target` changes: callers, their callers, ... up to `depth`, and
         the files importing it, grouped by file. Edges under `min_confidence` are left out."""
+        started = time.perf_counter()
         seen = {target.id}
         frontier = [target]
         rows: list[dict[str, Any]] = []
@@ -518,7 +527,11 @@ class CodeGraph:
             entry["depth"] = min(entry["depth"], row["depth"])
             entry["hits"].append({k: row[k] for k in ("depth", "via", "of", "line", "scope", "call",
                                                        "confidence", "reason", "chunk_id")})
-        return sorted(grouped.values(), key=lambda g: (g["depth"], g["source"], g["path"]))
+        out = sorted(grouped.values(), key=lambda g: (g["depth"], g["source"], g["path"]))
+        if self._log:
+            self._log("impact", {"symbol": target.name, "path": target.path, "depth": depth}, len(out),
+                      (time.perf_counter() - started) * 1000)
+        return out
 
     def _scope_symbol(self, edge: Edge) -> SymbolRef | None:
         if not edge.scope:

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from mindex.config import (
     STATE_DIR,
+    AgentSettings,
     EmbedSettings,
     IndexSettings,
     MemorySettings,
@@ -85,6 +86,7 @@ class Index:
         search: SearchSettings | None = None,
         config: Settings | None = None,
         memory: MemorySettings | None = None,
+        agents: AgentSettings | None = None,
     ) -> None:
         if config is None and None in (settings, embed, search, memory):
             home = Path(db_path).expanduser().resolve().parent
@@ -93,6 +95,7 @@ class Index:
         self.embed_settings = embed or (config.embed if config else EmbedSettings())
         self.search_settings = search or (config.search if config else SearchSettings())
         self.memory_settings = memory or (config.memory if config else MemorySettings())
+        self.agent_settings = agents or (config.agents if config else AgentSettings())
         self._reranker_obj: Reranker | None = None
         self.db_path = Path(db_path)
         self.store: Store = SQLiteStore(self.db_path, self.settings.lock_timeout, create=create)
@@ -417,7 +420,17 @@ class Index:
             hits = group_by_file(hits)
         page = with_snippets(hits[offset:wanted], query)
         took = result.took_ms + (time.perf_counter() - started) * 1000
+        if self.agent_settings.query_log:
+            self._log("search", {"query": query, "mode": result.mode, "limit": limit, "kind": kind, "source": source,
+                                 "path": path, "facets": bool(facets)}, len(page), took)
         return replace(result, hits=tuple(page), took_ms=took, note="; ".join(notes) or None)
+
+    def _log(self, kind: str, params: dict[str, Any], results: int, ms: float) -> None:
+        """One row of the query log (agents.query_log), never failing the query."""
+        from mindex.agents.metrics import log_query
+
+        if not getattr(self.store, "read_only", True):
+            log_query(getattr(self.store, "conn", None), kind, params, results, ms)
 
     def locate(
         self, query: str, limit: int = 10, mode: str | None = None, source: str | None = None,
@@ -499,7 +512,11 @@ class Index:
         from mindex.grep import grep
 
         options = {k: escape_surrogates(v) if isinstance(v, str) else v for k, v in options.items()}
+        started = time.perf_counter()
         result = grep(self.store, escape_surrogates(pattern), **options)
+        if self.agent_settings.query_log:
+            self._log("grep", {"pattern": pattern, **options}, len(result.matches),
+                      (time.perf_counter() - started) * 1000)
         missing = self.store.code_files_without_text() if self.store.get_meta(CODE_TEXT_MISSING) else 0
         if missing:
             result.note = (f"{missing:,} code file{'s' * (missing != 1)} have no stored text since the index was "
@@ -510,7 +527,7 @@ class Index:
         """The code graph over what is indexed now (symbols, callers, callees, impact)."""
         from mindex.graph import CodeGraph
 
-        return CodeGraph(self.store)
+        return CodeGraph(self.store, self._log if self.agent_settings.query_log else None)
 
     def roots(self) -> dict[str, str]:
         """Each source's name and folder."""

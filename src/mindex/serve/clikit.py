@@ -89,7 +89,7 @@ class State:
         from mindex.index import Index
 
         return Index(self.db, self.settings.index, create=create, embed=self.settings.embed,
-                     search=self.settings.search, memory=self.settings.memory)
+                     search=self.settings.search, memory=self.settings.memory, agents=self.settings.agents)
 
 
 def error_object(code: str, text: str) -> dict[str, Any]:

@@ -212,7 +212,7 @@ class _Core:
     def _open(self, create: bool = False) -> Index:
         if self._index is None:
             self._index = Index(self.db, self.settings.index, create=create, embed=self.settings.embed,
-                                search=self.settings.search, memory=self.settings.memory)
+                                search=self.settings.search, memory=self.settings.memory, agents=self.settings.agents)
         return self._index
 
     async def call(self, work: Callable[[Index], T], create: bool = False) -> T:
