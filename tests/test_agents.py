@@ -227,11 +227,22 @@ def hook(repo: Path, event: str, body: str, cwd: Path | None = None) -> subproce
     return proc
 
 
+def installed_hook(repo: Path, event: str, body: str) -> subprocess.CompletedProcess[str]:
+    """Run the command `mindex install claude-code` wrote for an event, as Claude Code does."""
+    settings = json.loads((repo / ".claude" / "settings.json").read_text())
+    command = settings["hooks"][event][-1]["hooks"][0]["command"]
+    proc = subprocess.run(command, shell=True, cwd=repo, input=body, env={**os.environ, **ENV}, capture_output=True,
+                          text=True)
+    assert proc.returncode == 0, proc.stderr
+    return proc
+
+
 def test_the_whole_loop_survives_compaction(repo: Path) -> None:
+    mindex(repo, "install", "claude-code")
     git(repo, "checkout", "-q", "-b", "feat/123-retry")
     wf = mindex(repo, "workflow", "create", "123", "feat/123-retry")
     mindex(repo, "workflow", "set-phase", wf["id"], "implement")
-    start = hook(repo, "session-start", payload("SessionStart", repo, "s-1", source="startup"))
+    start = installed_hook(repo, "SessionStart", payload("SessionStart", repo, "s-1", source="startup"))
     first = json.loads(start.stdout)["hookSpecificOutput"]
     assert first["hookEventName"] == "SessionStart" and "phase **implement**" in first["additionalContext"]
     # the agent works: a memory, a feature, a fix, a non-conventional commit, a transcript
@@ -248,7 +259,7 @@ def test_the_whole_loop_survives_compaction(repo: Path) -> None:
         {"type": "assistant", "message": {"content": [{"type": "tool_use", "name": "Read",
                                                        "input": {"file_path": "/r/README.md"}}]}},
         {"type": "user", "message": {"content": "not a tool use"}}]) + "\nnot json at all\n")
-    pre = hook(repo, "pre-compact", payload("PreCompact", repo, "s-1", trigger="auto", custom_instructions=""))
+    pre = installed_hook(repo, "PreCompact", payload("PreCompact", repo, "s-1", trigger="auto", custom_instructions=""))
     assert pre.stdout == "" and "2 learnings, 1 mistakes from 3 new commits" in pre.stderr
     knowledge = sorted(p.relative_to(repo / ".mindex" / "knowledge").parts[0]
                        for p in (repo / ".mindex" / "knowledge").rglob("*.md"))
@@ -257,13 +268,13 @@ def test_the_whole_loop_survives_compaction(repo: Path) -> None:
     assert "led_to:" in mistake and fix[:7] in mistake and "src/fetch/http.py" in mistake
     # idempotent: the same session again adds nothing (no learnings, no second handoff)
     journal = b"".join(p.read_bytes() for p in sorted((repo / ".mindex" / "memory").glob("*.md")))
-    again = hook(repo, "session-end", payload("SessionEnd", repo, "s-1", reason="other"))
+    again = installed_hook(repo, "SessionEnd", payload("SessionEnd", repo, "s-1", reason="other"))
     assert "0 learnings, 0 mistakes from 0 new commits" in again.stderr and "handoff" not in again.stderr
     assert b"".join(p.read_bytes() for p in sorted((repo / ".mindex" / "memory").glob("*.md"))) == journal
     shown = mindex(repo, "workflow", "show", wf["id"])
     assert [c["sha"] for c in shown["commits"]][:2] == [feat, fix]  # logged on the workflow for rollback
     # a new session after compaction sees the workflow, the handoff and the learnings
-    text = json.loads(hook(repo, "session-start", payload("SessionStart", repo, "s-2", source="compact")).stdout)[
+    text = json.loads(installed_hook(repo, "SessionStart", payload("SessionStart", repo, "s-2", source="compact")).stdout)[
         "hookSpecificOutput"]["additionalContext"]
     assert "issue #123" in text and "Latest handoff" in text and "src/fetch/cache.py" in text
     assert "stop retrying forever" in text and "Bug:" in text and "retry with jitter" in text
