@@ -288,6 +288,19 @@ class MemorySettings(Section):
 
 
 @dataclass
+class ChangelogSettings(Section):
+    """Fetching release notes: endpoints, time limits, the browser for client-rendered pages."""
+
+    github_api: str = setting("https://api.github.com", doc="GitHub REST API base URL (GitHub Enterprise: its /api/v3)")
+    timeout: float = setting(30.0, gt=0, doc="seconds per HTTP request")
+    total_timeout: float = setting(600.0, gt=0, doc="seconds a whole fetch run may take; products not reached fail")
+    retries: int = setting(3, ge=0, doc="retries on 429, 5xx, timeouts and dropped connections")
+    backoff: float = setting(0.5, ge=0, doc="first wait in seconds; doubles, with jitter; Retry-After wins")
+    max_pages: int = setting(10, ge=1, doc="pages read per product and run (GitHub: 100 releases a page)")
+    chromium: str | None = setting(None, doc="the Chromium executable for the playwright strategy")
+
+
+@dataclass
 class AgentSettings(Section):
     """Coding agents: session hooks, workflow checkpoints, query metrics."""
 
@@ -317,6 +330,7 @@ class Settings(Section):
     serve: ServeSettings = setting(factory=ServeSettings)
     memory: MemorySettings = setting(factory=MemorySettings)
     agents: AgentSettings = setting(factory=AgentSettings)
+    changelog: ChangelogSettings = setting(factory=ChangelogSettings)
 
 
 _TRUE = {"true", "1", "yes", "on", "y", "t"}

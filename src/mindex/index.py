@@ -53,6 +53,7 @@ if TYPE_CHECKING:
     from mindex.grep import GrepResult
     from mindex.ingest import Progress
     from mindex.memory.book import Memory
+    from mindex.changelog.book import Changelogs
     from mindex.rerank import Reranker
     from mindex.vectors import VectorIndex
 
@@ -103,6 +104,7 @@ class Index:
         self._embedder_note: str | None = None
         self._vectors: VectorIndex | None = None
         self._memory: Memory | None = None
+        self._changelog: Changelogs | None = None
 
     # -- embeddings ------------------------------------------------------------------------
 
@@ -339,6 +341,15 @@ class Index:
 
             self._memory = Memory(self)
         return self._memory
+
+    @property
+    def changelog(self) -> Changelogs:
+        """Release notes of the products the project depends on (see `mindex.changelog.book`)."""
+        if self._changelog is None:
+            from mindex.changelog.book import Changelogs
+
+            self._changelog = Changelogs(self)
+        return self._changelog
 
     # -- reading ---------------------------------------------------------------------------
 

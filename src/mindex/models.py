@@ -170,9 +170,10 @@ class Hit:
 
 @dataclass(frozen=True)
 class Facets:
-    """Filters on memory and knowledge chunks, applied before top-k: any of `types`, every
-    one of `tags`, any of `files` (a path, a folder or a glob), entry time in [since, until)
-    (epoch seconds), any of `ids`; `current_only` leaves out superseded knowledge."""
+    """Filters on memory, knowledge and changelog chunks, applied before top-k: any of `types`,
+    every one of `tags`, any of `files` (a path, a folder or a glob), entry time in [since,
+    until) (epoch seconds), any of `ids`; `current_only` leaves out superseded knowledge;
+    changes by product, entity and version range."""
 
     types: tuple[str, ...] = ()
     tags: tuple[str, ...] = ()
@@ -181,10 +182,15 @@ class Facets:
     until: float | None = None
     ids: tuple[str, ...] = ()
     current_only: bool = False
+    products: tuple[str, ...] = ()  # changelog: any of these products
+    entities: tuple[str, ...] = ()  # changelog: every one of these entities
+    version_after: str | None = None  # changelog: version key > this (mindex.changelog.versions.key)
+    version_until: str | None = None  # changelog: version key <= this
 
     def __bool__(self) -> bool:
-        return bool(self.types or self.tags or self.files or self.ids or self.current_only
-                    or self.since is not None or self.until is not None)
+        return bool(self.types or self.tags or self.files or self.ids or self.current_only or self.products
+                    or self.entities or self.since is not None or self.until is not None
+                    or self.version_after is not None or self.version_until is not None)
 
 
 @dataclass(frozen=True)

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from mindex.sources import code, docs, knowledge, memory
+from mindex.sources import changelog, code, docs, knowledge, memory
 
-SOURCE_KINDS: dict[str, ModuleType] = {"docs": docs, "code": code, "memory": memory, "knowledge": knowledge}
+SOURCE_KINDS: dict[str, ModuleType] = {"docs": docs, "code": code, "memory": memory, "knowledge": knowledge,
+                                   "changelog": changelog}
 
 __all__ = ["SOURCE_KINDS"]

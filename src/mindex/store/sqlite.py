@@ -804,7 +804,7 @@ class SQLiteStore:
 
 # Facet names a search filters on, and the facet keys that fill them (a list or one value).
 _FACET_ROWS = (("id", "id"), ("type", "type"), ("tag", "tags"), ("file", "files"), ("area", "areas"),
-               ("issue", "issues"))
+               ("issue", "issues"), ("product", "product"), ("entity", "entities"), ("vkey", "vkey"))
 
 
 def facet_rows(facets: dict[str, Any]) -> list[tuple[str, str]]:
@@ -828,6 +828,19 @@ def _facet_filters(facets: Facets) -> tuple[list[str], list[Any]]:
     for tag in facets.tags:
         where.append("c.seq IN (SELECT seq FROM chunk_facets WHERE name = 'tag' AND value = ?)")
         params.append(tag)
+    if facets.products:
+        where.append(f"c.seq IN (SELECT seq FROM chunk_facets WHERE name = 'product' AND value IN "
+                     f"({','.join('?' * len(facets.products))}))")
+        params += list(facets.products)
+    for entity in facets.entities:
+        where.append("c.seq IN (SELECT seq FROM chunk_facets WHERE name = 'entity' AND value = ?)")
+        params.append(entity)
+    if facets.version_after is not None:
+        where.append("c.seq IN (SELECT seq FROM chunk_facets WHERE name = 'vkey' AND value > ?)")
+        params.append(facets.version_after)
+    if facets.version_until is not None:
+        where.append("c.seq IN (SELECT seq FROM chunk_facets WHERE name = 'vkey' AND value <= ?)")
+        params.append(facets.version_until)
     for path in facets.files:
         # A file named in an entry, or one under a folder given, or one a glob matches.
         where.append("c.seq IN (SELECT seq FROM chunk_facets WHERE name = 'file' AND (value = ? OR "

@@ -1,0 +1,77 @@
+"""Synergies: curated notes on using products together, as markdown files with front matter
+(title, products, steps, evidence: change ids that back the note). mindex ships a few
+(`mindex/changelog/synergies/`); a project adds its own in `.mindex/changelog/synergies/`
+(same name: the project's wins). `ingest` reads them into the index (table `synergies`), so
+listing and reading them does not touch the files.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, cast
+
+import yaml
+
+if TYPE_CHECKING:
+    from mindex.index import Index
+    from mindex.store.sqlite import SQLiteStore
+
+SHIPPED = Path(__file__).with_name("synergies")
+
+
+def read_synergy(path: Path) -> dict[str, Any] | str:
+    """A synergy file as a dict, or why it cannot be read (`file:line: why`)."""
+    text = path.read_text(encoding="utf-8", errors="replace").replace("\r\n", "\n")
+    if not text.startswith("---\n") or text.find("\n---", 4) < 0:
+        return f"{path.name}:1: no front matter (title, products, steps, evidence)"
+    end = text.find("\n---", 4)
+    try:
+        meta = yaml.safe_load(text[4:end]) or {}
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        return f"{path.name}:{mark.line + 2 if mark else 1}: front matter is not valid YAML"
+    if not isinstance(meta, dict) or not meta.get("title") or not isinstance(meta.get("products"), list):
+        return f"{path.name}:2: front matter needs a title and a list of products"
+    return {"name": path.stem, "title": str(meta["title"]), "products": [str(p) for p in meta["products"]],
+            "steps": [str(s) for s in meta.get("steps") or []], "evidence": [str(e) for e in meta.get("evidence") or []],
+            "body": text[end + 4 :].strip(), "file": str(path)}
+
+
+def cache_synergies(index: Index, folder: Path) -> list[str]:
+    """Replace the cached synergies with the shipped ones and the project's; returns problems."""
+    store = cast("SQLiteStore", index.store)
+    found: dict[str, dict[str, Any]] = {}
+    problems = []
+    for base in (SHIPPED, folder):
+        for path in sorted(base.glob("*.md")) if base.is_dir() else []:
+            item = read_synergy(path)
+            if isinstance(item, str):
+                problems.append(item)
+            else:
+                found[item["name"]] = item
+    with store.transaction() as db:
+        db.execute("DELETE FROM synergies")
+        db.executemany("INSERT INTO synergies (name, title, products, steps, evidence, body, path, cached_at) "
+                       "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                       [(s["name"], s["title"], json.dumps(s["products"]), json.dumps(s["steps"]),
+                         json.dumps(s["evidence"]), s["body"], s["file"], time.time()) for s in found.values()])
+    return problems
+
+
+def list_synergies(index: Index) -> list[dict[str, Any]]:
+    store = cast("SQLiteStore", index.store)
+    return [{"name": n, "title": t, "products": json.loads(p), "steps": len(json.loads(s))}
+            for n, t, p, s in store.conn.execute("SELECT name, title, products, steps FROM synergies ORDER BY name")]
+
+
+def get_synergy(index: Index, name: str) -> dict[str, Any] | None:
+    store = cast("SQLiteStore", index.store)
+    row = store.conn.execute("SELECT name, title, products, steps, evidence, body FROM synergies WHERE name = ?",
+                             (name,)).fetchone()
+    if row is None:
+        return None
+    n, t, p, s, e, b = row
+    return {"name": n, "title": t, "products": json.loads(p), "steps": json.loads(s), "evidence": json.loads(e),
+            "body": b}
