@@ -52,7 +52,8 @@ def test_tools_are_listed_with_agent_docstrings_and_schemas(server: Any) -> None
                             "get_context", "context_save", "context_search", "workflow_create", "workflow_find",
                             "workflow_set_phase", "workflow_log_action", "workflow_log_commit", "workflow_set_status",
                             "workflow_list", "workflow_rollback_plan", "milestone_create", "milestone_show",
-                            "milestone_list"}
+                            "milestone_list", "changelog_search", "changelog_since", "changelog_entity",
+                            "changelog_release", "changelog_products", "changelog_synergies", "changelog_synergy"}
     for name, tool in by_name.items():  # docstrings written for an agent: when to use it, what comes back
         assert tool.description and len(tool.description) > 120, name
     assert "Use it first" in by_name["search_docs"].description

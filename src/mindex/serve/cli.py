@@ -38,6 +38,7 @@ else:
     render = lazy_module("mindex.serve.render")
 from mindex.serve.evalcmd import eval_cmd
 from mindex.serve.agentcmd import doctor, hook, install, metrics, milestone, uninstall, workflow
+from mindex.serve.changelogcmd import changelog
 from mindex.serve.memorycmd import context, knowledge, memory
 from mindex.serve.setup import config, models
 
@@ -377,6 +378,7 @@ cli.add_command(metrics)
 cli.add_command(install)
 cli.add_command(uninstall)
 cli.add_command(doctor)
+cli.add_command(changelog)
 
 
 def main() -> None:

@@ -84,6 +84,10 @@ class State:
 
         return resolve_db_path(self.settings)
 
+    def project_products(self) -> Path:
+        """The project's products file for changelogs, beside the index."""
+        return Path(self.db).parent / "changelog" / "products.yaml"
+
     def open(self, create: bool = False) -> Index:
         """Open the index; read-only commands refuse to create one."""
         from mindex.index import Index
