@@ -1,0 +1,376 @@
+"""Changelog knowledge: parsers on real changelogs in their native formats, ingest and queries
+on a real index, the registry, and every fetch strategy against a real HTTP server replaying
+recorded answers (origins and licences in tests/fixtures/changelog/ORIGIN.md)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from mindex import Index, IndexSettings
+from mindex.changelog.fetch import fetch_products
+from mindex.changelog.parse import classify, entities, split_changes, split_releases
+from mindex.changelog.registry import Product, load_registry
+from mindex.changelog.versions import compare, key
+from mindex.config import ChangelogSettings, EmbedSettings
+from mindex.errors import ConfigError
+from mindex.models import Facets
+from replayserver import Reply, pygithub_exchanges, replay
+
+FIXTURES = Path(__file__).parent / "fixtures" / "changelog"
+NATIVE = FIXTURES / "native"
+
+
+@pytest.fixture
+def ix(tmp_path: Path) -> Any:
+    index = Index(tmp_path / ".mindex" / "index.db", IndexSettings(workers=1), embed=EmbedSettings(provider="none"))
+    yield index
+    index.close()
+
+
+# -- parsers ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("name", "releases", "changes", "first", "last"), [
+    ("claude-code-CHANGELOG.md", 52, 399, ("2.1.240", None), ("0.2.21", None)),
+    ("anthropic-sdk-python-CHANGELOG.md", 112, 518, ("0.121.0", date(2026, 8, 7)), ("0.39.0", date(2024, 11, 4))),
+    ("aider-HISTORY.md", 169, 979, ("0.86.1", None), ("0.5.0", None)),
+    ("keep-a-changelog-CHANGELOG.md", 16, 127, ("2.0.0", date(2026, 6, 7)), ("0.0.1", date(2014, 5, 31))),
+    ("towncrier-NEWS.rst", 26, 144, ("24.8.0", date(2024, 8, 23)), ("15.0.0", None)),
+    ("git-changelog.Debian", 47, 78, ("1:2.39.5-0+deb12u3", date(2025, 10, 7)), ("1:2.24.1-1", date(2019, 12, 10))),
+])
+def test_real_changelogs_split_into_releases_and_changes(name: str, releases: int, changes: int,
+                                                         first: tuple[str, date | None], last: tuple[str, date | None]
+                                                         ) -> None:
+    found = split_releases((NATIVE / name).read_text(encoding="utf-8"))
+    assert len(found) == releases
+    assert sum(len(split_changes(r.body)) for r in found) == changes
+    assert (found[0].version, found[0].date) == first and (found[-1].version, found[-1].date) == last
+
+
+def test_kinds_and_entities_on_samples() -> None:
+    claude = {r.version: split_changes(r.body) for r in split_releases((NATIVE / "claude-code-CHANGELOG.md").read_text())}
+    cost = claude["2.1.239"][0]
+    assert cost.kind == "changed" and ("slash_command", "/cost") in cost.entities
+    assert ("cli_flag", "--max-budget-usd") in cost.entities
+    block = (NATIVE / "claude-code-CHANGELOG.md").read_text().split("## 2.1.239\n")[1].split("\n## ")[0]
+    assert [c.kind for c in claude["2.1.239"]].count("fixed") == block.count("\n- Fixed ") == 38
+    arn = next(c for c in claude["0.2.125"] if "Bedrock ARN" in c.text)
+    assert arn.kind == "breaking" and ("env_var", "ANTHROPIC_MODEL") in arn.entities
+    sdk = {r.version: split_changes(r.body) for r in
+           split_releases((NATIVE / "anthropic-sdk-python-CHANGELOG.md").read_text())}
+    assert [(c.kind, c.section) for c in sdk["0.121.0"][:3]] == [("added", "Features"), ("added", "Features"),
+                                                                 ("removed", "Chores")]
+    debian = split_releases((NATIVE / "git-changelog.Debian").read_text())
+    cves = [c for c in split_changes(debian[0].body) if c.kind == "security"]
+    assert [e for c in cves for e in c.entities] == [("cve", f"CVE-2025-{n}") for n in (27613, 46835, 48384, 48385)]
+    towncrier = split_releases((NATIVE / "towncrier-NEWS.rst").read_text())
+    assert {c.section for c in split_changes(towncrier[0].body)} >= {"Features", "Bugfixes", "Deprecations and Removals"}
+    # nested bullets carry their parent; a heading sets the kind; classification of bare text
+    nested = split_changes("### Fixed\n\n- Parser:\n  - handles `a.b` keys\n  - reads CRLF\n- Crash on start\n")
+    assert [c.text for c in nested] == ["Parser:", "Parser: handles `a.b` keys", "Parser: reads CRLF", "Crash on start"]
+    assert {c.kind for c in nested} == {"fixed"} and ("config_key", "a.b") in nested[1].entities
+    assert classify("BREAKING: drop Python 3.8") == "breaking" and classify("feat(api)!: new auth") == "breaking"
+    assert classify("Deprecate the old flag") == "deprecated" and classify("Faster startup") == "performance"
+    assert entities("see https://x.org/path/to and /compact, CVE-2024-1234, claude-opus-4-1, @scope/pkg") == (
+        ("cve", "CVE-2024-1234"), ("slash_command", "/compact"), ("model_id", "claude-opus-4-1"),
+        ("package", "@scope/pkg"))
+
+
+def test_versions_compare_by_their_scheme() -> None:
+    order = ["0.4.0.dev1", "0.40", "0.40.1", "0.41", "1.0.0a1", "1.0.0b2", "1.0.0-rc.1", "1.0.0", "v1.0.1", "2.1.39",
+             "2.1.240", "2024.11.3", "1:2.24.1-1"]
+    assert sorted(reversed(order), key=key) == order
+    assert compare("v0.40.0", "0.40") == 0 and compare("2.1.9", "2.1.10") < 0
+
+
+# -- ingest and queries ----------------------------------------------------------------------------
+
+
+def load_three(ix: Index) -> None:
+    book = ix.changelog
+    for product, name in (("claude-code", "claude-code-CHANGELOG.md"),
+                          ("anthropic-sdk-python", "anthropic-sdk-python-CHANGELOG.md"), ("aider", "aider-HISTORY.md")):
+        book.import_changelog(product, (NATIVE / name).read_text())
+    book.ingest()
+
+
+def test_ingest_then_since_entity_release_and_filtered_search(ix: Index) -> None:
+    load_three(ix)
+    book = ix.changelog
+    report = book.ingest()
+    assert report.added == 0 and report.unchanged == 52 + 112 + 169  # a second ingest is a no-op
+    since = book.since("anthropic-sdk-python", "0.119")
+    assert {h.facets["version"] for h in since} == {"0.120.0", "0.120.1", "0.120.2", "0.121.0"}  # type: ignore[index]
+    assert [h.facets["version"] for h in since][-1] == "0.121.0"  # type: ignore[index]  # oldest first
+    breaking = book.since("claude-code", "0.2.100", kinds=("breaking",))
+    assert breaking and all(h.facets["type"] == "breaking" for h in breaking)  # type: ignore[index]
+    assert "0.2.125" in {h.facets["version"] for h in breaking}  # type: ignore[index]
+    assert book.since("anthropic-sdk-python", "0.40", kinds=("breaking",)) == []  # "breaking change detection" is not one
+    first = book.entity("ANTHROPIC_MODEL")
+    assert [(h.facets["product"], h.facets["version"]) for h in first][:2] == [  # type: ignore[index]
+        ("claude-code", "0.2.125"), ("claude-code", "2.1.236")]
+    release = book.release("claude-code", "2.1.239")
+    block = (NATIVE / "claude-code-CHANGELOG.md").read_text().split("## 2.1.239\n")[1].split("\n## ")[0]
+    assert len(release["changes"]) == block.count("\n- ") == 59
+    assert release["changes"][0]["entities"] == ["/cost", "--max-budget-usd"]
+    found = book.search("automatic caching", products=("anthropic-sdk-python",))
+    assert found.hits[0].facets["version"] == "0.83.0"  # type: ignore[index]
+    from mindex.changelog.book import bound
+
+    windowed = book.search("models", products=("anthropic-sdk-python",), since=bound("2026-07-01", "--since"), limit=50)
+    assert windowed.hits and all(h.facets["date"] >= "2026-07-01" for h in windowed.hits)  # type: ignore[index]
+    ranged = book.search("tool", products=("anthropic-sdk-python",), since=bound("0.100", "--since"),
+                         until=bound("0.110.0", "--until"), limit=100)
+    assert ranged.hits and all(compare("0.100", h.facets["version"]) < 0 <= compare("0.110.0", h.facets["version"])
+                               for h in ranged.hits)  # type: ignore[index]
+    with pytest.raises(ConfigError):
+        bound("last tuesday", "--since")
+
+
+# -- registry ----------------------------------------------------------------------------------------
+
+
+def test_the_registry_ships_forty_products_and_merges_the_projects(tmp_path: Path) -> None:
+    shipped = load_registry()
+    assert len(shipped) >= 40 and {"claude-code", "anthropic-sdk-python", "aider", "cursor", "mcp-registry",
+                                   "smithery", "windsurf", "github-copilot", "vscode-chat"} <= set(shipped)
+    assert {p.strategy for p in shipped.values()} >= {"gh-releases", "rss", "raw-changelog", "html-scrape",
+                                                      "playwright", "catalog"}
+    mine = tmp_path / "products.yaml"
+    mine.write_text("products:\n  claude-code: {tag_prefix: release-}\n  mylib: {strategy: gh-releases, source: me/mylib}\n")
+    merged = load_registry(mine)
+    assert merged["claude-code"].source == "anthropics/claude-code" and merged["claude-code"].options["tag_prefix"] == \
+        "release-"
+    assert merged["mylib"].origin == f"{mine}:3"
+    for text, message in (
+        ("products:\n  x:\n    strategy: ftp\n    source: a/b\n", f"{mine}:2: product x: unknown strategy 'ftp'"),
+        ("products:\n  x: {strategy: rss}\n", f"{mine}:2: product x: missing source"),
+        ("products:\n  x: {strategy: rss, source: a/b}\n", "needs an http(s) URL"),
+        ("products: [\n", f"{mine}:2: not valid YAML"),
+    ):
+        mine.write_text(text)
+        with pytest.raises(ConfigError, match=message.replace("(", r"\(").replace(")", r"\)")):
+            load_registry(mine)
+
+
+# -- fetch strategies against a replaying server ----------------------------------------------------------
+
+
+def settings(server_url: str, **extra: Any) -> ChangelogSettings:
+    return ChangelogSettings(github_api=server_url, timeout=2.0, total_timeout=60.0, retries=2, backoff=0.01, **extra)
+
+
+def github_pages(server: Any) -> None:
+    pages = pygithub_exchanges(FIXTURES / "github" / "RequesterThrottleTestCase.testDeferRequests.txt")
+    releases = [reply for path, reply in pages if "/releases" in path]
+    not_modified = pygithub_exchanges(FIXTURES / "github" / "ConditionalRequestUpdate.testDidNotUpdate.txt")[0][1]
+    etag = dict((k.lower(), v) for k, v in releases[0].headers)["etag"]
+
+    def first(seen: Any) -> Reply:
+        return not_modified if seen.headers.get("if-none-match") == etag else releases[0]
+
+    server.route("/repos/PyGithub/PyGithub/releases?per_page=100", first)
+    server.route("/repositories/3544490/releases?per_page=10&page=2", releases[1])
+    server.route("/repositories/3544490/releases?per_page=10&page=3", releases[2])
+
+
+def test_gh_releases_follows_links_then_answers_304_and_honours_rate_limits(ix: Index) -> None:
+    registry = {"pygithub": Product("pygithub", "gh-releases", "PyGithub/PyGithub", options={"tag_prefix": "v"}),
+                "limited": Product("limited", "gh-releases", "jacquev6/limited"),
+                "busy": Product("busy", "gh-releases", "busy/repo")}
+    limit = pygithub_exchanges(FIXTURES / "github" / "SpecificExceptions.testRateLimitExceeded.txt")[1][1]
+    with replay() as server:
+        github_pages(server)
+        server.route("/repos/jacquev6/limited/releases?per_page=100", limit)
+        server.route("/repos/busy/repo/releases?per_page=100",
+                     Reply(429, [("Retry-After", "0")], b'{"message": "slow down"}'),
+                     Reply(200, [("Content-Type", "application/json")], b"[]"))
+        first = {r.product: r for r in fetch_products(ix, registry, ["limited", "pygithub", "busy"],
+                                                      settings=settings(server.url))}
+        assert first["pygithub"].status == "new" and first["pygithub"].new == 26  # 30, less 4 pre-releases
+        assert first["limited"].status == "failed" and "rate limit reached (HTTP 403)" in (first["limited"].detail or "")
+        assert first["busy"].status == "unchanged"  # retried after the 429, then an empty list
+        ix.changelog.ingest()
+        stored = ix.changelog.stored_products()["pygithub"]
+        assert stored["releases"] == 26 and stored["latest"] == "1.55"
+        again = fetch_products(ix, registry, ["pygithub"], settings=settings(server.url))[0]
+        assert again.status == "unchanged" and again.new == 0
+        assert server.seen[-1].headers.get("if-none-match", "").startswith('W/"ee105f8b')
+        assert "authorization" not in server.seen[-1].headers  # no GITHUB_TOKEN here
+
+
+@pytest.mark.parametrize(("reply", "message"), [
+    (Reply(200, [("Content-Type", "application/json")], b'[{"tag_name": "v1", '), "not JSON"),
+    (Reply(200, [("Content-Type", "application/json")], json.dumps([{"tag_name": "v1.0", "body": "x" * 400}]).encode(),
+           truncate=True), "attempts"),
+    (Reply(200, [], b"[]", delay=5), "no answer within 2 s"),
+    (Reply(200, [], b"[]", drop=True), "connection failed"),
+    (Reply(500, [], b"oops"), "HTTP 500"),
+    (Reply(200, [("Content-Type", "application/json")], b'{"message": "a dict"}'), "expected a list"),
+])
+def test_broken_answers_fail_one_product_with_the_cause(ix: Index, reply: Reply, message: str) -> None:
+    registry = {"bad": Product("bad", "gh-releases", "o/bad"), "good": Product("good", "gh-releases", "o/good")}
+    with replay() as server:
+        server.route("/repos/o/bad/releases?per_page=100", reply)
+        server.route("/repos/o/good/releases?per_page=100",
+                     Reply(200, [], json.dumps([{"tag_name": "v2.0", "published_at": "2026-01-02T00:00:00Z",
+                                                 "body": "- Added things"}]).encode()))
+        results = {r.product: r for r in fetch_products(ix, registry, ["bad", "good"], settings=settings(server.url))}
+    assert results["bad"].status == "failed" and message in (results["bad"].detail or "")
+    assert results["good"].status == "new" and results["good"].new == 1
+
+
+def test_raw_changelog_uses_etags_and_html_scrape_reads_selectors(ix: Index) -> None:
+    history = (NATIVE / "aider-HISTORY.md").read_bytes()
+    page = (FIXTURES / "release-15-13.html").read_bytes()
+    with replay() as server:
+        server.route("/aider/HISTORY.md", lambda seen: Reply(304, [("ETag", '"h1"')]) if
+                     seen.headers.get("if-none-match") == '"h1"' else Reply(200, [("ETag", '"h1"')], history))
+        server.route("/pg/release-15-13.html", Reply(200, [("Content-Type", "text/html; charset=utf-8")], page))
+        registry = {
+            "aider": Product("aider", "raw-changelog", f"{server.url}/aider/HISTORY.md", options={"format": "markdown"}),
+            "postgresql": Product("postgresql", "html-scrape", f"{server.url}/pg/release-15-13.html", options={
+                "selectors": {"release": "div.sect1", "version": "h2.title", "date": "p"}}),
+        }
+        first = {r.product: r for r in fetch_products(ix, registry, ["aider", "postgresql"], settings=settings(server.url))}
+        assert first["aider"].new == 169 and first["postgresql"].new == 1
+        assert fetch_products(ix, registry, ["aider"], settings=settings(server.url))[0].status == "unchanged"
+    ix.changelog.ingest()
+    pg = ix.changelog.release("postgresql", "15.13")
+    assert pg["date"] == "2025-05-08" and len(pg["changes"]) > 30
+    assert any("CVE-2025-4207" in c["entities"] for c in pg["changes"])
+
+
+def test_catalog_pages_and_a_feed(ix: Index) -> None:
+    p1 = (FIXTURES / "registry-page-1.json").read_bytes()
+    p2 = (FIXTURES / "registry-page-2.json").read_bytes()
+    cursor = json.loads(p1)["metadata"]["next_cursor"]
+    releases = json.loads(pygithub_exchanges(FIXTURES / "github" / "RequesterThrottleTestCase.testDeferRequests.txt")[1][1]
+                          .body)
+    entries = "".join(
+        f"<entry><id>tag:github.com,2008:Repository/3544490/{r['tag_name']}</id><updated>{r['published_at']}</updated>"
+        f"<link rel=\"alternate\" type=\"text/html\" href=\"{r['html_url']}\"/><title>{r['name'] or r['tag_name']}</title>"
+        f"<content type=\"html\">{json.dumps(r['body'] or '')[1:-1].replace('&', '&amp;').replace('<', '&lt;')}</content>"
+        "</entry>" for r in releases)
+    atom = (f'<?xml version="1.0" encoding="UTF-8"?><feed xmlns="http://www.w3.org/2005/Atom"><title>Release notes from '
+            f"PyGithub</title>{entries}</feed>").encode()
+    with replay() as server:
+        server.route("/v0/servers?limit=100", Reply(200, [("Content-Type", "application/json")], p1))
+        server.route(f"/v0/servers?limit=100&cursor={cursor}", Reply(200, [], p2))
+        server.route("/releases.atom", Reply(200, [("Content-Type", "application/atom+xml")], atom))
+        server.route("/broken.atom", Reply(200, [], b"<feed><entry>"))
+        registry = {"mcp-registry": Product("mcp-registry", "catalog", f"{server.url}/v0/servers",
+                                            options={"registry": "official"}),
+                    "pygithub-feed": Product("pygithub-feed", "atom", f"{server.url}/releases.atom"),
+                    "broken": Product("broken", "rss", f"{server.url}/broken.atom"),
+                    "windsurf": Product("windsurf", "playwright", f"{server.url}/x",
+                                        options={"selectors": {"release": "article"}})}
+        results = {r.product: r for r in fetch_products(ix, registry, list(registry), settings=settings(server.url))}
+    assert results["mcp-registry"].new == 1 and results["pygithub-feed"].new == 10
+    assert results["broken"].status == "failed" and "not well-formed XML" in (results["broken"].detail or "")
+    assert results["windsurf"].status == "failed" and "mindex[browser]" in (results["windsurf"].detail or "")
+    ix.changelog.ingest()
+    day = ix.changelog.release("mcp-registry", "2025-05-16")
+    assert [c["text"].split("`")[1] for c in day["changes"]][:2] == ["io.github.21st-dev/magic-mcp",
+                                                                     "io.github.adfin-engineering/mcp-server-adfin"]
+    assert len(day["changes"]) == 5
+    assert ix.changelog.stored_products()["pygithub-feed"]["latest"] == "1.55"
+
+
+# -- CLI ------------------------------------------------------------------------------------------------
+
+
+def test_cli_import_queries_fetch_summary_and_synergies(tmp_path: Path) -> None:
+    env = {**os.environ, "MINDEX_EMBED__PROVIDER": "none"}
+    (tmp_path / ".git").mkdir()
+
+    def run(*args: str, code: int = 0) -> Any:
+        proc = subprocess.run([sys.executable, "-m", "mindex", *args, "--json"], cwd=tmp_path, env=env,
+                              capture_output=True, text=True, input="")
+        assert proc.returncode == code, proc.stderr
+        return json.loads(proc.stdout)
+
+    done = run("changelog", "import", "claude-code", str(NATIVE / "claude-code-CHANGELOG.md"))
+    assert done["releases"] == 52 and done["changes_indexed"] == 399
+    run("changelog", "import", "anthropic-sdk-python", str(NATIVE / "anthropic-sdk-python-CHANGELOG.md"))
+    since = run("changelog", "since", "anthropic-sdk-python", "0.120.1")["changes"]
+    assert {c["version"] for c in since} == {"0.120.2", "0.121.0"}
+    assert run("changelog", "entity", "ANTHROPIC_MODEL")["changes"][0]["version"] == "0.2.125"
+    hits = run("changelog", "search", "Bedrock proxy", "--product", "claude-code", "--kind", "fixed")["results"]
+    assert hits and all(h["kind"] == "fixed" and h["product"] == "claude-code" for h in hits)
+    products = {p["name"]: p for p in run("changelog", "products")["products"]}
+    assert products["claude-code"]["releases"] == 52 and products["cursor"]["releases"] == 0
+    missing = run("changelog", "since", "nope", "1.0", code=3)["error"]
+    assert missing["code"] == "NOT_FOUND" and "changelog fetch nope" in missing["hint"]
+    with replay() as server:
+        server.route("/repos/o/lib/releases?per_page=100", Reply(500, [], b"down"))
+        run("changelog", "add-product", "lib", "--strategy", "gh-releases", "--source", "o/lib")
+        env.update(MINDEX_CHANGELOG__GITHUB_API=server.url, MINDEX_CHANGELOG__RETRIES="0")
+        summary = run("changelog", "fetch", "lib", code=1)
+    assert summary["results"][0]["status"] == "failed" and "HTTP 500" in summary["results"][0]["detail"]
+    synergies = run("changelog", "synergies")["synergies"]
+    assert len(synergies) >= 3
+    one = run("changelog", "synergy", synergies[0]["name"])
+    assert one["steps"] and one["evidence"]
+
+
+def test_every_shipped_synergy_is_backed_by_real_changes(ix: Index) -> None:
+    load_three(ix)
+    from mindex.changelog.synergies import get_synergy, list_synergies
+
+    names = [s["name"] for s in list_synergies(ix)]
+    assert len(names) >= 4
+    for name in names:
+        synergy = get_synergy(ix, name)
+        assert synergy is not None and synergy["steps"]
+        found = ix.store.faceted_hits("changelog", Facets(ids=tuple(synergy["evidence"])), 100)
+        assert {h.facets["id"] for h in found} == set(synergy["evidence"]), name  # type: ignore[index]
+        assert {h.facets["product"] for h in found} <= set(synergy["products"])  # type: ignore[index]
+
+
+def test_changelog_tools_through_a_real_mcp_client(tmp_path: Path) -> None:
+    import anyio
+    from mcp.client import Client
+
+    from mindex.config import Settings
+    from mindex.serve.mcp_server import build_server
+
+    settings = Settings()
+    settings.embed.provider = "none"
+    db = tmp_path / ".mindex" / "index.db"
+    with Index(db, IndexSettings(workers=1), embed=EmbedSettings(provider="none")) as index:
+        load_three(index)
+    server = build_server(db, settings)
+
+    async def main() -> None:
+        async with Client(server) as client:
+            products = await client.call_tool("changelog_products", {})
+            assert {p["name"] for p in products.structured_content["results"]} == {"claude-code", "aider",
+                                                                                   "anthropic-sdk-python"}
+            since = await client.call_tool("changelog_since", {"product": "anthropic-sdk-python", "version": "0.120.1"})
+            assert {c["version"] for c in since.structured_content["results"]} == {"0.120.2", "0.121.0"}
+            assert "**anthropic-sdk-python 0.120.2**" in since.content[0].text
+            entity = await client.call_tool("changelog_entity", {"name": "ANTHROPIC_MODEL"})
+            assert entity.structured_content["results"][0]["kind"] == "breaking"
+            found = await client.call_tool("changelog_search", {"query": "prompt cache", "product": "claude-code",
+                                                                "kinds": ["fixed"], "since": "2.1.236"})
+            assert found.structured_content["results"] and all(
+                compare(c["version"], "2.1.236") > 0 for c in found.structured_content["results"])
+            release = await client.call_tool("changelog_release", {"product": "claude-code", "version": "2.1.240"})
+            assert release.structured_content["results"][0]["text"] == "Bug fixes and reliability improvements"
+            listed = await client.call_tool("changelog_synergies", {})
+            name = listed.structured_content["results"][0]["name"]
+            one = await client.call_tool("changelog_synergy", {"name": name})
+            assert one.structured_content["results"][0]["evidence"]
+            bad = await client.call_tool("changelog_since", {"product": "nope", "version": "1"})
+            assert bad.is_error and "changelog fetch nope" in bad.content[0].text
+
+    anyio.run(main)
