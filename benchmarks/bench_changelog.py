@@ -78,7 +78,7 @@ def main() -> None:
     for label, values in (("search, keyword", search), ("search, keyword, product + kind filters", filtered),
                           ("since anthropic-sdk-python 0.100", since), ("entity ANTHROPIC_MODEL", entity),
                           ("release claude-code 2.1.239", release)):
-        print(f"| {label} | {statistics.median(values):.1f} ms | {pct(values, 0.95):.1f} ms |")
+        print(f"| {label} | {statistics.median(values):.2g} ms | {pct(values, 0.95):.2g} ms |")
 
 
 if __name__ == "__main__":

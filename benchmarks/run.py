@@ -41,6 +41,8 @@ def steps(quick: bool) -> list[tuple[str, list[str], Path | None]]:
          ["bench_speed.py", *(["--skip-embed", "--repeat", "3"] if quick else [])], None),
         ("Memory: save, search, context and rebuild",
          ["bench_memory.py", "--entries", "10000" if quick else "100000"], None),
+        ("Changelogs: ingest and queries on the real fixtures", ["bench_changelog.py", "--copies", "1" if quick else "10"],
+         None),
     ]
 
 

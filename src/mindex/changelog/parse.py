@@ -20,8 +20,6 @@ import re
 from dataclasses import dataclass, field
 from datetime import date, datetime, timezone
 
-import yaml
-
 from mindex.changelog.versions import clean, looks_like_version
 
 KINDS = ("added", "changed", "fixed", "breaking", "deprecated", "security", "removed", "performance", "docs")
@@ -366,6 +364,8 @@ def _debian(text: str) -> list[Release]:
 
 def render_release(product: str, release: Release, source: str | None = None) -> str:
     """A release file: YAML front matter (product, version, date, url, source) and the body."""
+    import yaml
+
     meta: dict[str, object] = {"product": product, "version": release.version}
     if release.date:
         meta["date"] = release.date.isoformat()
@@ -379,6 +379,8 @@ def render_release(product: str, release: Release, source: str | None = None) ->
 
 def read_release(text: str, name: str) -> tuple[str, Release, int] | str:
     """(product, release, line where the body starts) of a release file, or why it cannot be read."""
+    import yaml
+
     text = text.replace("\r\n", "\n")
     if not text.startswith("---\n"):
         return f"{name}:1: no front matter (a release file starts with ---, then product, version, date)"
