@@ -249,40 +249,44 @@ def test_raw_changelog_uses_etags_and_html_scrape_reads_selectors(ix: Index) -> 
     assert any("CVE-2025-4207" in c["entities"] for c in pg["changes"])
 
 
-def test_catalog_pages_and_a_feed(ix: Index) -> None:
+def test_catalog_pages_and_real_feeds(ix: Index) -> None:
     p1 = (FIXTURES / "registry-page-1.json").read_bytes()
     p2 = (FIXTURES / "registry-page-2.json").read_bytes()
     cursor = json.loads(p1)["metadata"]["next_cursor"]
-    releases = json.loads(pygithub_exchanges(FIXTURES / "github" / "RequesterThrottleTestCase.testDeferRequests.txt")[1][1]
-                          .body)
-    entries = "".join(
-        f"<entry><id>tag:github.com,2008:Repository/3544490/{r['tag_name']}</id><updated>{r['published_at']}</updated>"
-        f"<link rel=\"alternate\" type=\"text/html\" href=\"{r['html_url']}\"/><title>{r['name'] or r['tag_name']}</title>"
-        f"<content type=\"html\">{json.dumps(r['body'] or '')[1:-1].replace('&', '&amp;').replace('<', '&lt;')}</content>"
-        "</entry>" for r in releases)
-    atom = (f'<?xml version="1.0" encoding="UTF-8"?><feed xmlns="http://www.w3.org/2005/Atom"><title>Release notes from '
-            f"PyGithub</title>{entries}</feed>").encode()
     with replay() as server:
         server.route("/v0/servers?limit=100", Reply(200, [("Content-Type", "application/json")], p1))
         server.route(f"/v0/servers?limit=100&cursor={cursor}", Reply(200, [], p2))
-        server.route("/releases.atom", Reply(200, [("Content-Type", "application/atom+xml")], atom))
+        server.route("/releases.atom", Reply(200, [("Content-Type", "application/atom+xml"), ("ETag", '"a1"')],
+                                             (FIXTURES / "feeds" / "io7m-changelog-releases.atom").read_bytes()))
+        server.route("/changelog.rss", Reply(200, [("Content-Type", "application/rss+xml")],
+                                             (FIXTURES / "feeds" / "axolotlsay-changelog.rss").read_bytes()))
         server.route("/broken.atom", Reply(200, [], b"<feed><entry>"))
+        server.route("/not-a-feed.xml", Reply(200, [], b"<html><body>moved</body></html>"))
         registry = {"mcp-registry": Product("mcp-registry", "catalog", f"{server.url}/v0/servers",
                                             options={"registry": "official"}),
-                    "pygithub-feed": Product("pygithub-feed", "atom", f"{server.url}/releases.atom"),
+                    "io7m-changelog": Product("io7m-changelog", "atom", f"{server.url}/releases.atom"),
+                    "axolotlsay": Product("axolotlsay", "rss", f"{server.url}/changelog.rss"),
                     "broken": Product("broken", "rss", f"{server.url}/broken.atom"),
+                    "moved": Product("moved", "rss", f"{server.url}/not-a-feed.xml"),
                     "windsurf": Product("windsurf", "playwright", f"{server.url}/x",
                                         options={"selectors": {"release": "article"}})}
         results = {r.product: r for r in fetch_products(ix, registry, list(registry), settings=settings(server.url))}
-    assert results["mcp-registry"].new == 1 and results["pygithub-feed"].new == 10
-    assert results["broken"].status == "failed" and "not well-formed XML" in (results["broken"].detail or "")
-    assert results["windsurf"].status == "failed" and "mindex[browser]" in (results["windsurf"].detail or "")
+        assert results["mcp-registry"].new == 1 and results["io7m-changelog"].new == 11
+        assert results["axolotlsay"].new == 11
+        assert results["broken"].status == "failed" and "not well-formed XML" in (results["broken"].detail or "")
+        assert results["moved"].status == "failed" and "neither RSS nor Atom" in (results["moved"].detail or "")
+        assert results["windsurf"].status == "failed" and "mindex[browser]" in (results["windsurf"].detail or "")
     ix.changelog.ingest()
     day = ix.changelog.release("mcp-registry", "2025-05-16")
     assert [c["text"].split("`")[1] for c in day["changes"]][:2] == ["io.github.21st-dev/magic-mcp",
                                                                      "io.github.adfin-engineering/mcp-server-adfin"]
     assert len(day["changes"]) == 5
-    assert ix.changelog.stored_products()["pygithub-feed"]["latest"] == "1.55"
+    io7m = ix.changelog.stored_products()["io7m-changelog"]
+    assert io7m["latest"] == "4.0.0" and io7m["latest_date"] == "2017-11-03"
+    assert ix.changelog.release("io7m-changelog", "3.0.2")["date"] == "2017-01-10"
+    assert ix.changelog.stored_products()["axolotlsay"]["latest"] == "0.3.3"
+    notes = ix.changelog.release("axolotlsay", "0.2.3")["changes"]
+    assert any("faster npm package" in c["text"] for c in notes)
 
 
 # -- CLI ------------------------------------------------------------------------------------------------

@@ -213,6 +213,10 @@ def split_changes(body: str) -> list[Change]:
             continue
         seen.add(norm)
         changes.append(Change(text, classify(text, sec), sec, entities(text), first, last))
+    if not changes and body.strip():  # only a code block, a table or a heading: keep it whole
+        text = "\n".join(line for line in lines if not line.strip().startswith("```")).strip()
+        if text and not _NOISE.match(text):
+            changes.append(Change(text, classify(text), section, entities(text), 1, len(lines)))
     return changes
 
 
