@@ -432,3 +432,24 @@ def test_memory_search_reads_dates_and_falls_back_when_the_window_is_empty(ix: I
     assert {h.facets["id"] for h in empty.hits} == {old.entry.id, new.entry.id}  # type: ignore[index]
     assert empty.note and "found nothing then" in empty.note
     assert len(ix.memory.search("sqlite WAL mode in the last 7 days", dates=False).hits) == 2
+
+
+def test_a_save_embeds_its_own_entry_and_nothing_else(tmp_path: Path) -> None:
+    from mindex.store.sqlite import SQLiteStore
+
+    db = tmp_path / ".mindex" / "index.db"
+    with Index(db, IndexSettings(workers=1), embed=EmbedSettings(provider="none"), memory=MemorySettings()) as plain:
+        plain.memory.save("an entry saved while no model was configured", "progress")
+    with Index(db, IndexSettings(workers=1), embed=EmbedSettings(provider="onnx"), memory=MemorySettings()) as ix:
+        saved = ix.memory.save("Retries back off exponentially with jitter, capped at thirty seconds", "decision")
+        store = ix.store
+        assert isinstance(store, SQLiteStore)
+        rows = store.conn.execute("SELECT hash, text FROM chunks").fetchall()
+        hashes = {text: digest for digest, text in rows}
+        model = ix.embedder().identity  # type: ignore[union-attr]
+        with_vector = store.hashes_with_vectors(model, list(hashes.values()))
+        assert hashes[saved.entry.text] in with_vector  # the save's own entry, at once
+        assert hashes["an entry saved while no model was configured"] not in with_vector  # no scan of the rest
+        found = ix.memory.search("how long do we wait between attempts", mode="semantic", decay=False)
+        assert found.hits[0].facets["id"] == saved.entry.id  # type: ignore[index]
+        assert ix.embed() == 1  # `mindex embed` (or index) picks up the one left

@@ -173,6 +173,19 @@ class Index:
             self._vectors.invalidate()
         return count
 
+    def embed_chunks(self, hashes: list[str]) -> int:
+        """Embed just these chunk texts, if they have no vector (a memory save's); 0 when no
+        model is available."""
+        from mindex.ingest import embed_hashes
+
+        embedder = self.embedder()
+        if embedder is None or not hashes:
+            return 0
+        count = embed_hashes(self.store, embedder, hashes)
+        if count and self._vectors is not None:
+            self._vectors.invalidate()
+        return count
+
     def _vector_index(self, embedder: Embedder) -> VectorIndex:
         from mindex.vectors import VectorIndex
 

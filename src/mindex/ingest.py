@@ -13,7 +13,7 @@ import re
 import signal
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import nullcontext
 from typing import TYPE_CHECKING
@@ -236,6 +236,22 @@ def trivial(text: str) -> bool:
     """True for a code chunk that holds only imports, comments and blank lines (not for
     prose: a markdown heading or bullet would pass for a comment)."""
     return all(_TRIVIAL_LINE.match(line) for line in text.split("\n"))
+
+
+def embed_hashes(store: Store, embedder: Embedder, hashes: Sequence[str]) -> int:
+    """Embed just these chunk texts (those of a memory save) when they have no vector yet:
+    a save costs its own text, not a scan of every chunk (measured at 100k entries: the full
+    scan made a save 171 ms). Returns how many were embedded."""
+    pin_embedder(store, embedder)
+    have = store.hashes_with_vectors(embedder.identity, list(dict.fromkeys(hashes)))
+    todo = [h for h in dict.fromkeys(hashes) if h not in have]
+    if not todo:
+        return 0
+    texts = store.texts_for(todo)
+    todo = [h for h in todo if h in texts]
+    vectors = embedder.embed_documents([embedding_text(*texts[h]) for h in todo])
+    store.save_vectors(embedder.identity, [(h, v.astype("<f2").tobytes()) for h, v in zip(todo, vectors)])
+    return len(todo)
 
 
 def embed_pending(

@@ -156,9 +156,13 @@ class Memory:
             conf = self.index.settings
             chunks = entry_chunks(source.name, name, [entry], conf.chunk_size, conf.chunk_overlap)
             after = (stat.st_size, stat.st_mtime_ns, hashlib.sha256(data).hexdigest())
-            if before is None or not self.index.store.append_chunks(source.id or 0, name, chunks, before, after):
+            appended = before is not None and self.index.store.append_chunks(source.id or 0, name, chunks, before, after)
+            if not appended:
                 self.index.index([MEMORY], embed=False)
-        self._embed(embed)
+        if appended and (self.settings.embed_on_save if embed is None else embed):
+            self.index.embed_chunks([c.hash for c in chunks])  # only this entry: no scan of the index
+        else:
+            self._embed(embed)
         return Saved(entry, f"{self.memory_dir.name}/{name}", line)
 
     @staticmethod

@@ -556,6 +556,11 @@ class SQLiteStore:
             (model,),
         ).fetchall()
 
+    def hashes_with_vectors(self, model: str, hashes: Sequence[str]) -> set[str]:
+        """Those of the hashes that have a vector for `model`."""
+        rows = self._select_in("SELECT hash FROM vectors WHERE model = ? AND hash IN ({})", (model,), hashes)
+        return {digest for (digest,) in rows}
+
     def texts_for(self, hashes: Sequence[str]) -> dict[str, tuple[str, str]]:
         """(context, text) for each chunk hash."""
         rows = self._select_in("SELECT hash, context, text FROM chunks WHERE hash IN ({})", (), hashes)
