@@ -262,12 +262,15 @@ def test_catalog_pages_and_real_feeds(ix: Index) -> None:
                                              (FIXTURES / "feeds" / "axolotlsay-changelog.rss").read_bytes()))
         server.route("/broken.atom", Reply(200, [], b"<feed><entry>"))
         server.route("/not-a-feed.xml", Reply(200, [], b"<html><body>moved</body></html>"))
+        server.route("/servers", Reply(200, [("Content-Type", "application/json")],
+                                       (FIXTURES / "smithery-servers-example.json").read_bytes()))
         registry = {"mcp-registry": Product("mcp-registry", "catalog", f"{server.url}/v0/servers",
                                             options={"registry": "official"}),
                     "io7m-changelog": Product("io7m-changelog", "atom", f"{server.url}/releases.atom"),
                     "axolotlsay": Product("axolotlsay", "rss", f"{server.url}/changelog.rss"),
                     "broken": Product("broken", "rss", f"{server.url}/broken.atom"),
                     "moved": Product("moved", "rss", f"{server.url}/not-a-feed.xml"),
+                    "smithery": Product("smithery", "catalog", f"{server.url}/servers", options={"registry": "smithery"}),
                     "windsurf": Product("windsurf", "playwright", f"{server.url}/x",
                                         options={"selectors": {"release": "article"}})}
         results = {r.product: r for r in fetch_products(ix, registry, list(registry), settings=settings(server.url))}
@@ -276,7 +279,12 @@ def test_catalog_pages_and_real_feeds(ix: Index) -> None:
         assert results["broken"].status == "failed" and "not well-formed XML" in (results["broken"].detail or "")
         assert results["moved"].status == "failed" and "neither RSS nor Atom" in (results["moved"].detail or "")
         assert results["windsurf"].status == "failed" and "mindex[browser]" in (results["windsurf"].detail or "")
+        assert results["smithery"].new == 1  # five pages asked for (totalPages 5), one server
+        assert [s.path for s in server.seen if s.path.startswith("/servers")] == [
+            f"/servers?page={n}&pageSize=100" for n in range(1, 6)]
     ix.changelog.ingest()
+    assert ix.changelog.release("smithery", "2023-01-01")["changes"][0]["text"] == (
+        "Published `smithery-ai/fetch`: A server for fetching web content")
     day = ix.changelog.release("mcp-registry", "2025-05-16")
     assert [c["text"].split("`")[1] for c in day["changes"]][:2] == ["io.github.21st-dev/magic-mcp",
                                                                      "io.github.adfin-engineering/mcp-server-adfin"]

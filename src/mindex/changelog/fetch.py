@@ -395,10 +395,12 @@ def catalog(product: Product, marker: Marker, ctx: Ctx) -> Fetched:
             cursor = meta.get("nextCursor") or meta.get("next_cursor")
             url = str(httpx.URL(product.source, params={"limit": 100, "cursor": str(cursor)})) if cursor else None
     by_day: dict[date, list[str]] = {}
-    for name, version, description, day in servers:
+    for name, version, description, day in dict.fromkeys(servers):  # a server listed on two pages: once
         if day is None:
             continue
-        by_day.setdefault(day, []).append(f"- Published `{name}` {version}: {' '.join(description.split())}".rstrip(": "))
+        text = " ".join(description.split())
+        by_day.setdefault(day, []).append(f"- Published `{name}`" + (f" {version}" if version else "")
+                                          + (f": {text}" if text else ""))
     releases = [Release(day.isoformat(), day, "\n".join(sorted(lines))) for day, lines in sorted(by_day.items(), reverse=True)]
     return Fetched(releases, _newest(releases, marker))
 
