@@ -133,12 +133,27 @@ def test_cursor_vscode_and_claude_desktop_formats(project: Path) -> None:
         "Claude Desktop has no project settings")
 
 
-def test_json_with_comments_is_not_rewritten(project: Path) -> None:
+def test_json_with_comments_is_edited_in_place_and_comments_stay(project: Path) -> None:
     (project / ".vscode").mkdir()
-    text = '{\n  // my servers\n  "servers": {}\n}\n'
+    text = ('{\n  // servers for this repo\n  "servers": {\n    "docs": {"type": "http", "url": "http://x"} // ours\n'
+            '  },\n  /* prompts */\n  "inputs": []\n}\n')
     (project / ".vscode" / "mcp.json").write_text(text)
-    err = mindex(project, "install", "vscode", code=1)["error"]
-    assert "has comments" in err["message"] and (project / ".vscode" / "mcp.json").read_text() == text
+    done = mindex(project, "install", "vscode")
+    new = (project / ".vscode" / "mcp.json").read_text()
+    assert done["changes"][0]["action"] == "update"
+    for comment in ("// servers for this repo", "// ours", "/* prompts */"):
+        assert comment in new
+    import re
+
+    data = json.loads(re.sub(r'("(?:\\.|[^"\\])*")|//[^\n]*|/\*.*?\*/', lambda m: m.group(1) or "", new, flags=re.S))
+    assert data["servers"]["docs"] == {"type": "http", "url": "http://x"} and data["servers"]["mindex"]["args"] == ["serve"]
+    assert mindex(project, "install", "vscode")["changes"][0]["action"] == "unchanged"
+    mindex(project, "uninstall", "vscode")
+    assert (project / ".vscode" / "mcp.json").read_text() == text  # byte for byte
+    (project / ".claude").mkdir()
+    (project / ".claude" / "settings.json").write_text('{\n  // mine\n  "env": {}\n}\n')
+    err = mindex(project, "install", "claude-code", code=1)["error"]
+    assert "has comments" in err["message"]
     (project / ".vscode" / "mcp.json").write_text('{"servers": [1,}')
     assert "not valid JSON" in mindex(project, "install", "vscode", code=1)["error"]["message"]
 

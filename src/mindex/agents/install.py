@@ -19,8 +19,9 @@ Every change: idempotent (a second install changes nothing), merged into what is
 servers, other hooks, unknown keys; TOML comments are kept because the table is edited as
 text), a timestamped backup first, `--dry-run` prints the diff. `uninstall` removes the server
 entry and the hook handlers whose command is mindex's, then any container they leave empty.
-A JSON file with comments is not rewritten (its comments would be lost): the error shows what
-to add by hand.
+An MCP file with comments (VS Code's JSONC) is edited as text: only the `mindex` entry is
+added or removed, every comment stays. A hooks file with comments is refused (Claude Code's
+settings are plain JSON), with what to add by hand.
 """
 
 from __future__ import annotations
@@ -142,10 +143,11 @@ def _load_json(path: Path, text: str | None) -> dict[str, Any]:
                           "the install again (nothing was changed)") from None
     if not isinstance(data, dict):
         raise ConfigError(f"{path}: holds JSON that is not an object; fix it, then run the install again")
-    if stripped != text:
-        raise ConfigError(f"{path} has comments, which rewriting the JSON would lose; add mindex by hand "
-                          "(see `--dry-run --json` for the entry) or remove the comments")
     return data
+
+
+def has_comments(text: str | None) -> bool:
+    return bool(text) and _COMMENT.sub(lambda m: m.group(1) or "", text or "") != text
 
 
 def _dump_json(data: dict[str, Any]) -> str:
@@ -298,6 +300,21 @@ def plan(client: str, scope: str, project: Path, remove: bool = False, exe: str 
         if kind == "toml":
             new = _uninstall_toml(path, old) if remove else _install_toml(path, old, exe)
             what = f"[mcp_servers.{NAME}]"
+        elif has_comments(old) and kind == "mcp":
+            # JSON with comments (VS Code allows them): edit the one key as text, comments kept
+            from mindex.agents import jsonc
+
+            _load_json(path, old)  # valid once the comments are out, or a clear error
+            assert old is not None
+            try:
+                new = jsonc.remove_member(old, _mcp_key(client), NAME) if remove else \
+                    jsonc.set_member(old, _mcp_key(client), NAME, _server(client, exe, project, scope))
+            except ValueError as exc:
+                raise ConfigError(f"{path}: cannot edit it in place ({exc}); add mindex by hand") from None
+            what = f"{_mcp_key(client)}.{NAME}"
+        elif has_comments(old):
+            raise ConfigError(f"{path} has comments, which rewriting the JSON would lose; add the hooks by hand "
+                              "(see `--dry-run --json` on a copy without comments) or remove the comments")
         else:
             data = _load_json(path, old)
             before = json.loads(json.dumps(data))
