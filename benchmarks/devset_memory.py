@@ -18,6 +18,11 @@ journal, so mindex and the baselines are judged alike (turn level, not session l
     git clone https://github.com/danny911kr/REALTALK /tmp/REALTALK   # at PINNED_COMMIT
     python benchmarks/devset_memory.py --realtalk /tmp/REALTALK [--no-speaker] [--out DIR]
 
+Each query line carries `"filter": {"tags": ["chat-N"]}`, so `mindex eval` scopes it the same
+way: `mindex --db DB eval benchmarks/.cache/memory/memory.jsonl --kind memory --compare
+keyword,semantic,hybrid+nodecay,hybrid` on an index of `benchmarks/.cache/memory/journal` added
+with `--kind memory`.
+
 The output is deterministic.
 """
 
@@ -115,7 +120,7 @@ def build(folder: Path, out: Path, speaker: bool) -> tuple[int, int]:
             if not relevant:
                 continue
             queries.append({"qid": f"rt{number}-{k:03d}", "query": qa["question"].strip(), "relevant": relevant,
-                            "tag": tag, "chat": number,
+                            "filter": {"tags": [tag]}, "tag": tag, "chat": number,
                             "category": CATEGORIES.get(qa.get("category"), str(qa.get("category")))})
     with (out / "memory.jsonl").open("w", encoding="utf-8") as fh:
         for q in queries:

@@ -453,3 +453,27 @@ def test_a_save_embeds_its_own_entry_and_nothing_else(tmp_path: Path) -> None:
         found = ix.memory.search("how long do we wait between attempts", mode="semantic", decay=False)
         assert found.hits[0].facets["id"] == saved.entry.id  # type: ignore[index]
         assert ix.embed() == 1  # `mindex embed` (or index) picks up the one left
+
+
+def test_eval_applies_a_query_lines_filter_before_top_k(tmp_path: Path) -> None:
+    import json
+
+    db = tmp_path / ".mindex" / "index.db"
+    with Index(db, IndexSettings(workers=1), embed=EmbedSettings(provider="none"), memory=MemorySettings()) as ix:
+        mine = ix.memory.save("the cache key includes the tenant id", "decision", ["team-a"])
+        theirs = ix.memory.save("the cache key includes the tenant id and region", "decision", ["team-b"])
+        line = json.loads(json.dumps({"qid": "q", "query": "cache key tenant", "relevant": [{"id": "x"}]}))
+        unfiltered = {**line, "qid": "all"}
+        scoped = {**line, "qid": "scoped", "filter": {"tags": ["team-a"]}}
+        path = tmp_path / "q.jsonl"
+        path.write_text(json.dumps(unfiltered) + "\n" + json.dumps(scoped) + "\n")
+        runs = tmp_path / "runs.jsonl"
+    env = {**os.environ, "MINDEX_EMBED__PROVIDER": "none"}
+    done = subprocess.run([sys.executable, "-m", "mindex", "--db", str(db), "eval", str(path), "--kind", "memory",
+                           "--compare", "keyword,keyword+nodecay", "--run-out", str(runs), "--json", "-q"],
+                          env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    for label in ("keyword", "keyword+nodecay"):  # one run file per variant
+        rows = {row["qid"]: row for row in map(json.loads, runs.with_name(f"runs.{label}.jsonl").read_text().splitlines())}
+        assert len(rows["all"]["results"]) == 2 and len(rows["scoped"]["results"]) == 1
+    assert mine.entry.id != theirs.entry.id

@@ -3,8 +3,10 @@
 A queries file is JSONL, one query per line:
 `{"qid": "q1", "query": "...", "relevant": [{"path": "a.py", "start_line": 3, "end_line": 9}]}`.
 A judgement is a span (`path` + `start_line` + `end_line`), a whole file (`path`) or a chunk or
-document (`id`; a document id is `source:path`). Any other key on a line is a field that
-`--by` can group on. A ranked list is scored in the order given: equal scores keep their order.
+document (`id`; a document id is `source:path`). A `filter` object on a line
+(`{"tags": [...], "types": [...], "since": ...}`) is applied before top-k, as the CLI's filters are
+(a memory or changelog query scoped to its conversation or product). Any other key on a line is
+a field that `--by` can group on. A ranked list is scored in the order given: equal scores keep their order.
 Each judgement is credited once, to the first result that hits it.
 """
 
@@ -21,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from mindex.errors import ConfigError
-from mindex.models import Hit
+from mindex.models import Facets, Hit
 
 CUTOFF = 10
 METRICS = ("recall@1", "recall@5", "recall@10", "mrr@10", "ndcg@10", "success@10")
@@ -303,19 +305,53 @@ class Variant:
 
 
 def parse_variant(text: str, modes: tuple[str, ...]) -> Variant:
-    """Read `MODE[+rerank][+merge][+hopsN]`."""
+    """Read `MODE[+rerank][+merge][+hopsN][+nodecay]`."""
     mode, *extras = text.strip().split("+")
     if mode not in modes:
-        raise ConfigError(f"unknown mode {mode!r} in {text!r}; use {', '.join(modes)} with +rerank, +merge, +hops1-3")
+        raise ConfigError(f"unknown mode {mode!r} in {text!r}; use {', '.join(modes)} with +rerank, +merge, "
+                          "+hops1-3, +nodecay")
     options: dict[str, Any] = {}
     for extra in extras:
         if extra in ("rerank", "merge"):
             options[extra] = True
         elif extra in ("hops1", "hops2", "hops3"):
             options["hops"] = int(extra[-1])
+        elif extra == "nodecay":
+            options["decay_on"] = False
         else:
-            raise ConfigError(f"unknown option {extra!r} in {text!r}; use +rerank, +merge or +hops1-3")
+            raise ConfigError(f"unknown option {extra!r} in {text!r}; use +rerank, +merge, +hops1-3 or +nodecay")
     return Variant(text.strip(), mode, options)
+
+
+def query_facets(query: Query) -> Facets | None:
+    """The filter a query line carries (`"filter": {"tags": [...], "types": [...], "files":
+    [...], "since": ..., "until": ..., "products": [...], "entities": [...]}`, times as epoch
+    seconds or ISO dates), applied before top-k like the CLI's filters; None without one.
+
+    Raises:
+        ConfigError: a filter that is not an object or names an unknown key.
+    """
+    spec = query.fields.get("filter")
+    if spec is None:
+        return None
+    lists = ("tags", "types", "files", "products", "entities", "ids")
+    if not isinstance(spec, dict) or set(spec) - {*lists, "since", "until"}:
+        raise ConfigError(f"query {query.qid}: `filter` is an object of {', '.join(lists)}, since, until")
+
+    def when(value: Any) -> float | None:
+        if value is None or isinstance(value, (int, float)):
+            return value
+        from datetime import datetime, timezone
+
+        at = datetime.fromisoformat(str(value))
+        return (at if at.tzinfo else at.replace(tzinfo=timezone.utc)).timestamp()
+
+    def values(name: str) -> tuple[str, ...]:
+        return tuple(str(v) for v in spec.get(name, ()))
+
+    return Facets(types=values("types"), tags=values("tags"), files=values("files"), ids=values("ids"),
+                  products=values("products"), entities=values("entities"), since=when(spec.get("since")),
+                  until=when(spec.get("until")))
 
 
 def ranked(hits: Iterable[Hit]) -> tuple[Ranked, ...]:
@@ -323,14 +359,14 @@ def ranked(hits: Iterable[Hit]) -> tuple[Ranked, ...]:
     return tuple(Ranked(h.id, h.path, h.start_line, h.end_line, h.score, h.source) for h in hits)
 
 
-def run_queries(search: Callable[[str], tuple[Ranked, ...]], queries: list[Query],
+def run_queries(search: Callable[[Query], tuple[Ranked, ...]], queries: list[Query],
                 progress: Callable[[int], None] | None = None) -> dict[str, QueryRun]:
     """Send every query through `search` (after one untimed warm-up), timing each one."""
-    search(queries[0].text)  # loads the model and the vector matrix outside the timings
+    search(queries[0])  # loads the model and the vector matrix outside the timings
     runs: dict[str, QueryRun] = {}
     for n, query in enumerate(queries, 1):
         started = time.perf_counter()
-        results = search(query.text)
+        results = search(query)
         runs[query.qid] = QueryRun(query.qid, results, (time.perf_counter() - started) * 1000)
         if progress is not None:
             progress(n)

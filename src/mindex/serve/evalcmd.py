@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 @click.command("eval")
 @click.argument("queries_file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("--mode", type=click.Choice(MODES), help="Search mode (default: as `mindex search`).")
-@click.option("--compare", metavar="V1,V2,...", help="Run several variants side by side: a mode, optionally +rerank, +merge, +hops1-3.")
+@click.option("--compare", metavar="V1,V2,...", help="Run several variants side by side: a mode, optionally +rerank, +merge, +hops1-3, +nodecay.")
 @click.option("--run", "run_files", multiple=True, type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="Score a saved run file instead of searching (repeat to compare runs).")
 @click.option("-n", "--limit", default=10, show_default=True, type=click.IntRange(10, 1000), help="Results per query.")
@@ -80,7 +80,7 @@ def eval_cmd(state: State, queries_file: Path, mode: str | None, compare: str | 
 
 def _search_runs(index: Index, queries: list[Query], variants: list[Variant], base: dict[str, Any], limit: int,
                  filters: tuple[str | None, str | None, str | None], quiet: bool) -> dict[str, dict[str, QueryRun]]:
-    from mindex.evaluate import ranked, run_queries
+    from mindex.evaluate import query_facets, ranked, run_queries
     from mindex.serve.progress import IndexProgress
 
     runs: dict[str, dict[str, QueryRun]] = {}
@@ -89,8 +89,9 @@ def _search_runs(index: Index, queries: list[Query], variants: list[Variant], ba
         for variant in variants:
             options = {**base, **variant.options}
 
-            def search(text: str, variant: Variant = variant, options: dict[str, Any] = options) -> tuple[Ranked, ...]:
-                result = index.search(text, limit, 0, variant.mode, *filters, **options)
+            def search(query: Query, variant: Variant = variant, options: dict[str, Any] = options) -> tuple[Ranked, ...]:
+                result = index.search(query.text, limit, 0, variant.mode, *filters, facets=query_facets(query),
+                                      **options)
                 if result.note:
                     notes.add(result.note)
                 return ranked(result.hits)
