@@ -454,7 +454,7 @@ class Index:
         from mindex.agents.metrics import log_query
 
         if not getattr(self.store, "read_only", True):
-            log_query(getattr(self.store, "conn", None), kind, params, results, ms)
+            log_query(self.store, kind, params, results, ms)
 
     def locate(
         self, query: str, limit: int = 10, mode: str | None = None, source: str | None = None,

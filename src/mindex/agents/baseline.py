@@ -11,7 +11,7 @@ import subprocess
 import time
 from pathlib import Path
 
-from mindex.agents.checkpoint import Baseline
+from mindex.store.workflows import Baseline
 from mindex.errors import WorkflowInputError
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")

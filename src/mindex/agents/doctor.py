@@ -23,7 +23,7 @@ def _check(name: str, status: str, detail: str, hint: str | None = None) -> dict
 
 def run(db: Path, project: Path, settings: Any, hook_timing: bool = True) -> list[dict[str, Any]]:
     """Every check, in order."""
-    from mindex.store.sqlite import SCHEMA_VERSION
+    from mindex.store.sqlite import SCHEMA_VERSION, peek
 
     checks = []
     if not db.exists():
@@ -31,10 +31,7 @@ def run(db: Path, project: Path, settings: Any, hook_timing: bool = True) -> lis
                              "register a folder with `mindex add <folder>` and run `mindex index`"))
     else:
         try:
-            with sqlite3.connect(f"{db.resolve().as_uri()}?mode=ro", uri=True, timeout=2) as conn:
-                row = conn.execute("SELECT value FROM schema_meta WHERE key = 'schema_version'").fetchone()
-                version = int(row[0]) if row else 0
-                sources = conn.execute("SELECT name, kind, root, indexed_at FROM sources ORDER BY name").fetchall()
+            version, sources = peek(db)
         except sqlite3.Error as exc:
             checks.append(_check("index", "fail", f"{db}: {exc}", "check the file, or move it away and index again"))
             sources = []

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any, cast
 from mindex.agents import gitinfo
 
 if TYPE_CHECKING:
-    from mindex.agents.checkpoint import Workflow
+    from mindex.store.workflows import Workflow
     from mindex.index import Index
     from mindex.store.sqlite import SQLiteStore
 
@@ -82,7 +82,7 @@ def _workflow_lines(wf: Workflow) -> list[str]:
 def session_start(index: Index, where: Situation, budget: int = 1500, session_id: str | None = None) -> dict[str, Any]:
     """The context for a new (or resumed, or compacted) session, within `budget` tokens.
     Returns {"markdown", "tokens", "workflow", "issue", "branch", "files", "included"}."""
-    from mindex.agents.checkpoint import Checkpoints
+    from mindex.store.workflows import Checkpoints
 
     checkpoints = Checkpoints(cast("SQLiteStore", index.store))
     wf = None
@@ -155,11 +155,8 @@ def session_start(index: Index, where: Situation, budget: int = 1500, session_id
 
 def _record_start(index: Index, session_id: str, where: Situation, wf: Workflow | None, injected: int) -> None:
     """The session's row: its start and HEAD (kept from the first call), what was injected."""
-    with cast("SQLiteStore", index.store).transaction() as db:
-        db.execute("INSERT OR IGNORE INTO agent_sessions (session_id, cwd, branch, issue, workflow_id, started_at, head) "
-                   "VALUES (?, ?, ?, ?, ?, ?, ?)",
-                   (session_id, str(where.cwd), where.branch, where.issue, wf.id if wf else None, time.time(), where.head))
-        db.execute("UPDATE agent_sessions SET injected = injected + ? WHERE session_id = ?", (injected, session_id))
+    cast("SQLiteStore", index.store).open_session(session_id, str(where.cwd), where.branch, where.issue,
+                                                  wf.id if wf else None, where.head, injected)
 
 
 def files_read(transcript: str | None) -> int | None:
@@ -193,19 +190,16 @@ def capture(index: Index, where: Situation, session_id: str | None, event: str,
             transcript: str | None = None) -> dict[str, Any]:
     """Pre-compact / session-end: new conventional commits → knowledge, a handoff memory.
     Returns what was added: {"learnings", "mistakes", "commits", "skipped", "handoff"}."""
-    from mindex.agents.checkpoint import Checkpoints
+    from mindex.store.workflows import Checkpoints
 
     store = cast("SQLiteStore", index.store)
     book = index.memory
     checkpoints = Checkpoints(store)
     sid = session_id or f"manual-{time.strftime('%Y%m%d')}"
-    row = store.conn.execute("SELECT head, handoff FROM agent_sessions WHERE session_id = ?",
-                             (sid,)).fetchone()
+    row = store.session_row(sid)
     if row is None:
         since = gitinfo.merge_base(where.root) if where.root else None
-        with store.transaction() as db:
-            db.execute("INSERT OR IGNORE INTO agent_sessions (session_id, cwd, branch, issue, started_at, head) "
-                       "VALUES (?, ?, ?, ?, ?, ?)", (sid, str(where.cwd), where.branch, where.issue, time.time(), since))
+        store.open_session(sid, str(where.cwd), where.branch, where.issue, None, since)
         last_handoff = None
     else:
         since, last_handoff = row
@@ -214,12 +208,10 @@ def capture(index: Index, where: Situation, session_id: str | None, event: str,
     found = gitinfo.commits(where.root, since) if where.root else []
     issues = (str(where.issue),) if where.issue is not None else ()
     for commit in found:
-        done = store.conn.execute("SELECT 1 FROM captured_commits WHERE sha = ?", (commit.sha,)).fetchone()
-        if done:
+        if store.commit_captured(commit.sha):
             continue
         marker = f"commit-{commit.sha[:12]}"
-        exists = store.conn.execute("SELECT 1 FROM chunk_facets WHERE name = 'tag' AND value = ? LIMIT 1",
-                                    (marker,)).fetchone()
+        exists = store.tag_exists(marker)
         if commit.kind and commit.kind not in SKIPPED_TYPES and not exists:
             files = commit.files[:MAX_FILES]
             tags = (commit.kind, marker, *(("breaking",) if commit.breaking else ()))
@@ -240,9 +232,7 @@ def capture(index: Index, where: Situation, session_id: str | None, event: str,
                 added["mistakes"] += 1
         elif not commit.kind:
             added["skipped"] += 1
-        with store.transaction() as db:
-            db.execute("INSERT OR IGNORE INTO captured_commits (sha, session_id, at) VALUES (?, ?, ?)",
-                       (commit.sha, sid, time.time()))
+        store.mark_captured(commit.sha, sid)
         if wf is not None:
             checkpoints.log_commit(wf.id, commit.sha, commit.subject)
         added["commits"] += 1
@@ -255,11 +245,8 @@ def capture(index: Index, where: Situation, session_id: str | None, event: str,
         saved = book.save(f"{state}\n\n({event}, session {sid})", "handoff", tags, where.files[:MAX_FILES], embed=False)
         added["handoff"] = saved.entry.id
     read = files_read(transcript)
-    with store.transaction() as db:
-        db.execute("UPDATE agent_sessions SET handoff = ?, captured = captured + ?, "
-                   "compacted = compacted + ?, files_read = max(files_read, ?), ended_at = ? WHERE session_id = ?",
-                   (digest, added["learnings"] + added["mistakes"], int(event == "pre-compact"), read or 0,
-                    time.time() if event == "session-end" else None, sid))
+    store.close_session(sid, digest, added["learnings"] + added["mistakes"], int(event == "pre-compact"), read,
+                        event == "session-end")
     return added
 
 

@@ -7,18 +7,14 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
-import time
 from typing import Any
 
 
-def log_query(conn: sqlite3.Connection | None, kind: str, params: dict[str, Any], results: int, ms: float) -> None:
-    """Insert one row (its own tiny transaction; skipped on any database error)."""
-    if conn is None:
-        return
+def log_query(store: Any, kind: str, params: dict[str, Any], results: int, ms: float) -> None:
+    """Write one row through the store (skipped on any database error)."""
     clean = {k: v for k, v in params.items() if v not in (None, (), [], {})}
     try:
-        conn.execute("INSERT INTO query_log (session_id, kind, params, results, ms, at) VALUES (?, ?, ?, ?, ?, ?)",
-                     (os.environ.get("MINDEX_SESSION_ID"), kind, json.dumps(clean, default=str, ensure_ascii=False),
-                      results, round(ms, 3), time.time()))
-    except sqlite3.Error:
+        store.log_query(os.environ.get("MINDEX_SESSION_ID"), kind, json.dumps(clean, default=str, ensure_ascii=False),
+                        results, round(ms, 3))
+    except (sqlite3.Error, AttributeError):
         pass

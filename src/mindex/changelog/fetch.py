@@ -456,7 +456,7 @@ STRATEGIES: dict[str, Callable[[Product, Marker, Ctx], Fetched]] = {
 
 
 def _markers(store: SQLiteStore) -> dict[str, Marker]:
-    return {p: Marker(n, e) for p, n, e in store.conn.execute("SELECT product, newest, etag FROM fetch_markers")}
+    return {p: Marker(n, e) for p, (n, e) in store.fetch_markers().items()}
 
 
 def fetch_products(index: Index, registry: dict[str, Product], names: Iterable[str], since: date | None = None,
@@ -501,10 +501,7 @@ def fetch_products(index: Index, registry: dict[str, Product], names: Iterable[s
                 result = FetchResult(name, product.strategy, "failed", 0, str(exc))
                 newest, etag = marker.newest, marker.etag
             result.seconds = time.perf_counter() - started
-            with store.transaction() as db:
-                db.execute("INSERT OR REPLACE INTO fetch_markers (product, strategy, newest, etag, fetched_at, status, "
-                           "detail) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                           (name, product.strategy, newest, etag, time.time(), result.status, result.detail))
+            store.save_marker(name, product.strategy, newest, etag, result.status, result.detail)
             results.append(result)
     finally:
         ctx.close()

@@ -8,7 +8,6 @@ listing and reading them does not touch the files.
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
@@ -51,27 +50,22 @@ def cache_synergies(index: Index, folder: Path) -> list[str]:
                 problems.append(item)
             else:
                 found[item["name"]] = item
-    with store.transaction() as db:
-        db.execute("DELETE FROM synergies")
-        db.executemany("INSERT INTO synergies (name, title, products, steps, evidence, body, path, cached_at) "
-                       "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                       [(s["name"], s["title"], json.dumps(s["products"]), json.dumps(s["steps"]),
-                         json.dumps(s["evidence"]), s["body"], s["file"], time.time()) for s in found.values()])
+    store.replace_synergies([(s["name"], s["title"], json.dumps(s["products"]), json.dumps(s["steps"]),
+                              json.dumps(s["evidence"]), s["body"], s["file"]) for s in found.values()])
     return problems
 
 
 def list_synergies(index: Index) -> list[dict[str, Any]]:
     store = cast("SQLiteStore", index.store)
     return [{"name": n, "title": t, "products": json.loads(p), "steps": len(json.loads(s))}
-            for n, t, p, s in store.conn.execute("SELECT name, title, products, steps FROM synergies ORDER BY name")]
+            for n, t, p, s, _, _ in store.synergy_rows()]
 
 
 def get_synergy(index: Index, name: str) -> dict[str, Any] | None:
     store = cast("SQLiteStore", index.store)
-    row = store.conn.execute("SELECT name, title, products, steps, evidence, body FROM synergies WHERE name = ?",
-                             (name,)).fetchone()
-    if row is None:
+    rows = store.synergy_rows(name)
+    if not rows:
         return None
-    n, t, p, s, e, b = row
+    n, t, p, s, e, b = rows[0]
     return {"name": n, "title": t, "products": json.loads(p), "steps": json.loads(s), "evidence": json.loads(e),
             "body": b}

@@ -15,14 +15,14 @@ from mindex.serve.clikit import State, emit_json, err, handle_errors, json_optio
 from mindex.textsafe import markup_escape as escape
 
 if TYPE_CHECKING:
-    from mindex.agents.checkpoint import Checkpoints, Milestone, Workflow
+    from mindex.store.workflows import Checkpoints, Milestone, Workflow
     from mindex.index import Index
 
 PHASES = ("research", "planning", "implement", "review", "finalize", "execute", "merge", "cleanup")
 
 
 def _checkpoints(index: Index) -> Checkpoints:
-    from mindex.agents.checkpoint import Checkpoints
+    from mindex.store.workflows import Checkpoints
 
     return Checkpoints(index.store)  # type: ignore[arg-type]
 
@@ -135,7 +135,7 @@ def wf_phase(state: State, workflow_id: str, phase: str, as_json: bool) -> None:
 @handle_errors
 def wf_action(state: State, workflow_id: str, action: str, result: str, meta: str | None, as_json: bool) -> None:
     """Add ACTION with its RESULT to the workflow's audit log."""
-    from mindex.agents.checkpoint import parse_metadata
+    from mindex.store.workflows import parse_metadata
 
     metadata = parse_metadata(meta)
     with state.open(create=True) as index:
@@ -454,12 +454,9 @@ def metrics(state: State, limit: int, as_json: bool) -> None:
     """Per-session metrics the hooks recorded (files read, compactions, learnings injected
     and captured) and, when agents.query_log is on, the query log by kind."""
     with state.open(create=True) as index:
-        db = index.store.conn  # type: ignore[attr-defined]
-        sessions = db.execute(
-            "SELECT session_id, branch, issue, workflow_id, started_at, files_read, compacted, injected, captured, "
-            "ended_at FROM agent_sessions ORDER BY started_at DESC LIMIT ?", (limit,)).fetchall()
-        queries = db.execute("SELECT kind, count(*), avg(results), avg(ms), max(ms) FROM query_log GROUP BY kind "
-                             "ORDER BY kind").fetchall()
+        store = index.store
+        sessions = store.sessions(limit)  # type: ignore[attr-defined]
+        queries = store.query_stats()  # type: ignore[attr-defined]
     keys = ("session", "branch", "issue", "workflow", "started_at", "files_read", "compacted", "injected", "captured",
             "ended_at")
     rows: list[dict[str, Any]] = [dict(zip(keys, r, strict=True)) for r in sessions]

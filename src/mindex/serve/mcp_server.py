@@ -664,7 +664,7 @@ def _register_workflow_tools(server: MCPServer, core: _Core) -> None:
     workflow_log_commit, workflow_list, workflow_set_status, workflow_rollback_plan,
     milestone_create, milestone_show, milestone_list. Baselines run shell commands, so
     they stay on the command line (`mindex milestone baseline`), not over MCP."""
-    from mindex.agents.checkpoint import Checkpoints
+    from mindex.store.workflows import Checkpoints
 
     def cp(ix: Index) -> Checkpoints:
         return Checkpoints(ix.store)  # type: ignore[arg-type]

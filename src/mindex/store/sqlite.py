@@ -128,6 +128,15 @@ MIGRATIONS = _migrations()
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 
 
+def peek(path: Path) -> tuple[int, list[tuple[str, str, str, float | None]]]:
+    """(schema version, sources as (name, kind, root, indexed_at)) of an index file, read
+    without migrating or locking it (what `mindex doctor` reports)."""
+    with sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, timeout=2) as conn:
+        row = conn.execute("SELECT value FROM schema_meta WHERE key = 'schema_version'").fetchone()
+        sources = conn.execute("SELECT name, kind, root, indexed_at FROM sources ORDER BY name").fetchall()
+    return (int(row[0]) if row else 0), sources
+
+
 class SQLiteStore:
     """All SQL of the embedded backend."""
 
@@ -484,6 +493,83 @@ class SQLiteStore:
         """Every knowledge-graph entity (id, type, title, confidence, at, path) and relation."""
         return (self.conn.execute("SELECT id, type, title, confidence, at, path FROM kg_entities").fetchall(),
                 self.conn.execute("SELECT src, rel, dst FROM kg_relations").fetchall())
+
+    # -- agent sessions, the query log, changelog markers and synergies (schema v10, v11) -------
+
+    def session_row(self, session_id: str) -> tuple[str | None, str | None] | None:
+        """(HEAD at its start, digest of its last handoff) of an agent session, if recorded."""
+        row = self.conn.execute("SELECT head, handoff FROM agent_sessions WHERE session_id = ?", (session_id,)).fetchone()
+        return (row[0], row[1]) if row else None
+
+    def open_session(self, session_id: str, cwd: str, branch: str | None, issue: int | None, workflow_id: str | None,
+                     head: str | None, injected: int = 0) -> None:
+        """Record a session's start (kept from the first call) and add what was injected."""
+        with self.transaction() as db:
+            db.execute("INSERT OR IGNORE INTO agent_sessions (session_id, cwd, branch, issue, workflow_id, started_at, "
+                       "head) VALUES (?, ?, ?, ?, ?, ?, ?)", (session_id, cwd, branch, issue, workflow_id, time.time(), head))
+            if injected:
+                db.execute("UPDATE agent_sessions SET injected = injected + ? WHERE session_id = ?", (injected, session_id))
+
+    def close_session(self, session_id: str, handoff: str, captured: int, compacted: int, files_read: int | None,
+                      ended: bool) -> None:
+        """What a pre-compact or session-end hook did to a session's metrics."""
+        with self.transaction() as db:
+            db.execute("UPDATE agent_sessions SET handoff = ?, captured = captured + ?, compacted = compacted + ?, "
+                       "files_read = max(files_read, ?), ended_at = ? WHERE session_id = ?",
+                       (handoff, captured, compacted, files_read or 0, time.time() if ended else None, session_id))
+
+    def commit_captured(self, sha: str) -> bool:
+        return self.conn.execute("SELECT 1 FROM captured_commits WHERE sha = ?", (sha,)).fetchone() is not None
+
+    def mark_captured(self, sha: str, session_id: str) -> None:
+        with self.transaction() as db:
+            db.execute("INSERT OR IGNORE INTO captured_commits (sha, session_id, at) VALUES (?, ?, ?)",
+                       (sha, session_id, time.time()))
+
+    def tag_exists(self, tag: str) -> bool:
+        """Does any memory or knowledge chunk carry this tag?"""
+        return self.conn.execute("SELECT 1 FROM chunk_facets WHERE name = 'tag' AND value = ? LIMIT 1",
+                                 (tag,)).fetchone() is not None
+
+    def sessions(self, limit: int) -> list[tuple[Any, ...]]:
+        """(session, branch, issue, workflow, started, files read, compacted, injected, captured, ended), newest first."""
+        return self.conn.execute(
+            "SELECT session_id, branch, issue, workflow_id, started_at, files_read, compacted, injected, captured, "
+            "ended_at FROM agent_sessions ORDER BY started_at DESC LIMIT ?", (limit,)).fetchall()
+
+    def query_stats(self) -> list[tuple[Any, ...]]:
+        """(kind, count, mean results, mean ms, max ms) of the query log."""
+        return self.conn.execute("SELECT kind, count(*), avg(results), avg(ms), max(ms) FROM query_log GROUP BY kind "
+                                 "ORDER BY kind").fetchall()
+
+    def log_query(self, session_id: str | None, kind: str, params: str, results: int, ms: float) -> None:
+        """One row of the query log, in its own tiny transaction (SQLite's lock, not ours:
+        a log line must never wait behind an indexer)."""
+        self.conn.execute("INSERT INTO query_log (session_id, kind, params, results, ms, at) VALUES (?, ?, ?, ?, ?, ?)",
+                          (session_id, kind, params, results, ms, time.time()))
+
+    def fetch_markers(self) -> dict[str, tuple[str | None, str | None]]:
+        """product → (newest date or version seen, ETag) of the last fetch."""
+        return {p: (n, e) for p, n, e in self.conn.execute("SELECT product, newest, etag FROM fetch_markers")}
+
+    def save_marker(self, product: str, strategy: str, newest: str | None, etag: str | None, status: str,
+                    detail: str | None) -> None:
+        with self.transaction() as db:
+            db.execute("INSERT OR REPLACE INTO fetch_markers (product, strategy, newest, etag, fetched_at, status, detail) "
+                       "VALUES (?, ?, ?, ?, ?, ?, ?)", (product, strategy, newest, etag, time.time(), status, detail))
+
+    def replace_synergies(self, rows: Sequence[tuple[str, str, str, str, str, str, str]]) -> None:
+        """Replace the cached synergies: (name, title, products, steps, evidence JSON, body, path)."""
+        with self.transaction() as db:
+            db.execute("DELETE FROM synergies")
+            db.executemany("INSERT INTO synergies (name, title, products, steps, evidence, body, path, cached_at) "
+                           "VALUES (?, ?, ?, ?, ?, ?, ?, ?)", [(*row, time.time()) for row in rows])
+
+    def synergy_rows(self, name: str | None = None) -> list[tuple[str, str, str, str, str, str]]:
+        """(name, title, products, steps, evidence, body) of every cached synergy, or one."""
+        sql = "SELECT name, title, products, steps, evidence, body FROM synergies"
+        return self.conn.execute(sql + " WHERE name = ?" if name else sql + " ORDER BY name",
+                                 (name,) if name else ()).fetchall()
 
     def faceted_hits(self, kind: str, facets: Facets | None, limit: int) -> list[Hit]:
         """Chunks of a kind passing the facet filters, by entry time (newest first), first

@@ -1,6 +1,7 @@
 """Workflow checkpoints: where an agent is on an issue (phase, status, retries), what it did
 (an audit log of actions) and what it committed (for rollback), and milestones that group
-issues into waves with a lint/typecheck baseline. Side tables of the index (schema v10):
+issues into waves with a lint/typecheck baseline. Part of the store: the only place with the
+SQL of these tables. Side tables of the index (schema v10):
 every change is one SQLite transaction, so a killed process leaves the last whole state.
 """
 
