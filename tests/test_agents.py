@@ -97,7 +97,7 @@ KILLER = r"""
 import sys, os
 from pathlib import Path
 from mindex import Index
-from mindex.agents.checkpoint import Checkpoints
+from mindex.store.workflows import Checkpoints
 ix = Index(Path(sys.argv[1]) / ".mindex" / "index.db")
 cp = Checkpoints(ix.store)
 wid = sys.argv[2]
