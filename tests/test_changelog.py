@@ -278,7 +278,7 @@ def test_catalog_pages_and_real_feeds(ix: Index) -> None:
         assert results["axolotlsay"].new == 11
         assert results["broken"].status == "failed" and "not well-formed XML" in (results["broken"].detail or "")
         assert results["moved"].status == "failed" and "neither RSS nor Atom" in (results["moved"].detail or "")
-        assert results["windsurf"].status == "failed" and "mindex[browser]" in (results["windsurf"].detail or "")
+        assert results["windsurf"].status == "failed" and "changelog.chromium" in (results["windsurf"].detail or "")
         assert results["smithery"].new == 1  # five pages asked for (totalPages 5), one server
         assert [s.path for s in server.seen if s.path.startswith("/servers")] == [
             f"/servers?page={n}&pageSize=100" for n in range(1, 6)]
@@ -295,6 +295,39 @@ def test_catalog_pages_and_real_feeds(ix: Index) -> None:
     assert ix.changelog.stored_products()["axolotlsay"]["latest"] == "0.3.3"
     notes = ix.changelog.release("axolotlsay", "0.2.3")["changes"]
     assert any("faster npm package" in c["text"] for c in notes)
+
+
+CLIENT_RENDERED = b"""<!doctype html><html><head><title>Changelog</title></head><body><div id="app">Loading</div>
+<script>
+const releases = [
+  {v: "1.2.0", d: "2026-01-02", items: ["Added the /plan command", "Fixed a crash when MODEL_ID is unset"]},
+  {v: "1.1.0", d: "2025-12-01", items: ["Deprecated the --legacy flag"]}];
+setTimeout(() => {
+  document.getElementById("app").innerHTML = releases.map(r =>
+    `<article class="release"><h2 id="v${r.v}">Version ${r.v}</h2><time datetime="${r.d}">${r.d}</time>` +
+    `<ul>${r.items.map(i => `<li>${i}</li>`).join("")}</ul></article>`).join("");
+}, 300);
+</script></body></html>"""
+
+
+def test_playwright_reads_a_client_rendered_page_with_the_installed_chromium(ix: Index) -> None:
+    import shutil
+
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    assert chromium, "the browser test needs Debian's chromium (apt-get install chromium); .ci/run installs it"
+    with replay() as server:
+        server.route("/changelog", Reply(200, [("Content-Type", "text/html")], CLIENT_RENDERED))
+        product = Product("csr", "playwright", f"{server.url}/changelog", options={
+            "selectors": {"release": "article.release", "version": "h2", "date": "time"}})
+        plain = fetch_products(ix, {"csr": Product("csr", "html-scrape", product.source, options=product.options)},
+                               ["csr"], settings=settings(server.url))[0]
+        assert plain.status == "failed" and "found no release" in (plain.detail or "")  # only a browser sees them
+        result = fetch_products(ix, {"csr": product}, ["csr"], settings=settings(server.url, chromium=chromium))[0]
+    assert result.status == "new" and result.new == 2, result.detail
+    ix.changelog.ingest()
+    release = ix.changelog.release("csr", "1.2.0")
+    assert release["date"] == "2026-01-02" and release["url"].endswith("#v1.2.0")
+    assert [(c["kind"], c["entities"]) for c in release["changes"]] == [("added", ["/plan"]), ("fixed", ["MODEL_ID"])]
 
 
 # -- CLI ------------------------------------------------------------------------------------------------

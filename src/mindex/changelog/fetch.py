@@ -426,7 +426,7 @@ def _server(entry: Any, registry: str) -> tuple[str, str, str, date | None] | No
 
 def playwright(product: Product, marker: Marker, ctx: Ctx) -> Fetched:
     try:
-        from playwright.sync_api import sync_playwright  # type: ignore[import-not-found]
+        from playwright.sync_api import sync_playwright  # type: ignore[import-not-found,unused-ignore]
     except ImportError:
         raise DependencyMissingError("playwright", "browser",
                                      f"{product.name}'s client-rendered page (and set changelog.chromium)") from None
