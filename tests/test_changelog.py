@@ -22,6 +22,7 @@ from mindex.changelog.versions import compare, key
 from mindex.config import ChangelogSettings, EmbedSettings
 from mindex.errors import ConfigError
 from mindex.models import Facets
+from mindex.store.sqlite import SQLiteStore
 from replayserver import Reply, pygithub_exchanges, replay
 
 FIXTURES = Path(__file__).parent / "fixtures" / "changelog"
@@ -107,6 +108,12 @@ def test_ingest_then_since_entity_release_and_filtered_search(ix: Index) -> None
     book = ix.changelog
     report = book.ingest()
     assert report.added == 0 and report.unchanged == 52 + 112 + 169  # a second ingest is a no-op
+    store = ix.store
+    assert isinstance(store, SQLiteStore)
+    for product in ("claude-code", "anthropic-sdk-python", "aider"):  # one transaction per product, even Aider's 169
+        stamps = store.conn.execute("SELECT count(DISTINCT indexed_at), count(*) FROM documents "
+                                    "WHERE path LIKE ?", (f"products/{product}/%",)).fetchone()
+        assert stamps[0] == 1 and stamps[1] > 50, (product, stamps)
     since = book.since("anthropic-sdk-python", "0.119")
     assert {h.facets["version"] for h in since} == {"0.120.0", "0.120.1", "0.120.2", "0.121.0"}  # type: ignore[index]
     assert [h.facets["version"] for h in since][-1] == "0.121.0"  # type: ignore[index]  # oldest first
@@ -317,12 +324,17 @@ def test_playwright_reads_a_client_rendered_page_with_the_installed_chromium(ix:
     assert chromium, "the browser test needs Debian's chromium (apt-get install chromium); .ci/run installs it"
     with replay() as server:
         server.route("/changelog", Reply(200, [("Content-Type", "text/html")], CLIENT_RENDERED))
+        server.route("/empty", Reply(200, [("Content-Type", "text/html")], b"<html><body>soon</body></html>"))
         product = Product("csr", "playwright", f"{server.url}/changelog", options={
             "selectors": {"release": "article.release", "version": "h2", "date": "time"}})
         plain = fetch_products(ix, {"csr": Product("csr", "html-scrape", product.source, options=product.options)},
                                ["csr"], settings=settings(server.url))[0]
         assert plain.status == "failed" and "found no release" in (plain.detail or "")  # only a browser sees them
-        result = fetch_products(ix, {"csr": product}, ["csr"], settings=settings(server.url, chromium=chromium))[0]
+        never = Product("never", "playwright", f"{server.url}/empty", options=product.options)
+        results = {r.product: r for r in fetch_products(ix, {"never": never, "csr": product}, ["never", "csr"],
+                                                        settings=settings(server.url, chromium=chromium))}
+    assert results["never"].status == "failed" and "did not render" in (results["never"].detail or "")
+    result = results["csr"]  # the same browser, after the failure
     assert result.status == "new" and result.new == 2, result.detail
     ix.changelog.ingest()
     release = ix.changelog.release("csr", "1.2.0")

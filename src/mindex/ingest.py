@@ -120,7 +120,7 @@ def index_source(
                          settings.chunk_size, settings.chunk_overlap)
             )
     deleted = [path for path in markers if path not in present]
-    writer = _BatchWriter(store, source.id, report, markers)
+    writer = _BatchWriter(store, source.id, report, markers, getattr(kind, "batch_group", None), tasks)
     writer.deletes.extend(deleted)
     workers = settings.workers or os.cpu_count() or 1
     if progress:
@@ -133,7 +133,7 @@ def index_source(
             writer.add(result)
             if progress:
                 progress(source.name, done, len(tasks))
-        writer.flush()
+        writer.finish()
     report.removed = len(deleted) + writer.dropped
     store.finish_run(source.id, report.skipped)
     report.seconds = time.perf_counter() - started
@@ -141,13 +141,22 @@ def index_source(
 
 
 class _BatchWriter:
-    """Collects load results and commits them in transactions of whole documents."""
+    """Collects load results and commits them in transactions of whole documents. A source
+    kind may name groups of files (`batch_group(path)`; changelogs: a product's releases),
+    each written in one transaction of its own, whatever order the workers finish them in."""
 
     def __init__(
         self, store: Store, source_id: int, report: IndexReport,
-        markers: dict[str, tuple[int, int, str]],
+        markers: dict[str, tuple[int, int, str]], group: Callable[[str], str] | None = None,
+        tasks: Sequence[LoadTask] = (),
     ) -> None:
         self.store, self.source_id, self.report, self.markers = store, source_id, report, markers
+        self.group = group
+        self.left: dict[str, int] = {}
+        for task in tasks if group else ():
+            key = group(task.entry.rel)  # type: ignore[misc]
+            self.left[key] = self.left.get(key, 0) + 1
+        self.held: dict[str, list[Document]] = {}
         self.upserts: list[Document] = []
         self.touches: list[tuple[str, int, int]] = []
         self.deletes: list[str] = []
@@ -159,30 +168,52 @@ class _BatchWriter:
             entry = result.entry
             self.touches.append((entry.rel, entry.size, entry.mtime_ns))
             self.report.unchanged += 1
+            path = entry.rel
         elif isinstance(result, SkippedFile):
             self.report.skipped.append(result)
             if result.path in self.markers:  # it was indexed before: it must not linger
                 self.deletes.append(result.path)
                 self.dropped += 1
+            path = result.path
         else:
             for problem in result.metadata.get("problems", ()):  # a journal's broken blocks: file:line
                 where, _, why = problem.partition(": ")
                 self.report.skipped.append(SkippedFile(where, why))
-            self.upserts.append(result)
-            self.chunks += len(result.chunks)
+            if self.group:
+                self.held.setdefault(self.group(result.path), []).append(result)
+            else:
+                self.upserts.append(result)
+                self.chunks += len(result.chunks)
             if result.path in self.markers:
                 self.report.updated += 1
             else:
                 self.report.added += 1
             self.report.chunks += len(result.chunks)
             self.report.bytes += result.size
+            path = result.path
+        if self.group:
+            key = self.group(path)
+            self.left[key] = self.left.get(key, 1) - 1
+            if self.left[key] <= 0:
+                self._write_group(key)
         if len(self.upserts) + len(self.touches) >= BATCH_DOCUMENTS or self.chunks >= BATCH_CHUNKS:
             self.flush()
+
+    def _write_group(self, key: str) -> None:
+        documents = self.held.pop(key, [])
+        if documents:
+            self.store.write_batch(self.source_id, documents, [], [])
 
     def flush(self) -> None:
         if self.upserts or self.touches or self.deletes:
             self.store.write_batch(self.source_id, self.upserts, self.touches, self.deletes)
         self.upserts, self.touches, self.deletes, self.chunks = [], [], [], 0
+
+    def finish(self) -> None:
+        """The last write of a run: any group not complete yet (a file that raised) lands whole."""
+        for key in list(self.held):
+            self._write_group(key)
+        self.flush()
 
 
 def pin_embedder(store: Store, embedder: Embedder, force: bool = False) -> None:

@@ -94,9 +94,15 @@ class Ctx:
         self.since = since
         self.deadline = deadline or time.monotonic() + settings.total_timeout
         self.client = httpx.Client(follow_redirects=True, headers={"User-Agent": "mindex-changelog"})
+        self._playwright: Any = None
+        self.browser: Any = None  # one headless Chromium per run, started by the first playwright product
 
     def close(self) -> None:
         self.client.close()
+        if self.browser is not None:
+            self.browser.close()
+        if self._playwright is not None:
+            self._playwright.stop()
 
     def left(self) -> float:
         return self.deadline - time.monotonic()
@@ -433,16 +439,19 @@ def playwright(product: Product, marker: Marker, ctx: Ctx) -> Fetched:
     chromium = ctx.settings.chromium
     if not chromium or not os.path.exists(chromium):
         raise ConfigError(f"{product.name}: set changelog.chromium to a Chromium executable (now {chromium!r})")
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=chromium, headless=True)
-        try:
-            page = browser.new_page()
-            page.goto(product.source, timeout=ctx.settings.timeout * 1000)
-            wait_for = product.options.get("wait_for") or product.options["selectors"]["release"]
-            page.wait_for_selector(str(wait_for), timeout=ctx.settings.timeout * 1000)
-            html = page.content()
-        finally:
-            browser.close()
+    if ctx.browser is None:
+        ctx._playwright = sync_playwright().start()
+        ctx.browser = ctx._playwright.chromium.launch(executable_path=chromium, headless=True)
+    page = ctx.browser.new_page()
+    try:
+        page.goto(product.source, timeout=ctx.settings.timeout * 1000)
+        wait_for = product.options.get("wait_for") or product.options["selectors"]["release"]
+        page.wait_for_selector(str(wait_for), timeout=ctx.settings.timeout * 1000)
+        html = page.content()
+    except Exception as exc:  # the browser's own errors (timeouts, navigation) name the cause
+        raise RemoteError(f"{product.name}: the page did not render ({type(exc).__name__}: {str(exc)[:200]})") from None
+    finally:
+        page.close()
     return _from_html(product, marker, ctx, html, product.source)
 
 

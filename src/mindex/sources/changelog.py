@@ -63,6 +63,12 @@ def load(task: LoadTask) -> LoadResult:
                     metadata, tuple(chunks))
 
 
+def batch_group(path: str) -> str:
+    """Release files are written one product at a time: `products/<product>/...` is a group."""
+    parts = Path(path).parts
+    return parts[1] if len(parts) > 1 else path
+
+
 def discover(source: Source) -> tuple[list[FileEntry], list[SkippedFile]]:
     """The release files under `products/*/releases/`."""
     files, skipped = walk_files(source.root, [".md"], None, None)
