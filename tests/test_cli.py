@@ -146,3 +146,35 @@ def test_short_ids_and_single_counts_read_right(run, docs_dir: Path) -> None:  #
     assert "prefix needs 6 or more characters" in run("get", "63", code=3)
     assert "1 result ·" in run("search", "HTTPS_PROXY corporate proxy", "--limit", "1")
     assert "1 source · 7 documents" in run("status")
+
+
+CORE_ONLY = r"""
+import sys
+sys.modules["onnxruntime"] = None  # as in a core install: `pip install mindex` without the models extra
+sys.modules["tokenizers"] = None
+from mindex.serve.cli import main
+sys.argv = ["mindex", *sys.argv[1:]]
+main()
+"""
+
+
+def test_a_core_install_without_onnxruntime_indexes_and_searches_by_keyword(docs_dir: Path, tmp_path: Path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    env = {key: value for key, value in os.environ.items() if not key.startswith("MINDEX_")}
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-c", CORE_ONLY, "--db", str(tmp_path / "core.db"), *args],
+                              capture_output=True, text=True, env=env)
+
+    assert run("add", str(docs_dir)).returncode == 0
+    indexed = run("index")
+    assert indexed.returncode == 0, indexed.stderr
+    found = run("search", "configure retries", "--json")
+    assert found.returncode == 0, found.stderr
+    assert json.loads(found.stdout)["mode"] == "keyword"
+    assert "pip install 'mindex[models]'" in found.stderr  # the note says how to search by meaning
+    semantic = run("search", "configure retries", "--mode", "semantic", "--json")
+    assert semantic.returncode != 0 and "mindex[models]" in semantic.stdout

@@ -23,6 +23,7 @@ from mindex.config import (
 )
 from mindex.errors import (
     ConfigError,
+    DependencyMissingError,
     NotFoundError,
     SourceNotFoundError,
     SourcePathError,
@@ -138,7 +139,11 @@ class Index:
                 return None
             from mindex.embed.onnx import OnnxEmbedder
 
-            self._embedder = OnnxEmbedder(model, conf.batch_size or 16, conf.threads)
+            try:
+                self._embedder = OnnxEmbedder(model, conf.batch_size or 16, conf.threads)
+            except DependencyMissingError as exc:  # a core install: keyword search, and say how to add meaning
+                self._embedder_note = str(exc)
+                return None
         if conf.context.provider == "llm":
             from mindex.embed.context import ContextualEmbedder, LlmContextWriter
 

@@ -76,7 +76,7 @@ class OnnxEmbedder(Embedder):
             import onnxruntime as ort
             from tokenizers import Tokenizer
         except ImportError:
-            raise DependencyMissingError("onnxruntime", "embed", "local embeddings") from None
+            raise DependencyMissingError("onnxruntime", "models", "local embeddings") from None
         self.model = model
         self.model_id = model.model_id
         self.query_prefix, self.document_prefix = model.query_prefix, model.document_prefix

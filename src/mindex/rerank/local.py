@@ -14,7 +14,7 @@ import numpy as np
 
 from mindex.embed.models import find_model
 from mindex.embed.onnx import pad_batch
-from mindex.errors import ConfigError
+from mindex.errors import ConfigError, DependencyMissingError
 from mindex.rerank.base import Reranker
 
 
@@ -25,8 +25,11 @@ class LocalReranker(Reranker):
 
     def __init__(self, model: str, models_dir: Path | None = None, batch_size: int = 16,
                  max_length: int = 256, threads: int = 0) -> None:
-        import onnxruntime as ort
-        from tokenizers import Tokenizer
+        try:
+            import onnxruntime as ort
+            from tokenizers import Tokenizer
+        except ImportError:
+            raise DependencyMissingError("onnxruntime", "models", "the local reranker") from None
 
         found = find_model(model, models_dir)
         if found is None:
