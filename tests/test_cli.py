@@ -178,3 +178,12 @@ def test_a_core_install_without_onnxruntime_indexes_and_searches_by_keyword(docs
     assert "pip install 'mindex[models]'" in found.stderr  # the note says how to search by meaning
     semantic = run("search", "configure retries", "--mode", "semantic", "--json")
     assert semantic.returncode != 0 and "mindex[models]" in semantic.stdout
+
+
+def test_a_server_url_as_db_is_refused_and_creates_no_file(run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.chdir(tmp_path)
+    for args in (["--db", "postgresql://user@localhost/mindex", "status", "--json"],
+                 ["--db", "postgresql://user@localhost/mindex", "add", str(tmp_path), "--json"]):
+        error = json.JSONDecoder().raw_decode(run(*args, code=1))[0]["error"]
+        assert error["code"] == "CONFIG_ERROR" and "names a postgresql server" in error["message"]
+    assert list(tmp_path.iterdir()) == []  # no `postgresql:` folder, no index file

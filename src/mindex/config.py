@@ -535,6 +535,12 @@ def load_settings(cwd: Path | None = None, **flags: Any) -> Settings:
 def resolve_db_path(settings: Settings, cwd: Path | None = None) -> Path:
     """Return the database path: `--db`/`MINDEX_DB`, else `<project root>/.mindex/index.db`."""
     if settings.db is not None:
+        scheme = re.match(r"^([A-Za-z][\w+.-]+):/", str(settings.db))  # postgresql://... (a Path keeps one /)
+        if scheme:
+            raise ConfigError(
+                f"--db / MINDEX_DB names a {scheme.group(1)} server, but this mindex keeps an index in a SQLite "
+                "file (the PostgreSQL backend, mindex[postgres], is not built yet); give a file path such as "
+                ".mindex/index.db")
         return settings.db.expanduser().resolve()
     return find_project_root(cwd or Path.cwd()) / STATE_DIR / DB_NAME
 

@@ -99,6 +99,9 @@ class Index:
         self.memory_settings = memory or (config.memory if config else MemorySettings())
         self.agent_settings = agents or (config.agents if config else AgentSettings())
         self._reranker_obj: Reranker | None = None
+        if re.match(r"^[A-Za-z][\w+.-]+:/", str(db_path)):
+            raise ConfigError(f"{str(db_path).split(':')[0]}:// names a server; this mindex keeps an index in a SQLite "
+                              "file (the PostgreSQL backend is not built yet); give a file path")
         self.db_path = Path(db_path)
         self.store: Store = SQLiteStore(self.db_path, self.settings.lock_timeout, create=create)
         self._embedder: Embedder | None = None
