@@ -455,8 +455,8 @@ def metrics(state: State, limit: int, as_json: bool) -> None:
     and captured) and, when agents.query_log is on, the query log by kind."""
     with state.open(create=True) as index:
         store = index.store
-        sessions = store.sessions(limit)  # type: ignore[attr-defined]
-        queries = store.query_stats()  # type: ignore[attr-defined]
+        sessions = store.sessions(limit)
+        queries = store.query_stats()
     keys = ("session", "branch", "issue", "workflow", "started_at", "files_read", "compacted", "injected", "captured",
             "ended_at")
     rows: list[dict[str, Any]] = [dict(zip(keys, r, strict=True)) for r in sessions]
