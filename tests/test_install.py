@@ -180,3 +180,13 @@ def test_doctor_reports_index_sources_integrations_and_hook_time(project: Path) 
     (project / ".mcp.json").write_text(json.dumps(settings))
     broken = mindex(project, "doctor", "--no-hook-timing", code=1)
     assert {c["check"]: c for c in broken["checks"]}["claude-code (project)"]["status"] == "fail"
+
+
+def test_a_config_path_that_cannot_be_read_is_a_clear_error(project: Path) -> None:
+    (project / ".mcp.json").mkdir()  # a folder where the file should be
+    err = mindex(project, "install", "claude-code", code=1)["error"]
+    assert err["code"] == "CONFIG_ERROR" and "cannot read" in err["message"] and ".mcp.json" in err["message"]
+    assert not (project / ".claude").exists()  # nothing written
+    (project / ".mcp.json").rmdir()
+    (project / ".mcp.json").write_bytes(b"\xff\xfe not utf-8")
+    assert "cannot read" in mindex(project, "install", "claude-code", code=1)["error"]["message"]

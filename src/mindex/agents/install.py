@@ -296,7 +296,11 @@ def plan(client: str, scope: str, project: Path, remove: bool = False, exe: str 
     exe = exe or executable()
     changes = []
     for path, kind in targets(client, scope, project):
-        old = path.read_text(encoding="utf-8") if path.exists() else None
+        try:
+            old = path.read_text(encoding="utf-8") if path.exists() else None
+        except (OSError, UnicodeDecodeError) as exc:
+            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+            raise ConfigError(f"cannot read {path}: {reason}; fix or move it, then run the install again") from None
         if kind == "toml":
             new = _uninstall_toml(path, old) if remove else _install_toml(path, old, exe)
             what = f"[mcp_servers.{NAME}]"
@@ -336,6 +340,15 @@ def plan(client: str, scope: str, project: Path, remove: bool = False, exe: str 
 def apply(changes: list[Change]) -> list[Path]:
     """Write the changes: a timestamped backup of each file first, then temp file + rename.
     Returns the backups made."""
+    try:
+        return _apply(changes)
+    except OSError as exc:
+        where = exc.filename or "a configuration file"
+        raise ConfigError(f"cannot write {where}: {exc.strerror or exc}; files written before it keep their "
+                          "backups (*.mindex-backup-*)") from None
+
+
+def _apply(changes: list[Change]) -> list[Path]:
     backups = []
     stamp = time.strftime("%Y%m%d-%H%M%S")
     for change in changes:
