@@ -431,3 +431,18 @@ def test_changelog_tools_through_a_real_mcp_client(tmp_path: Path) -> None:
             assert bad.is_error and "changelog fetch nope" in bad.content[0].text
 
     anyio.run(main)
+
+
+def test_a_broken_release_file_is_skipped_with_its_line_and_the_rest_indexed(ix: Index) -> None:
+    book = ix.changelog
+    book.import_changelog("keep-a-changelog", (NATIVE / "keep-a-changelog-CHANGELOG.md").read_text())
+    releases = book.folder / "products" / "keep-a-changelog" / "releases"
+    (releases / "9.9.9.md").write_text("---\nproduct: keep-a-changelog\nversion: [unclosed\n---\n\n- Added x\n")
+    (releases / "no-front-matter.md").write_text("- Added y\n")
+    (releases / "binary.md").write_bytes(b"---\nproduct: p\nversion: 1\n---\n\n- \xff\xfe bytes\n")
+    report = book.ingest()
+    reasons = {s.path: s.reason for s in report.skipped}
+    assert "front matter is not valid YAML" in reasons["products/keep-a-changelog/releases/9.9.9.md"]
+    assert "no front matter" in reasons["products/keep-a-changelog/releases/no-front-matter.md"]
+    assert report.added == 16 + 1  # the sixteen real releases, and the one with odd bytes (decoded, kept)
+    assert ix.changelog.release("keep-a-changelog", "2.0.0")["changes"]
