@@ -452,7 +452,13 @@ _hook_command("session-end", "At the end of a session: the same as pre-compact."
 @handle_errors
 def metrics(state: State, limit: int, as_json: bool) -> None:
     """Per-session metrics the hooks recorded (files read, compactions, learnings injected
-    and captured) and, when agents.query_log is on, the query log by kind."""
+    and captured) and, when agents.query_log is on, the query log by kind.
+
+    \b
+    Examples:
+      mindex metrics -n 5
+      mindex config set agents.query_log true && mindex metrics --json
+    """
     with state.open(create=True) as index:
         store = index.store
         sessions = store.sessions(limit)
