@@ -933,10 +933,16 @@ def _facet_filters(facets: Facets) -> tuple[list[str], list[Any]]:
         where.append("c.seq IN (SELECT seq FROM chunk_facets WHERE name = 'vkey' AND value <= ?)")
         params.append(facets.version_until)
     for path in facets.files:
-        # A file named in an entry, or one under a folder given, or one a glob matches.
-        where.append("c.seq IN (SELECT seq FROM chunk_facets WHERE name = 'file' AND (value = ? OR "
-                     "substr(value, 1, length(?) + 1) = ? || '/' OR mindex_glob(?, value)))")
-        params += [path, path, path, path]
+        # A file named in an entry, or one under a folder given (both ranges of the index), or,
+        # only when the value has glob characters, one the glob matches (a Python call per row).
+        folder = path.rstrip("/")
+        clause = "value = ? OR (value >= ? AND value < ?)"  # '0' is the character after '/'
+        values: list[Any] = [folder, folder + "/", folder + "0"]
+        if any(ch in path for ch in "*?["):
+            clause += " OR mindex_glob(?, value)"
+            values.append(path)
+        where.append(f"c.seq IN (SELECT seq FROM chunk_facets WHERE name = 'file' AND ({clause}))")
+        params += values
     if facets.since is not None:
         where.append("c.at >= ?")
         params.append(facets.since)
