@@ -937,12 +937,12 @@ def _facet_filters(facets: Facets) -> tuple[list[str], list[Any]]:
         # only when the value has glob characters, one the glob matches (a Python call per row).
         folder = path.rstrip("/")
         clause = "value = ? OR (value >= ? AND value < ?)"  # '0' is the character after '/'
-        values: list[Any] = [folder, folder + "/", folder + "0"]
+        bounds: list[Any] = [folder, folder + "/", folder + "0"]
         if any(ch in path for ch in "*?["):
             clause += " OR mindex_glob(?, value)"
-            values.append(path)
+            bounds.append(path)
         where.append(f"c.seq IN (SELECT seq FROM chunk_facets WHERE name = 'file' AND ({clause}))")
-        params += values
+        params += bounds
     if facets.since is not None:
         where.append("c.at >= ?")
         params.append(facets.since)
