@@ -261,9 +261,40 @@ def run(search: Callable[[Query], tuple[Ranked, ...]], queries: list[Query], fil
     return runs
 
 
+# `--postgres URL`: a PostgreSQL server whose databases (mindex_<set>) get a copy of each set's
+# index, searched instead of the SQLite file: the two backends on the same index.
+POSTGRES: str | None = None
+
+
 def mindex_index(spec: DevSet, fresh: bool, settings: IndexSettings | None = None) -> Index:
     """mindex's own index of the set's corpus, embedded with the packaged model (kept between
     runs; other index settings get a database of their own)."""
+    if POSTGRES:
+        sqlite_index = _sqlite_index(spec, fresh, settings)
+        sqlite_index.close()
+        return on_postgres(spec, sqlite_index.db_path)
+    return _sqlite_index(spec, fresh, settings)
+
+
+def on_postgres(spec: DevSet, db: Path) -> Index:
+    """The set's index copied into its own PostgreSQL database (made empty first)."""
+    import psycopg
+
+    from mindex.copy import copy_index
+
+    assert POSTGRES is not None
+    name = "mindex_" + spec.name.replace("-", "_")
+    with psycopg.connect(POSTGRES, autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        conn.execute(f'CREATE DATABASE "{name}"')
+    url = POSTGRES.rsplit("/", 1)[0] + "/" + name
+    started = time.perf_counter()
+    copy_index(db, url)
+    print(f"  {spec.name}: copied into {name} in {time.perf_counter() - started:.1f} s", file=sys.stderr)
+    return Index(url, IndexSettings(), embed=EmbedSettings(provider="onnx"), search=SearchSettings(), create=False)
+
+
+def _sqlite_index(spec: DevSet, fresh: bool, settings: IndexSettings | None = None) -> Index:
     settings = settings or IndexSettings()
     suffix = "" if settings == IndexSettings() else f"-{settings.chunk_size}"
     db = spec.work / f"{spec.name}{suffix}.db"
@@ -364,7 +395,11 @@ def main() -> None:
     parser.add_argument("--fresh", action="store_true", help="index the corpora again from scratch")
     parser.add_argument("--json", type=Path, help="also write every metric to this file")
     parser.add_argument("--chunk-size", type=int, help="index.chunk_size for mindex (default: the default)")
+    parser.add_argument("--postgres", metavar="URL", help="search a copy of each index in PostgreSQL (a database "
+                        "mindex_<set> is made on this server; the URL names any database there)")
     args = parser.parse_args()
+    global POSTGRES
+    POSTGRES = args.postgres
     settings = IndexSettings(chunk_size=args.chunk_size) if args.chunk_size else None
     everything = {}
     for name in args.sets:

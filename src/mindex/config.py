@@ -532,16 +532,30 @@ def load_settings(cwd: Path | None = None, **flags: Any) -> Settings:
         _project_root.reset(token)
 
 
-def resolve_db_path(settings: Settings, cwd: Path | None = None) -> Path:
-    """Return the database path: `--db`/`MINDEX_DB`, else `<project root>/.mindex/index.db`."""
+def db_target(value: Path | str) -> Path | str:
+    """A `--db` value as the store it names: a `postgresql://` (or `postgres://`) URL stays a
+    string (a `Path` made of one keeps a single `/`, which is put back), anything else is a
+    file path. Other URL schemes are refused.
+
+    Raises:
+        ConfigError: a URL of a server mindex cannot use.
+    """
+    text = str(value)
+    pg = re.match(r"^(postgres(?:ql)?):/+", text, re.IGNORECASE)
+    if pg:
+        return f"{pg.group(1)}://{text[pg.end():]}"
+    scheme = re.match(r"^([A-Za-z][\w+.-]+):/", text)
+    if scheme and len(scheme.group(1)) > 1:  # not a Windows drive letter
+        raise ConfigError(f"--db / MINDEX_DB names a {scheme.group(1)} server; mindex keeps an index in a SQLite file "
+                          "or in PostgreSQL: give a file path such as .mindex/index.db or a postgresql:// URL")
+    return Path(value).expanduser().resolve()
+
+
+def resolve_db_path(settings: Settings, cwd: Path | None = None) -> Path | str:
+    """Return the index: `--db`/`MINDEX_DB` (a file path, or a postgresql:// URL as a string),
+    else `<project root>/.mindex/index.db`."""
     if settings.db is not None:
-        scheme = re.match(r"^([A-Za-z][\w+.-]+):/", str(settings.db))  # postgresql://... (a Path keeps one /)
-        if scheme:
-            raise ConfigError(
-                f"--db / MINDEX_DB names a {scheme.group(1)} server, but this mindex keeps an index in a SQLite "
-                "file (the PostgreSQL backend, mindex[postgres], is not built yet); give a file path such as "
-                ".mindex/index.db")
-        return settings.db.expanduser().resolve()
+        return db_target(settings.db)
     return find_project_root(cwd or Path.cwd()) / STATE_DIR / DB_NAME
 
 

@@ -12,6 +12,7 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 from mindex.config import (
+    DB_NAME,
     STATE_DIR,
     AgentSettings,
     EmbedSettings,
@@ -19,6 +20,8 @@ from mindex.config import (
     MemorySettings,
     SearchSettings,
     Settings,
+    db_target,
+    find_project_root,
     load_settings,
 )
 from mindex.errors import (
@@ -91,7 +94,7 @@ class Index:
         agents: AgentSettings | None = None,
     ) -> None:
         if config is None and None in (settings, embed, search, memory):
-            home = Path(db_path).expanduser().resolve().parent
+            home = Path(db_path).expanduser().resolve().parent if isinstance(db_target(db_path), Path) else Path.cwd()
             config = load_settings(cwd=home.parent if home.name == STATE_DIR else None)
         self.settings = settings or (config.index if config else IndexSettings())
         self.embed_settings = embed or (config.embed if config else EmbedSettings())
@@ -99,11 +102,18 @@ class Index:
         self.memory_settings = memory or (config.memory if config else MemorySettings())
         self.agent_settings = agents or (config.agents if config else AgentSettings())
         self._reranker_obj: Reranker | None = None
-        if re.match(r"^[A-Za-z][\w+.-]+:/", str(db_path)):
-            raise ConfigError(f"{str(db_path).split(':')[0]}:// names a server; this mindex keeps an index in a SQLite "
-                              "file (the PostgreSQL backend is not built yet); give a file path")
-        self.db_path = Path(db_path)
-        self.store: Store = SQLiteStore(self.db_path, self.settings.lock_timeout, create=create)
+        target = db_target(db_path)
+        self.store: Store
+        if isinstance(target, str):  # postgresql://...: the files (memory, changelogs) stay in the project
+            from mindex.store.postgres import PostgresStore
+
+            self.url: str | None = target
+            self.db_path = find_project_root(Path.cwd()) / STATE_DIR / DB_NAME
+            self.store = PostgresStore(target, self.settings.lock_timeout, create=create)
+        else:
+            self.url = None
+            self.db_path = target
+            self.store = SQLiteStore(self.db_path, self.settings.lock_timeout, create=create)
         self._embedder: Embedder | None = None
         self._embedder_note: str | None = None
         self._vectors: VectorIndex | None = None

@@ -96,6 +96,13 @@ def index_source(
             f"source {source.name!r}: {source.root} now leads to {real_root} through a symlink; "
             f"if that is meant, `mindex remove {source.name}` and add {real_root}"
         )
+    with store.indexing(source.name):
+        return _index_source(store, source, settings, real_root, progress, reparse, started)
+
+
+def _index_source(store: Store, source: Source, settings: IndexSettings, real_root: str,
+                  progress: Progress | None, reparse: bool, started: float) -> IndexReport:
+    assert source.id is not None
     kind = SOURCE_KINDS[source.kind]
     report = IndexReport()
     entries, skipped = kind.discover(source)

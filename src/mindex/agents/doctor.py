@@ -21,12 +21,38 @@ def _check(name: str, status: str, detail: str, hint: str | None = None) -> dict
     return {"check": name, "status": status, "detail": detail, "hint": hint}
 
 
-def run(db: Path, project: Path, settings: Any, hook_timing: bool = True) -> list[dict[str, Any]]:
+def _server(url: str) -> tuple[int, list[tuple[str, str, str, float | None]]]:
+    """(schema version, sources) of an index in PostgreSQL, read without creating one."""
+    from mindex.store.postgres import PostgresStore
+
+    store = PostgresStore(url, 5.0, create=False)
+    try:
+        return store.schema_version(), [(s.source.name, s.source.kind, s.source.root, s.source.indexed_at)
+                                         for s in store.list_sources()]
+    finally:
+        store.close()
+
+
+def run(db: Path | str, project: Path, settings: Any, hook_timing: bool = True) -> list[dict[str, Any]]:
     """Every check, in order."""
+    from mindex.errors import MindexError
     from mindex.store.sqlite import SCHEMA_VERSION, peek
 
     checks = []
-    if not db.exists():
+    if isinstance(db, str):  # a postgresql:// URL
+        from mindex.store.postgres import redact
+
+        try:
+            version, sources = _server(db)
+        except MindexError as exc:
+            checks.append(_check("index", "fail", str(exc).split("; ")[0], "; ".join(str(exc).split("; ")[1:]) or None))
+            sources = []
+        else:
+            state = "ok" if version == SCHEMA_VERSION else "fail" if version > SCHEMA_VERSION else "warn"
+            checks.append(_check("index", state, f"{redact(db)}, schema v{version}"))
+        for name, kind, root, indexed_at in sources:
+            checks.append(_source_check(name, kind, Path(root), indexed_at))
+    elif not db.exists():
         checks.append(_check("index", "fail", f"no index at {db}",
                              "register a folder with `mindex add <folder>` and run `mindex index`"))
     else:
@@ -61,7 +87,7 @@ def run(db: Path, project: Path, settings: Any, hook_timing: bool = True) -> lis
     if not any(c["check"].endswith("(project)") or c["check"].endswith("(user)") for c in checks):
         checks.append(_check("integrations", "warn", "no agent is set up to use mindex here",
                              "run `mindex install claude-code` (or cursor, codex, vscode, claude-desktop)"))
-    if hook_timing and db.exists():
+    if hook_timing and (isinstance(db, str) or db.exists()):
         checks.append(_hook_check(project))
     return checks
 

@@ -579,7 +579,7 @@ def doctor(state: State, no_hook_timing: bool, as_json: bool) -> None:
     from mindex.agents import doctor as checks
     from mindex.config import find_project_root
 
-    found = checks.run(Path(state.db), find_project_root(Path.cwd()), state.settings, not no_hook_timing)
+    found = checks.run(state.db, find_project_root(Path.cwd()), state.settings, not no_hook_timing)
     if as_json:
         emit_json({"ok": all(c["status"] != "fail" for c in found), "checks": found})
     else:

@@ -280,6 +280,44 @@ def get(state: State, chunk_id: str, as_json: bool) -> None:
         render.print_chunk(out, hit)
 
 
+@cli.command("copy")
+@click.option("--from", "source", required=True, metavar="DB", help="The index to read: a file or a postgresql:// URL.")
+@click.option("--to", "target", required=True, metavar="DB", help="Where to write it: a file or a postgresql:// URL.")
+@click.option("--replace", is_flag=True, help="Overwrite a target that already holds an index.")
+@click.option("--batch", default=5000, show_default=True, help="Rows per transaction on the target.")
+@json_option
+@click.option("-q", "--quiet", is_flag=True, help="No progress.")
+@handle_errors
+def copy_cmd(source: str, target: str, replace: bool, batch: int, as_json: bool, quiet: bool) -> None:
+    """Copy a whole index to another backend (SQLite to PostgreSQL and back), vectors included.
+
+    Table by table in batches, each one transaction on the target; if the copy stops, run
+    the same command again and it goes on where it was. Ids, vectors and the pinned embedding
+    model come along, so the copy searches at once. A target that already holds an index is
+    refused unless --replace.
+
+    \b
+    Examples:
+      mindex copy --from .mindex/index.db --to postgresql://me@db.internal/mindex
+      mindex copy --from postgresql://me@db.internal/mindex --to backup.db --replace
+    """
+    from mindex.copy import copy_index
+    from mindex.serve.progress import IndexProgress
+
+    from mindex.errors import ConfigError
+
+    if batch < 1:
+        raise ConfigError("--batch must be 1 or more")
+    with IndexProgress(err, enabled=not quiet, unit="rows") as progress:
+        report = copy_index(source, target, replace=replace, batch=batch, progress=progress.update)
+    if as_json:
+        emit_json(report.to_dict())
+    else:
+        moved = ", ".join(f"{n:,} {t}" for t, n in report.rows.items() if n)
+        out.print(f"{'Resumed and copied' if report.resumed else 'Copied'} {moved or 'nothing'} "
+                  f"in {report.seconds:.1f} s", highlight=False)
+
+
 @cli.command()
 @click.option("--skipped", "list_skipped", is_flag=True, help="List every file the last runs skipped, with the reason.")
 @json_option

@@ -79,14 +79,19 @@ class State:
         return self._settings
 
     @property
-    def db(self) -> Path:
+    def db(self) -> Path | str:
+        """The index file, or a postgresql:// URL."""
         from mindex.config import resolve_db_path
 
         return resolve_db_path(self.settings)
 
     def project_products(self) -> Path:
         """The project's products file for changelogs, beside the index."""
-        return Path(self.db).parent / "changelog" / "products.yaml"
+        from mindex.config import STATE_DIR, find_project_root
+
+        db = self.db
+        home = db.parent if isinstance(db, Path) else find_project_root(Path.cwd()) / STATE_DIR
+        return home / "changelog" / "products.yaml"
 
     def open(self, create: bool = False) -> Index:
         """Open the index; read-only commands refuse to create one."""

@@ -204,7 +204,7 @@ class EdgesOut(BaseModel):
 class _Core:
     """One `Index` for the server's life; calls are serialized (one SQLite connection)."""
 
-    def __init__(self, db: Path, settings: Settings) -> None:
+    def __init__(self, db: Path | str, settings: Settings) -> None:
         self.db, self.settings = db, settings
         self._index: Index | None = None
         self._lock = threading.Lock()
@@ -264,7 +264,7 @@ def _result(text: str, structured: BaseModel) -> CallToolResult:
     )
 
 
-def build_server(db: Path, settings: Settings) -> MCPServer:
+def build_server(db: Path | str, settings: Settings) -> MCPServer:
     """Create the MCP server over the index at `db` (opened on first use)."""
     core = _Core(db, settings)
     budget = settings.serve.token_budget
@@ -916,7 +916,7 @@ def _register_changelog_tools(server: MCPServer, core: _Core, budget: int) -> No
         return _result(text, ChangesOut(results=[item]))
 
 
-def run_stdio(db: Path, settings: Settings) -> None:
+def run_stdio(db: Path | str, settings: Settings) -> None:
     """Serve MCP over stdin/stdout until the client disconnects."""
     build_server(db, settings).run("stdio")
 
@@ -943,7 +943,7 @@ class BearerAuth:
         await self.app(scope, receive, send)
 
 
-def http_app(db: Path, settings: Settings, host: str, token: str | None) -> Any:
+def http_app(db: Path | str, settings: Settings, host: str, token: str | None) -> Any:
     """The ASGI app for streamable HTTP at `/mcp`, behind a bearer token when one is set.
 
     Raises:
@@ -964,7 +964,7 @@ def http_app(db: Path, settings: Settings, host: str, token: str | None) -> Any:
     return BearerAuth(app, token) if token else app
 
 
-def run_http(db: Path, settings: Settings, host: str, port: int, token: str | None) -> None:
+def run_http(db: Path | str, settings: Settings, host: str, port: int, token: str | None) -> None:
     """Serve MCP over streamable HTTP on host:port until interrupted."""
     import uvicorn
 

@@ -47,7 +47,7 @@ def load_manifest() -> dict[str, Any] | None:
     return data if data.get("mindex") == __version__ and data.get("mcp") == sdk else None
 
 
-def run_stdio(db: Path, settings: Settings) -> None:
+def run_stdio(db: Path | str, settings: Settings) -> None:
     """Serve MCP over stdin/stdout until the client disconnects (see the module docstring)."""
     manifest = None if os.environ.get("MINDEX_MCP_COLD") == "1" else load_manifest()
     if manifest is None:

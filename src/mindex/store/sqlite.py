@@ -140,6 +140,8 @@ def peek(path: Path) -> tuple[int, list[tuple[str, str, str, float | None]]]:
 class SQLiteStore:
     """All SQL of the embedded backend."""
 
+    _CODE_TEXT = "mindex_inflate(packed)"  # a code file's text, as SQL
+
     def __init__(self, path: Path, lock_timeout: float = 30.0, create: bool = True) -> None:
         if not path.exists() and not create:
             raise StoreError(
@@ -289,6 +291,12 @@ class SQLiteStore:
             yield
         finally:
             self._restore_indexes(mine=True)
+
+    @contextmanager
+    def indexing(self, source: str) -> Iterator[None]:
+        """A whole indexing run of one source. On SQLite each batch takes the write lock,
+        and runs of one source may interleave; the PostgreSQL store holds a lock per source."""
+        yield
 
     def _restore_indexes(self, mine: bool = False) -> None:
         """Build the indexes a bulk load left out: at its end (`mine`), or on opening an index
@@ -892,6 +900,99 @@ class SQLiteStore:
             "skipped": [{"source": s, "path": p, "reason": r} for s, p, r in skipped],
         }
 
+
+    # -- copying a whole index to another backend (mindex copy) -------------------------------
+
+    def count_rows(self, table: str) -> int:
+        """Rows of one of the `COPY_TABLES`."""
+        (n,) = self.conn.execute(f"SELECT count(*) FROM {_copy_table(table)[0]}").fetchone()
+        return int(n)
+
+    def dump_rows(self, table: str, after: Sequence[Any] | None, limit: int) -> list[tuple[Any, ...]]:
+        """The next `limit` rows of a table after key `after`, in key order, in the shared
+        form both backends load (code text as text, vectors as float16 bytes, b'' = none)."""
+        name, keys, columns = _copy_table(table)
+        select = f"document_id, {self._CODE_TEXT}" if table == "code_text" else ", ".join(columns)
+        where = f"WHERE ({', '.join(keys)}) > ({', '.join('?' * len(keys))})" if after is not None else ""
+        extra = " AND key NOT IN ('schema_version', 'bulk_load_indexes') AND key NOT LIKE 'copy:%'" \
+            if table == "schema_meta" else ""
+        if extra and not where:
+            where, extra = "WHERE " + extra.removeprefix(" AND "), ""
+        return [tuple(row) for row in self.conn.execute(
+            f"SELECT {select} FROM {name} {where}{extra} ORDER BY {', '.join(keys)} LIMIT ?",
+            (*(after or ()), limit)).fetchall()]
+
+    def load_rows(self, table: str, rows: Sequence[Sequence[Any]], db: Any) -> None:
+        """Insert rows `dump_rows` gave (ids kept) inside the caller's transaction `db`."""
+        name, _, columns = _copy_table(table)
+        if not rows:
+            return
+        if table == "code_text":
+            db.executemany("INSERT INTO code_text (document_id, packed) VALUES (?, ?)",
+                           [(doc_id, pack(text)) for doc_id, text in rows])
+            db.executemany("INSERT INTO code_trigrams (rowid, text) VALUES (?, ?)", [tuple(r) for r in rows])
+            return
+        verb = "INSERT OR REPLACE" if table == "schema_meta" else "INSERT"
+        db.executemany(f"{verb} INTO {name} ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})",
+                       [tuple(r) for r in rows])
+        if table == "chunks":
+            db.execute("INSERT INTO chunks_fts (rowid, title, context, text, terms) SELECT seq, title, context, "
+                       f"text, terms FROM chunks WHERE seq IN ({','.join('?' * len(rows))})", [r[0] for r in rows])
+
+    def clear_all(self) -> None:
+        """Delete every row of every copied table (`mindex copy --replace`), in one transaction."""
+        with self.transaction() as db:
+            for table in reversed(COPY_TABLES):
+                db.execute(f"DELETE FROM {_copy_table(table)[0]}" +
+                           (" WHERE key <> 'schema_version'" if table == "schema_meta" else ""))
+            db.execute("INSERT INTO chunks_fts (chunks_fts) VALUES ('delete-all')")
+            db.execute("INSERT INTO code_trigrams (code_trigrams) VALUES ('delete-all')")
+
+    def copy_done(self) -> None:
+        """After `mindex copy` loaded every table (nothing to do on SQLite)."""
+
+
+# What `mindex copy` moves, parents first: (table, key columns, columns), the same on both backends.
+_COPY: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    "schema_meta": (("key",), ("key", "value")),
+    "sources": (("id",), ("id", "name", "kind", "root", "options", "created_at", "indexed_at")),
+    "documents": (("id",), ("id", "source_id", "path", "kind", "title", "size", "mtime_ns", "content_hash", "metadata",
+                            "indexed_at", "language")),
+    "chunks": (("seq",), ("seq", "id", "document_id", "ordinal", "title", "context", "text", "hash", "start_line",
+                          "end_line", "page", "symbol", "symbol_kind", "terms", "at", "facets")),
+    "chunk_facets": (("seq", "name", "value"), ("seq", "name", "value")),
+    "symbols": (("id",), ("id", "document_id", "name", "short", "kind", "start_line", "end_line", "signature",
+                          "exported")),
+    "refs": (("document_id", "n"), ("document_id", "n", "kind", "name", "qualifier", "alias", "line", "scope")),
+    "code_text": (("document_id",), ("document_id", "text")),
+    "vectors": (("model", "hash"), ("model", "hash", "vector")),
+    "chunk_contexts": (("model", "hash"), ("model", "hash", "context")),
+    "skipped_files": (("source_id", "path"), ("source_id", "path", "reason")),
+    "kg_entities": (("id",), ("id", "type", "title", "confidence", "at", "path")),
+    "kg_relations": (("src", "rel", "dst"), ("src", "rel", "dst")),
+    "workflows": (("id",), ("id", "issue", "branch", "worktree", "phase", "status", "retries", "created_at",
+                            "updated_at")),
+    "workflow_actions": (("id",), ("id", "workflow_id", "action", "result", "metadata", "at")),
+    "workflow_commits": (("id",), ("id", "workflow_id", "sha", "message", "at")),
+    "milestones": (("id",), ("id", "name", "number", "phase", "status", "waves", "created_at", "updated_at")),
+    "milestone_issues": (("milestone_id", "issue"), ("milestone_id", "issue", "wave", "workflow_id")),
+    "baselines": (("id",), ("id", "milestone_id", "check_name", "command", "tool", "exit_code", "errors", "warnings",
+                            "lines", "seconds", "at")),
+    "agent_sessions": (("session_id",), ("session_id", "cwd", "branch", "issue", "workflow_id", "started_at", "head",
+                                         "files_read", "compacted", "injected", "captured", "handoff", "ended_at")),
+    "captured_commits": (("sha",), ("sha", "session_id", "at")),
+    "query_log": (("id",), ("id", "session_id", "kind", "params", "results", "ms", "at")),
+    "fetch_markers": (("product",), ("product", "strategy", "newest", "etag", "fetched_at", "status", "detail")),
+    "synergies": (("name",), ("name", "title", "products", "steps", "evidence", "body", "path", "cached_at")),
+}
+COPY_TABLES = tuple(_COPY)
+
+
+def _copy_table(table: str) -> tuple[str, tuple[str, ...], tuple[str, ...]]:
+    """(table, key columns, columns) of a table `mindex copy` moves; any other name is refused
+    (the names are put into SQL)."""
+    keys, columns = _COPY[table]
+    return table, keys, columns
 
 # Facet names a search filters on, and the facet keys that fill them (a list or one value).
 _FACET_ROWS = (("id", "id"), ("type", "type"), ("tag", "tags"), ("file", "files"), ("area", "areas"),

