@@ -312,3 +312,69 @@ def test_copy_sqlite_to_postgres_and_back(tmp_path: Path, pg_url: str, pg: pgser
         assert [h.id for h in copied.search("read a configuration file", mode="semantic", limit=5).hits] == \
                [h.id for h in expected]
         assert copied.grep("def ").matches and copied.search("parse", mode="keyword").hits
+
+
+def test_a_shared_server_on_postgres_with_named_tokens(tmp_path: Path, pg_url: str, docs_dir: Path) -> None:
+    import urllib.request
+
+    import anyio
+    import httpx2
+    from mcp.client.client import Client
+    from mcp.client.streamable_http import streamable_http_client
+
+    from mindex.serve.tokens import new_token
+
+    with Index(pg_url, IndexSettings(workers=1), embed=EmbedSettings(provider="none")) as ix:
+        ix.add_source(docs_dir, name="docs")
+        ix.index()
+    secrets_, blocks = {}, []
+    for name, write, sources in (("reader", False, ("docs",)), ("writer", True, ()), ("outsider", False, ("other",))):
+        secrets_[name], block = new_token(name, write, sources)
+        blocks.append(block)
+    tokens = tmp_path / "tokens.toml"
+    tokens.write_text("\n".join(blocks))
+    port = pgserver._free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "mindex", "--db", pg_url, "serve", "--http", "--host", "0.0.0.0",
+                             "--port", str(port), "--tokens", str(tokens)], cwd=tmp_path,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stderr is not None
+        assert proc.stderr.readline().strip() == \
+            f"mindex: listening on http://0.0.0.0:{port}/mcp (named tokens from {tokens})"
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=10) as health:  # no token needed
+            assert json.loads(health.read())["status"] == "ok"
+        request = urllib.request.Request(f"http://127.0.0.1:{port}/mcp", data=b"{}", method="POST",
+                                         headers={"authorization": "Bearer not-a-token"})
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(request, timeout=10)
+        assert refused.value.code == 401
+
+        async def as_(who: str, tool: str, arguments: dict[str, object]) -> object:
+            async with httpx2.AsyncClient(headers={"authorization": f"Bearer {secrets_[who]}"}) as http:
+                transport = streamable_http_client(f"http://127.0.0.1:{port}/mcp", http_client=http)
+                async with Client(transport) as client:
+                    return await client.call_tool(tool, arguments)
+
+        def call(who: str, tool: str, arguments: dict[str, object]) -> object:
+            return anyio.run(as_, who, tool, arguments)
+
+        found = call("reader", "search_docs", {"query": "Retry-After"})
+        assert not found.is_error and found.structured_content["results"][0]["path"] == "guide/retries.md"  # type: ignore[attr-defined]
+        denied = call("reader", "memory_save", {"text": "a note", "type": "insight"})
+        assert denied.is_error and "token 'reader' is read-only" in denied.content[0].text  # type: ignore[attr-defined]
+        outside = call("outsider", "search_docs", {"query": "Retry-After"})  # its one source is filled in
+        assert not outside.is_error and outside.structured_content["results"] == []  # type: ignore[attr-defined]
+        other = call("outsider", "search_docs", {"query": "Retry-After", "source": "docs"})
+        assert other.is_error and "may not read the source 'docs'" in other.content[0].text  # type: ignore[attr-defined]
+        saved = call("writer", "memory_save", {"text": "Shared servers log who asked", "type": "insight"})
+        assert not saved.is_error  # type: ignore[attr-defined]
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        _, log = proc.communicate(timeout=30)
+    assert proc.returncode == -signal.SIGTERM and log.rstrip().endswith("mindex: stopped")  # a graceful stop
+    lines = log.splitlines()
+    assert any(" reader POST /mcp search_docs 200 " in line for line in lines)
+    assert any(" reader POST /mcp memory_save (refused) 200 " in line for line in lines)
+    assert any(" writer POST /mcp memory_save 200 " in line for line in lines)
+    assert any(" - GET /healthz health 200 " in line for line in lines)
+    assert not any(secret in log for secret in secrets_.values())

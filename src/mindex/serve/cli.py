@@ -345,10 +345,13 @@ def status(state: State, list_skipped: bool, as_json: bool) -> None:
 @click.option("--host", help="HTTP address (default 127.0.0.1; any other needs a token).")
 @click.option("--port", type=click.IntRange(1, 65535), help="HTTP port (default 8765).")
 @click.option("--token", envvar="MINDEX_TOKEN", help="Bearer token HTTP clients must send (env MINDEX_TOKEN).")
+@click.option("--tokens", type=click.Path(path_type=Path, dir_okay=False),
+              help="A file of named tokens (rights per client, an access log on stderr, /healthz); see new-token.")
 @click.option("--watch", "live", is_flag=True, help="Also keep the index live while files change (as `mindex watch`).")
 @click.pass_obj
 @handle_errors
-def serve(state: State, http: bool, host: str | None, port: int | None, token: str | None, live: bool) -> None:
+def serve(state: State, http: bool, host: str | None, port: int | None, token: str | None, tokens: Path | None,
+          live: bool) -> None:
     """Run the MCP server (stdio by default) for Claude Code, Cursor, Codex CLI and others.
 
     \b
@@ -356,6 +359,7 @@ def serve(state: State, http: bool, host: str | None, port: int | None, token: s
       mindex serve
       mindex serve --http --port 8765
       MINDEX_TOKEN=s3cret mindex serve --http --host 0.0.0.0
+      mindex --db postgresql://mindex@db/mindex serve --http --host 0.0.0.0 --tokens tokens.toml
       mindex serve --watch
     """
     from mindex.serve.mcp_warm import run_stdio
@@ -366,12 +370,39 @@ def serve(state: State, http: bool, host: str | None, port: int | None, token: s
         if http:
             from mindex.serve.mcp_server import run_http
 
-            run_http(state.db, state.settings, host or conf.host, port or conf.port, token or conf.token)
+            run_http(state.db, state.settings, host or conf.host, port or conf.port, token or conf.token, tokens)
         else:
             run_stdio(state.db, state.settings)
     finally:
         if stop is not None:
             stop.set()
+
+
+@cli.command("new-token")
+@click.argument("name")
+@click.option("--write", is_flag=True, help="Also allow the tools that write (memory, knowledge, workflows).")
+@click.option("--source", "sources", multiple=True, metavar="NAME", help="Only this source (repeat for several).")
+@json_option
+@handle_errors
+def new_token_cmd(name: str, write: bool, sources: tuple[str, ...], as_json: bool) -> None:
+    """Make a secret for one client of `serve --http --tokens FILE`.
+
+    Prints the secret once (give it to the client as its bearer token) and the [[token]]
+    block to add to the tokens file, which holds only the secret's SHA-256.
+
+    \b
+    Examples:
+      mindex new-token ci-bot --source api >> tokens.toml    # the secret goes to stderr
+      mindex new-token alice --write
+    """
+    from mindex.serve.tokens import new_token
+
+    secret, block = new_token(name, write, sources)
+    if as_json:
+        emit_json({"name": name, "secret": secret, "toml": block})
+        return
+    err.print(f"secret for {escape(name)} (shown once): {secret}", highlight=False, soft_wrap=True)
+    out.print(block, end="", highlight=False, markup=False)
 
 
 def _start_watcher(state: State) -> threading.Event:

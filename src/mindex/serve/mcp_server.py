@@ -943,33 +943,54 @@ class BearerAuth:
         await self.app(scope, receive, send)
 
 
-def http_app(db: Path | str, settings: Settings, host: str, token: str | None) -> Any:
-    """The ASGI app for streamable HTTP at `/mcp`, behind a bearer token when one is set.
+def http_app(db: Path | str, settings: Settings, host: str, token: str | None, tokens: Path | None = None,
+             log: Callable[[str], None] | None = None) -> Any:
+    """The ASGI app for streamable HTTP at `/mcp`, behind a bearer token when one is set, or
+    behind named tokens from a file (rights per token, an access log, `/healthz`).
 
     Raises:
-        ConfigError: a non-loopback address without a token.
+        ConfigError: a non-loopback address without a token, or a bad tokens file.
     """
     from mcp.server.transport_security import TransportSecuritySettings
 
-    if host not in LOOPBACK and not token:
+    if token and tokens:
+        raise ConfigError("give either --token (one secret) or --tokens (a file of named tokens), not both")
+    named = None
+    if tokens is not None:
+        from mindex.serve.tokens import load_tokens
+
+        named = load_tokens(tokens)
+    if host not in LOOPBACK and not token and not named:
         raise ConfigError(
             f"serving on {host} would expose the index to the network without a password; "
-            "set a bearer token with --token or MINDEX_TOKEN, or bind 127.0.0.1"
+            "set a bearer token with --token or MINDEX_TOKEN, named tokens with --tokens, or bind 127.0.0.1"
         )
     security = None
     if host not in LOOPBACK:
         # Off loopback the bearer token is the guard; Host checks would refuse real clients.
         security = TransportSecuritySettings(enable_dns_rebinding_protection=False)
-    app = build_server(db, settings).streamable_http_app(host=host, transport_security=security)
+    server = build_server(db, settings)
+    app = server.streamable_http_app(host=host, transport_security=security)
+    if named is not None:
+        import anyio
+
+        from mindex.serve.tokens import TokenGate
+
+        tools = anyio.run(server.list_tools)
+        by_source = [t.name for t in tools if "source" in (t.input_schema or {}).get("properties", {})]
+        return TokenGate(app, named, by_source, log=log, health=lambda: {"status": "ok", "version": __version__})
     return BearerAuth(app, token) if token else app
 
 
-def run_http(db: Path | str, settings: Settings, host: str, port: int, token: str | None) -> None:
-    """Serve MCP over streamable HTTP on host:port until interrupted."""
+def run_http(db: Path | str, settings: Settings, host: str, port: int, token: str | None,
+             tokens: Path | None = None) -> None:
+    """Serve MCP over streamable HTTP on host:port until interrupted; SIGTERM or Ctrl-C stops
+    taking requests and lets those under way finish (up to 10 s) before the index closes."""
     import uvicorn
 
     shown = f"[{host}]" if ":" in host else host
-    line = f"mindex: listening on http://{shown}:{port}/mcp" + (" (bearer token required)" if token else "")
+    guard = " (bearer token required)" if token else f" (named tokens from {tokens})" if tokens else ""
+    line = f"mindex: listening on http://{shown}:{port}/mcp{guard}"
 
     class Server(uvicorn.Server):
         """uvicorn's server, saying where it listens once the socket is bound (on stderr)."""
@@ -979,4 +1000,12 @@ def run_http(db: Path | str, settings: Settings, host: str, port: int, token: st
             if self.started:
                 print(line, file=sys.stderr, flush=True)
 
-    Server(uvicorn.Config(http_app(db, settings, host, token), host=host, port=port, log_level="warning")).run()
+        async def shutdown(self, sockets: Any = None) -> None:
+            print("mindex: stopping: no new requests, finishing those under way", file=sys.stderr, flush=True)
+            await super().shutdown(sockets)
+            print("mindex: stopped", file=sys.stderr, flush=True)
+
+    app = http_app(db, settings, host, token, tokens)
+    # After a graceful stop uvicorn raises the signal it caught again: a SIGTERM'd server
+    # exits as terminated by SIGTERM (which systemd counts as a clean stop).
+    Server(uvicorn.Config(app, host=host, port=port, log_level="warning", timeout_graceful_shutdown=10)).run()

@@ -7,8 +7,8 @@ ignoring case) makes it
 PostgreSQL's, so the two backends cannot drift apart. What differs is written here:
 
 - full text: a weighted `tsvector` column (title A, context B, terms C, text D) with a GIN
-  index finds the matches, ranked by BM25 as FTS5 ranks them (k1 1.2, b 0.75, the fields
-  weighted 8:4:1:1, each with its own length); the FTS5 expression the search layer
+  index finds the matches, ranked by BM25 exactly as FTS5 ranks them (k1 1.2, b 0.75,
+  occurrences weighted 8:4:1:1 by field, the row's length in words); the FTS5 expression the search layer
   builds (quoted words and phrases, prefixes, AND, OR, brackets) is parsed and rebuilt from
   `phraseto_tsquery`/`to_tsquery`, so any string a user types stays a valid query;
 - grep's candidate files: `ILIKE` over the file text, answered by a `pg_trgm` GIN index; the
@@ -256,7 +256,7 @@ class PostgresStore(SQLiteStore):
         self._local = threading.local()
         self._texts = _TextCache(_sqlite.TEXT_CACHE_CHARS)
         self._hnsw: set[str] = set()
-        self._stats: tuple[int, int, tuple[float, float, float, float]] | None = None  # version, chunks, means
+        self._stats: tuple[int, int, float] | None = None  # (data version, chunks, mean length)
         self._dfs: dict[str, int] = {}
         name = f"mindex {os.getpid()}@{socket.gethostname()}"[:63]
         try:
@@ -537,39 +537,37 @@ class PostgresStore(SQLiteStore):
         where, params = _filters(source, kind, path, language, symbol_kind, facets)
         query_sql, query_params = tsquery(match)
         lexemes = self._lexemes(query_params)
-        count, means = self._corpus()
-        idf = [math.log((count - df + 0.5) / (df + 0.5) + 1.0) for df in (self._df(x) for x in lexemes)]
-        # per field (A title, B context, C terms, D text): its weight, its length column, the mean length
-        fields = zip("ABCD", (BM25_WEIGHTS[0], BM25_WEIGHTS[1], BM25_WEIGHTS[3], BM25_WEIGHTS[2]), means)
-        saturate = " ".join(f"WHEN '{k}' THEN {w} * t.tf * 2.2 / (t.tf + 1.2 * (0.25 + 0.75 * cand.len_{k.lower()} / "
-                            f"{max(mean, 1e-9)!r}))" for k, w, mean in fields)
+        count, mean = self._corpus()
+        # FTS5's BM25: a term's frequency is summed over the fields, each occurrence counting
+        # its field's weight; the length is the whole row's; idf never below 1e-6.
+        idf = [max(math.log((count - df + 0.5) / (df + 0.5)), 1e-6) for df in (self._df(x) for x in lexemes)]
+        weight = "CASE f " + " ".join(f"WHEN '{k}' THEN {w}" for k, w in zip(
+            "ABCD", (BM25_WEIGHTS[0], BM25_WEIGHTS[1], BM25_WEIGHTS[3], BM25_WEIGHTS[2]))) + " END"
         joins = _CHUNK_JOINS if where else ""
         ranked = self.conn.execute(
             f"""WITH q AS (SELECT {query_sql.replace('%s', '?')} AS q),
                 w AS (SELECT * FROM unnest(?::text[], ?::float8[]) AS w(lexeme, idf)),
-                cand AS (SELECT c.seq, c.search, c.len_a, c.len_b, c.len_c, c.len_d FROM q, chunks c {joins}
+                cand AS (SELECT c.seq, c.search, c.words AS dl FROM q, chunks c {joins}
                          WHERE {' AND '.join(['c.search @@ q.q', *where])})
-                SELECT cand.seq, coalesce(sum(w.idf * CASE t.field {saturate} END), 0) AS r
+                SELECT cand.seq, coalesce(sum(w.idf * t.tf * 2.2 / (t.tf + 1.2 * (0.25 + 0.75 * cand.dl / ?))), 0) AS r
                 FROM cand LEFT JOIN LATERAL (
-                    SELECT u.lexeme, f AS field, count(*) AS tf FROM unnest(cand.search) u, unnest(u.weights) f
-                    WHERE u.lexeme = ANY(?::text[]) GROUP BY u.lexeme, f) t ON TRUE
+                    SELECT u.lexeme, sum({weight}) AS tf FROM unnest(cand.search) u, unnest(u.weights) f
+                    WHERE u.lexeme = ANY(?::text[]) GROUP BY u.lexeme) t ON TRUE
                 LEFT JOIN w ON w.lexeme = t.lexeme
                 GROUP BY cand.seq ORDER BY r DESC, cand.seq LIMIT ? OFFSET ?""",
-            (*query_params, lexemes, idf, *params, lexemes, limit, offset)).fetchall()
+            (*query_params, lexemes, idf, *params, max(mean, 1e-9), lexemes, limit, offset)).fetchall()
         if not ranked:
             return []
         found = self.hits_by_seq([seq for seq, _ in ranked])
         return [replace(found[seq], score=float(score)) for seq, score in ranked if seq in found]
 
-    def _corpus(self) -> tuple[int, tuple[float, float, float, float]]:
-        """(chunks, the mean length of each field), per data version."""
+    def _corpus(self) -> tuple[int, float]:
+        """(chunks, their mean length in words over all fields), per data version."""
         version = self.data_version()
         stats = self._stats
         if stats is None or stats[0] != version:
-            row = self.conn.execute("SELECT count(*), avg(len_a), avg(len_b), avg(len_c), avg(len_d) FROM chunks"
-                                    ).fetchone()
-            a, b, c, d = (float(v or 0.0) for v in row[1:])
-            stats = self._stats = (version, int(row[0]), (a, b, c, d))
+            row = self.conn.execute("SELECT count(*), avg(words) FROM chunks").fetchone()
+            stats = self._stats = (version, int(row[0]), float(row[1] or 0.0))
             self._dfs = {}
         return stats[1], stats[2]
 

@@ -90,7 +90,7 @@ ALTER TEXT SEARCH CONFIGURATION mindex ALTER MAPPING FOR asciiword, word, numwor
 CREATE FUNCTION mindex_words(t TEXT) RETURNS TEXT LANGUAGE sql IMMUTABLE PARALLEL SAFE
     RETURN regexp_replace(coalesce(t, ''), '[^[:alnum:]]+', ' ', 'g');
 
--- Words in a field, as BM25 counts a field's length (FTS5 counts tokens per column).
+-- Words in a field, as FTS5 counts a row's length for BM25.
 CREATE FUNCTION mindex_length(t TEXT) RETURNS INTEGER LANGUAGE sql IMMUTABLE PARALLEL SAFE
     RETURN CASE WHEN btrim(mindex_words(t)) = '' THEN 0
                 ELSE array_length(regexp_split_to_array(btrim(mindex_words(t)), ' +'), 1) END;
@@ -117,10 +117,8 @@ CREATE TABLE chunks (
         setweight(to_tsvector('mindex', mindex_words(context)), 'B') ||
         setweight(to_tsvector('mindex', mindex_words(terms)), 'C') ||
         setweight(to_tsvector('mindex', mindex_words(text)), 'D')) STORED,
-    len_a       INTEGER GENERATED ALWAYS AS (mindex_length(title)) STORED,
-    len_b       INTEGER GENERATED ALWAYS AS (mindex_length(context)) STORED,
-    len_c       INTEGER GENERATED ALWAYS AS (mindex_length(terms)) STORED,
-    len_d       INTEGER GENERATED ALWAYS AS (mindex_length(text)) STORED
+    words       INTEGER GENERATED ALWAYS AS (mindex_length(title) + mindex_length(context) + mindex_length(terms)
+                                         + mindex_length(text)) STORED  -- BM25's row length
 );
 CREATE INDEX chunks_by_document ON chunks (document_id, ordinal);
 CREATE INDEX chunks_by_hash ON chunks (hash);

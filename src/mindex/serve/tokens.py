@@ -1,0 +1,253 @@
+"""Named tokens for a shared HTTP server (`mindex serve --http --tokens tokens.toml`).
+
+A tokens file holds one `[[token]]` table per client:
+
+    [[token]]
+    name = "ci-bot"                 # shown in the access log, never the secret
+    sha256 = "9f86d0..."            # sha256 (hex) of the secret; `mindex new-token` writes this block
+    access = "read"                 # read: search and look up; write: also save memory, workflows
+    sources = ["api", "docs"]       # optional: only these sources
+
+The gate in front of the MCP app checks the bearer secret against the digests, refuses a tool
+the token may not use with a tool error that names the token (the client sees why), adds the
+source to a call of a token limited to one, logs one line per request (time, token name, what
+was called, status, milliseconds; never a secret), and answers `GET /healthz` without a token.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import secrets
+import sys
+import time
+import tomllib
+from collections.abc import Callable, Collection
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from mindex.errors import ConfigError
+
+# Tools that change what the index or the project holds; everything else only reads.
+WRITE_TOOLS = frozenset({
+    "memory_save", "context_save", "memory_forget", "knowledge_add", "workflow_create", "workflow_set_phase",
+    "workflow_log_action", "workflow_log_commit", "workflow_set_status", "milestone_create",
+})
+ACCESS = ("read", "write")
+
+
+@dataclass(frozen=True)
+class Token:
+    """One client's right to use the server."""
+
+    name: str
+    digest: str
+    access: str
+    sources: tuple[str, ...] = ()
+
+
+def digest(secret: str) -> str:
+    return hashlib.sha256(secret.encode("utf-8")).hexdigest()
+
+
+def load_tokens(path: Path) -> list[Token]:
+    """Read and check a tokens file.
+
+    Raises:
+        ConfigError: unreadable, not TOML, or a token without a name or digest, with an unknown
+            access, a malformed digest, or a name used twice; the message names the token.
+    """
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"cannot read the tokens file {path}: {exc}; check the path given to --tokens") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"the tokens file {path} is not valid TOML ({exc}); fix it and start again") from None
+    tables = data.get("token")
+    if not isinstance(tables, list) or not tables:
+        raise ConfigError(f"the tokens file {path} holds no [[token]] table; add one with `mindex new-token NAME`")
+    tokens: list[Token] = []
+    for number, table in enumerate(tables, start=1):
+        where = f"{path}: token {number}"
+        if not isinstance(table, dict):
+            raise ConfigError(f"{where} is not a table; write each as [[token]] with name, sha256 and access")
+        name, sha, access = table.get("name"), table.get("sha256"), table.get("access", "read")
+        sources = table.get("sources", [])
+        if not isinstance(name, str) or not name.strip():
+            raise ConfigError(f"{where} has no name; give each token a name for the access log")
+        where = f"{path}: token {name!r}"
+        if not isinstance(sha, str) or len(sha) != 64 or any(c not in "0123456789abcdef" for c in sha.lower()):
+            raise ConfigError(f"{where} needs sha256 = the 64 hex digits of its secret's SHA-256 "
+                              "(`mindex new-token` prints the block); a secret itself never goes in the file")
+        if access not in ACCESS:
+            raise ConfigError(f"{where} has access = {access!r}; use \"read\" or \"write\"")
+        if not isinstance(sources, list) or not all(isinstance(s, str) and s for s in sources):
+            raise ConfigError(f"{where} has sources that are not a list of source names")
+        if any(t.name == name for t in tokens):
+            raise ConfigError(f"{where} is named twice; names must be unique (they identify clients in the log)")
+        tokens.append(Token(name, sha.lower(), access, tuple(sources)))
+    return tokens
+
+
+def new_token(name: str, write: bool = False, sources: Collection[str] = ()) -> tuple[str, str]:
+    """(secret, the TOML block to add to a tokens file) for a new client."""
+    secret = "mdx_" + secrets.token_urlsafe(32)
+    lines = ["[[token]]", f"name = {json.dumps(name)}", f'sha256 = "{digest(secret)}"',
+             f'access = "{"write" if write else "read"}"']
+    if sources:
+        lines.append("sources = [" + ", ".join(json.dumps(s) for s in sources) + "]")
+    return secret, "\n".join(lines) + "\n"
+
+
+def check_call(token: Token, tool: str, arguments: dict[str, Any], source_tools: Collection[str]) -> str | None:
+    """Why `token` may not make this tool call (None: it may). A token limited to one source
+    gets it filled in where the call names none (`arguments` is changed)."""
+    if tool in WRITE_TOOLS and token.access != "write":
+        return (f"the token {token.name!r} is read-only and {tool} writes; ask for a token with access = \"write\"")
+    if token.sources:
+        allowed = ", ".join(token.sources)
+        if tool not in source_tools:
+            return (f"the token {token.name!r} reads only the sources {allowed}, and {tool} is not limited to a "
+                    "source; use a search or lookup tool with a source")
+        source = arguments.get("source")
+        if source is None:
+            if len(token.sources) > 1:
+                return f"the token {token.name!r} reads the sources {allowed}: name one in `source`"
+            arguments["source"] = token.sources[0]
+        elif source not in token.sources:
+            return f"the token {token.name!r} may not read the source {source!r}; it reads {allowed}"
+    return None
+
+
+def _tool_error(message_id: Any, text: str) -> dict[str, Any]:
+    """A JSON-RPC answer holding a tool error, in the SDK's own form of a tool result."""
+    from mcp_types import CallToolResult, TextContent
+
+    result = CallToolResult(content=[TextContent(type="text", text=text)], is_error=True)
+    return {"jsonrpc": "2.0", "id": message_id, "result": result.model_dump(by_alias=True, mode="json", exclude_none=True)}
+
+
+class TokenGate:
+    """ASGI middleware: named tokens, per-tool rights, the access log and `/healthz`."""
+
+    def __init__(self, app: Any, tokens: list[Token], source_tools: Collection[str],
+                 log: Callable[[str], None] | None = None, health: Callable[[], dict[str, Any]] | None = None) -> None:
+        self.app, self.tokens, self.source_tools = app, tokens, frozenset(source_tools)
+        self.log = log or (lambda line: print(line, file=sys.stderr, flush=True))
+        self.health = health or (lambda: {"status": "ok"})
+
+    def _who(self, scope: dict[str, Any]) -> Token | None:
+        given = dict(scope.get("headers") or []).get(b"authorization", b"")
+        scheme, _, credentials = given.strip().partition(b" ")
+        if scheme.lower() != b"bearer" or not credentials.strip():
+            return None
+        seen = digest(credentials.strip().decode("utf-8", "replace"))
+        found = None
+        for token in self.tokens:  # compare with every digest, in constant time each
+            if hmac.compare_digest(seen, token.digest):
+                found = token
+        return found
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = time.perf_counter()
+        status = [0]
+
+        async def sending(message: dict[str, Any]) -> None:
+            if message["type"] == "http.response.start":
+                status[0] = message["status"]
+            await send(message)
+
+        if scope["path"] == "/healthz" and scope["method"] in ("GET", "HEAD"):
+            await _json(sending, 200, self.health())
+            self._line(None, scope, "health", status[0], started)
+            return
+        token = self._who(scope)
+        if token is None:
+            await _json(sending, 401, {"error": "missing or unknown bearer token"}, [(b"www-authenticate", b"Bearer")])
+            self._line(None, scope, "-", status[0], started)
+            return
+        what = "-"
+        if scope["method"] == "POST":
+            body = await _body(receive)
+            what, denied, body = self._inspect(token, body)
+            if denied is not None:
+                await _json(sending, 200, denied)
+                self._line(token, scope, what + " (refused)", status[0], started)
+                return
+            receive = _replay(body, receive)
+        await self.app(scope, receive, sending)
+        self._line(token, scope, what, status[0], started)
+
+    def _inspect(self, token: Token, body: bytes) -> tuple[str, Any, bytes]:
+        """(what the request calls, a refusal to send instead, the body to pass on)."""
+        try:
+            data = json.loads(body)
+        except ValueError:
+            return "-", None, body  # the MCP app answers malformed JSON itself
+        messages = data if isinstance(data, list) else [data]
+        names, changed = [], False
+        for message in messages:
+            if not isinstance(message, dict):
+                continue
+            method = message.get("method")
+            if method != "tools/call":
+                names.append(str(method) if method else "-")
+                continue
+            params = message.get("params")
+            params = params if isinstance(params, dict) else {}
+            tool = str(params.get("name"))
+            names.append(tool)
+            arguments = params.get("arguments")
+            arguments = arguments if isinstance(arguments, dict) else {}
+            before = dict(arguments)
+            why = check_call(token, tool, arguments, self.source_tools)
+            if why is not None:
+                return ",".join(names), _tool_error(message.get("id"), why), body
+            if arguments != before:
+                params["arguments"], changed = arguments, True
+        return ",".join(names) or "-", None, json.dumps(data).encode() if changed else body
+
+    def _line(self, token: Token | None, scope: dict[str, Any], what: str, status: int, started: float) -> None:
+        stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+        ms = (time.perf_counter() - started) * 1000
+        self.log(f"{stamp} {token.name if token else '-'} {scope['method']} {scope['path']} {what} {status} {ms:.1f} ms")
+
+
+async def _body(receive: Any) -> bytes:
+    chunks = []
+    while True:
+        message = await receive()
+        if message["type"] != "http.request":
+            break
+        chunks.append(message.get("body", b""))
+        if not message.get("more_body"):
+            break
+    return b"".join(chunks)
+
+
+def _replay(body: bytes, receive: Any) -> Any:
+    """A receive that hands the app the body already read, then the client's own messages
+    (a disconnect)."""
+    sent = [False]
+
+    async def replay() -> dict[str, Any]:
+        if not sent[0]:
+            sent[0] = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        message: dict[str, Any] = await receive()
+        return message
+
+    return replay
+
+
+async def _json(send: Any, status: int, payload: Any, headers: list[tuple[bytes, bytes]] | None = None) -> None:
+    body = json.dumps(payload).encode()
+    await send({"type": "http.response.start", "status": status,
+                "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
+                            *(headers or [])]})
+    await send({"type": "http.response.body", "body": body})
