@@ -143,6 +143,20 @@ def test_vectors_in_pgvector_rank_as_on_sqlite(tmp_path: Path, pg_url: str, adde
             assert [h.id for h in a] == [h.id for h in b]
             assert [round(h.score, 4) for h in a] == [round(h.score, 4) for h in b]
             assert server.search(query, mode="hybrid", limit=5).hits
+        # from ANN_FROM vectors the HNSW index in the server answers: on this small set, the same
+        # chunks as the exact search, with or without a filter
+        import mindex.store.postgres as pgstore
+
+        exact = {q: [h.id for h in lite.search(q, mode="semantic", limit=5, **f).hits]
+                 for q, f in (("send an HTTP request", {}), ("walk a tree", {"path": "*.go"}))}
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(pgstore, "ANN_FROM", 1)
+        with Index(pg_url, IndexSettings(workers=1), embed=EmbedSettings(**embed), create=False) as served:  # type: ignore[arg-type]
+            for (query, f), ids in zip((("send an HTTP request", {}), ("walk a tree", {"path": "*.go"})),
+                                       exact.values()):
+                hits = served.search(query, mode="semantic", limit=5, **f).hits
+                assert type(served._vectors).__name__ == "ServerVectors"
+                assert [h.id for h in hits] == ids, query
     import psycopg
 
     with psycopg.connect(pg_url) as conn:  # the vectors are pgvector's, with an HNSW index

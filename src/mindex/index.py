@@ -208,6 +208,13 @@ class Index:
         from mindex.vectors import VectorIndex
 
         if self._vectors is None or self._vectors.model != embedder.identity:
+            if self.url is not None:  # PostgreSQL: a large index is searched by its HNSW index, in the server
+                from mindex.store.postgres import ANN_FROM, ServerVectors
+
+                if self.store.vector_count(embedder.identity) >= ANN_FROM:  # type: ignore[attr-defined]
+                    served: Any = ServerVectors(self.store, embedder.identity)  # type: ignore[arg-type]
+                    self._vectors = served  # the same interface as VectorIndex
+                    return served  # type: ignore[no-any-return]
             self._vectors = VectorIndex(self.store, embedder.identity)
         return self._vectors
 

@@ -58,6 +58,11 @@ MIGRATIONS = sorted((int(p.name.split("_", 1)[0]), p)
                     for p in (Path(__file__).with_name("migrations") / "postgres").glob("*.sql"))
 FIRST_VERSION = MIGRATIONS[0][0]  # the backend starts at the SQLite schema of its time
 
+# From this many vectors of a model, searches go to the HNSW index in the server instead of a
+# matrix each process loads (exact; ~1.5 KB a vector at 384 float32 dimensions).
+ANN_FROM = 200_000
+# Matches of a keyword search that get the exact BM25 (the best by a cheap score first).
+RESCORED = 1000
 _LOCK_CLASS = 0x4D49  # "MI": the first key of mindex's advisory locks
 # The conflict target of each table an `INSERT OR REPLACE` writes, and the columns of the
 # one written without a column list.
@@ -508,6 +513,11 @@ class PostgresStore(SQLiteStore):
     def data_version(self) -> int:
         return int(self.conn.execute("SELECT n FROM store_version").fetchone()[0])
 
+    def vector_count(self, model: str) -> int:
+        """How many vectors a model has (empty ones not counted)."""
+        return int(self.conn.execute("SELECT count(*) FROM vectors WHERE model = ? AND embedding IS NOT NULL",
+                                     (model,)).fetchone()[0])
+
     def _select_in(self, sql: str, params: Sequence[Any], values: Sequence[Any]) -> list[Any]:
         """The SQLite store's `IN ({})` queries as one `= ANY(array)`: no limit on values here."""
         values = list(values)
@@ -544,18 +554,25 @@ class PostgresStore(SQLiteStore):
         weight = "CASE f " + " ".join(f"WHEN '{k}' THEN {w}" for k, w in zip(
             "ABCD", (BM25_WEIGHTS[0], BM25_WEIGHTS[1], BM25_WEIGHTS[3], BM25_WEIGHTS[2]))) + " END"
         joins = _CHUNK_JOINS if where else ""
+        # Two steps: every match gets a cheap score (the idf of each query word it holds, a
+        # lookup in its tsvector; ts_rank breaks ties), and only the best few hundred get
+        # BM25, which has to unnest their tsvectors.
+        held = " + ".join(f"(CASE WHEN c.search @@ ?::tsquery THEN {value!r} ELSE 0 END)" for value in idf) or "0"
+        words = ["'" + x.replace("'", "''") + "'" for x in lexemes]
         ranked = self.conn.execute(
             f"""WITH q AS (SELECT {query_sql.replace('%s', '?')} AS q),
                 w AS (SELECT * FROM unnest(?::text[], ?::float8[]) AS w(lexeme, idf)),
                 cand AS (SELECT c.seq, c.search, c.words AS dl FROM q, chunks c {joins}
-                         WHERE {' AND '.join(['c.search @@ q.q', *where])})
+                         WHERE {' AND '.join(['c.search @@ q.q', *where])}
+                         ORDER BY {held} DESC, ts_rank(c.search, q.q) DESC, c.seq LIMIT ?)
                 SELECT cand.seq, coalesce(sum(w.idf * t.tf * 2.2 / (t.tf + 1.2 * (0.25 + 0.75 * cand.dl / ?))), 0) AS r
                 FROM cand LEFT JOIN LATERAL (
                     SELECT u.lexeme, sum({weight}) AS tf FROM unnest(cand.search) u, unnest(u.weights) f
                     WHERE u.lexeme = ANY(?::text[]) GROUP BY u.lexeme) t ON TRUE
                 LEFT JOIN w ON w.lexeme = t.lexeme
                 GROUP BY cand.seq ORDER BY r DESC, cand.seq LIMIT ? OFFSET ?""",
-            (*query_params, lexemes, idf, *params, max(mean, 1e-9), lexemes, limit, offset)).fetchall()
+            (*query_params, lexemes, idf, *params, *words, max(RESCORED, 4 * (limit + offset)), max(mean, 1e-9),
+             lexemes, limit, offset)).fetchall()
         if not ranked:
             return []
         found = self.hits_by_seq([seq for seq, _ in ranked])
@@ -712,3 +729,61 @@ def _reason(exc: BaseException) -> str:
     """The first line of a driver's message, without the URL's password."""
     text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
     return redact(text)
+
+
+class ServerVectors:
+    """A model's vectors searched where they live: pgvector's HNSW index (cosine) answers the
+    nearest chunks, with filters applied during the scan (iterative, so a narrow filter still
+    fills the page). The same interface as the in-memory `VectorIndex`; approximate, so used
+    only from `ANN_FROM` vectors, where loading every vector in every process stops paying."""
+
+    def __init__(self, store: PostgresStore, model: str) -> None:
+        self.store, self.model = store, model
+        self._dim: int | None = None
+
+    def invalidate(self) -> None:
+        return None  # nothing cached: every search reads the table
+
+    def dim(self) -> int:
+        if self._dim is None:
+            row = self.store.conn.execute("SELECT vector_dims(embedding) FROM vectors WHERE model = ? AND embedding "
+                                          "IS NOT NULL LIMIT 1", (self.model,)).fetchone()
+            self._dim = int(row[0]) if row else 0
+        return self._dim
+
+    def __len__(self) -> int:
+        return self.store.vector_count(self.model)
+
+    def vector(self, seq: int) -> Any:
+        rows = self.store.vector_rows(self.model, [seq])
+        if not rows:
+            return None
+        import numpy as np
+
+        return np.frombuffer(rows[0][2], dtype="<f2").astype(np.float32)
+
+    def search(self, query: Any, limit: int, allowed: list[int] | None = None) -> list[tuple[int, float]]:
+        return self.nearest(query, limit, allowed)
+
+    def nearest(self, query: Any, limit: int, allowed: list[int] | None = None) -> list[tuple[int, float]]:
+        """Top `limit` (chunk seq, cosine); safe from another thread (its own pooled connection)."""
+        from mindex.errors import EmbeddingMismatchError
+
+        dim = self.dim()
+        if not dim:
+            return []
+        if len(query) != dim:
+            raise EmbeddingMismatchError(f"the query vector has {len(query)} dimensions but the index holds {dim}; "
+                                         "re-embed with `mindex embed --force`, or set embed.model back")
+        literal = "[" + ",".join(repr(float(x)) for x in query) + "]"
+        distance = f"(v.embedding::halfvec({dim}) <=> %s::halfvec({dim}))"
+        where = "AND c.seq = ANY(%s)" if allowed is not None else ""
+        with self.store.pool.connection() as conn, conn.transaction():
+            conn.execute(f"SET LOCAL hnsw.ef_search = {max(64, min(1000, 2 * limit))}")
+            conn.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
+            rows = conn.execute(
+                f"""SELECT c.seq, 1 - {distance} AS sim FROM vectors v JOIN chunks c ON c.hash = v.hash
+                    WHERE v.model = %s AND v.embedding IS NOT NULL {where}
+                    ORDER BY {distance} LIMIT %s""",
+                (literal, self.model, *([list(allowed)] if allowed is not None else []), literal, limit)).fetchall()
+        return sorted(((int(seq), float(sim)) for seq, sim in rows), key=lambda r: -r[1])

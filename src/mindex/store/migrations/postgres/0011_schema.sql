@@ -120,6 +120,9 @@ CREATE TABLE chunks (
     words       INTEGER GENERATED ALWAYS AS (mindex_length(title) + mindex_length(context) + mindex_length(terms)
                                          + mindex_length(text)) STORED  -- BM25's row length
 );
+-- The tsvector stays in the row, compressed (not in TOAST): a keyword search reads it several
+-- times per match (loc set: 329 -> 177 ms a query).
+ALTER TABLE chunks ALTER COLUMN search SET STORAGE MAIN;
 CREATE INDEX chunks_by_document ON chunks (document_id, ordinal);
 CREATE INDEX chunks_by_hash ON chunks (hash);
 CREATE INDEX chunks_search ON chunks USING gin (search);
