@@ -393,3 +393,41 @@ def test_readers_never_wait_for_a_writer_and_never_see_half_a_batch(tmp_path: Pa
             assert time.perf_counter() - started < 2.0 and during == before
             assert reader.sources()[0].source.root == str(docs_dir)
         assert not reader.search("connection pool", mode="keyword").hits  # committed: seen at once
+
+
+def test_keyword_shortcuts_change_no_result(tmp_path: Path, pg_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Looking at chunks with a rarer word first (COMMON) and scoring only the best matches
+    exactly (RESCORED) are speed-ups: the pages must be those of the plain BM25 over all matches."""
+    import mindex.store.postgres as pgstore
+    from mindex.store.postgres import _or_terms
+
+    assert _or_terms('"a" OR ("b c" OR "b d") OR "e"*') == ['"a"', '("b c" OR "b d")', '"e"*']
+    assert _or_terms('"a" AND "b"') == ['"a" AND "b"'] and _or_terms('"a OR b" OR "c"') == ['"a OR b"', '"c"']
+    tree = _code_tree(tmp_path)
+    queries = ["return nil when the marbles differ", "self return none scheduler", "the nil error of ParseFlags",
+               "return the parsed config or an error", "x 1 and or 2", "if err nil return"]
+    with _index(pg_url, tree) as ix:
+        def pages() -> list[list[tuple[str, float]]]:
+            return [[(h.id, round(h.score, 6)) for h in ix.search(q, mode="keyword", limit=limit).hits]
+                    for q in queries for limit in (3, 10)]
+
+        ranked, search, calls, searches = pgstore.PostgresStore._ranked, pgstore.PostgresStore.keyword_search, [], []
+
+        def spy(self: object, match: str, *args: object) -> object:
+            calls.append(match)
+            return ranked(self, match, *args)  # type: ignore[arg-type]
+
+        def keyword(self: object, match: str, *args: object, **kwargs: object) -> object:
+            before = len(calls)
+            found = search(self, match, *args, **kwargs)  # type: ignore[arg-type]
+            searches.append((match, calls[before:]))
+            return found
+
+        monkeypatch.setattr(pgstore.PostgresStore, "_ranked", spy)
+        monkeypatch.setattr(pgstore.PostgresStore, "keyword_search", keyword)
+        fast = pages()
+        # the shortcut answered some searches alone (only the rarer words' query ran)
+        assert any(len(ran) == 1 and ran[0] != match for match, ran in searches)
+        monkeypatch.setattr(pgstore, "COMMON", 0.0)
+        monkeypatch.setattr(pgstore, "RESCORED", 100_000)
+        assert pages() == fast and all(fast)

@@ -63,6 +63,9 @@ FIRST_VERSION = MIGRATIONS[0][0]  # the backend starts at the SQLite schema of i
 ANN_FROM = 200_000
 # Matches of a keyword search that get the exact BM25 (the best by a cheap score first).
 RESCORED = 1000
+# Words in this share of all chunks or more are "common": an OR query looks at the chunks
+# holding a rarer word first (exact; see keyword_search). 0 turns it off.
+COMMON = 0.1
 _LOCK_CLASS = 0x4D49  # "MI": the first key of mindex's advisory locks
 # The conflict target of each table an `INSERT OR REPLACE` writes, and the columns of the
 # one written without a column list.
@@ -217,6 +220,31 @@ def tsquery(match: str) -> tuple[str, list[str]]:
             parts.append("&&" if op == "AND" else "||")
     sql = " ".join(parts)
     return (sql or "''::tsquery"), params
+
+
+def _or_terms(match: str) -> list[str]:
+    """The terms of an expression that is an OR at its top level (brackets kept whole), or
+    [match] when it is anything else."""
+    parts, depth, start, quoted = [], 0, 0, False
+    i = 0
+    while i < len(match):
+        ch = match[i]
+        if ch == '"':
+            quoted = not quoted
+        elif not quoted and ch == "(":
+            depth += 1
+        elif not quoted and ch == ")":
+            depth -= 1
+        elif not quoted and depth == 0:
+            if match.startswith(" AND ", i):
+                return [match]
+            if match.startswith(" OR ", i):
+                parts.append(match[start:i].strip())
+                start = i + 4
+                i += 3
+        i += 1
+    parts.append(match[start:].strip())
+    return [p for p in parts if p] or [match]
 
 
 def trigram_filter(match: str) -> tuple[str, list[str]]:
@@ -545,21 +573,47 @@ class PostgresStore(SQLiteStore):
         ranked far below BM25 (code-ts keyword nDCG@10 0.150 against 0.337). Document
         frequencies and the mean length are read once per data version."""
         where, params = _filters(source, kind, path, language, symbol_kind, facets)
-        query_sql, query_params = tsquery(match)
-        lexemes = self._lexemes(query_params)
+        lexemes = self._lexemes(tsquery(match)[1])
         count, mean = self._corpus()
         # FTS5's BM25: a term's frequency is summed over the fields, each occurrence counting
         # its field's weight; the length is the whole row's; idf never below 1e-6.
-        idf = [max(math.log((count - df + 0.5) / (df + 0.5)), 1e-6) for df in (self._df(x) for x in lexemes)]
+        idf = {x: max(math.log((count - df + 0.5) / (df + 0.5)), 1e-6) for x, df in ((x, self._df(x)) for x in lexemes)}
+        wanted = limit + offset
+        # An OR of terms where some are common (in a tenth of all chunks or more): first look only
+        # at the chunks holding a rarer term. A chunk left out can still hold any query word but
+        # those whose one-word term it would then match, and each word adds under 2.2 × its idf;
+        # if the page's last score beats that sum, no chunk left out could enter the page and
+        # the answer is exact. Else the whole query runs.
+        terms = _or_terms(match)
+        if len(terms) > 1 and COMMON:
+            rare, forcing = [], set()
+            for term in terms:
+                words = self._lexemes(tsquery(term)[1])
+                if not words or any(self._df(x) < count * COMMON for x in words):
+                    rare.append(term)
+                    if len(words) == 1:  # holding this word means matching this term
+                        forcing.add(words[0])
+            bound = 2.2 * sum(value for x, value in idf.items() if x not in forcing)
+            if rare and len(rare) < len(terms):
+                ranked = self._ranked(" OR ".join(rare), idf, mean, where, params, wanted)
+                if len(ranked) >= wanted and ranked[wanted - 1][1] > bound:
+                    return self._page(ranked[offset:wanted])
+        return self._page(self._ranked(match, idf, mean, where, params, wanted)[offset:wanted])
+
+    def _ranked(self, match: str, idf: dict[str, float], mean: float, where: list[str], params: list[Any],
+                wanted: int) -> list[tuple[int, float]]:
+        """(seq, BM25) of the best `wanted` chunks matching `match`, scored on the `idf` words.
+        Two steps: every match gets a cheap score (the idf of each query word it holds, a
+        lookup in its tsvector; ts_rank breaks ties), and only the best thousand get BM25,
+        which has to unnest their tsvectors."""
+        query_sql, query_params = tsquery(match)
+        lexemes, values = list(idf), list(idf.values())
         weight = "CASE f " + " ".join(f"WHEN '{k}' THEN {w}" for k, w in zip(
             "ABCD", (BM25_WEIGHTS[0], BM25_WEIGHTS[1], BM25_WEIGHTS[3], BM25_WEIGHTS[2]))) + " END"
         joins = _CHUNK_JOINS if where else ""
-        # Two steps: every match gets a cheap score (the idf of each query word it holds, a
-        # lookup in its tsvector; ts_rank breaks ties), and only the best few hundred get
-        # BM25, which has to unnest their tsvectors.
-        held = " + ".join(f"(CASE WHEN c.search @@ ?::tsquery THEN {value!r} ELSE 0 END)" for value in idf) or "0"
+        held = " + ".join(f"(CASE WHEN c.search @@ ?::tsquery THEN {value!r} ELSE 0 END)" for value in values) or "0"
         words = ["'" + x.replace("'", "''") + "'" for x in lexemes]
-        ranked = self.conn.execute(
+        rows = self.conn.execute(
             f"""WITH q AS (SELECT {query_sql.replace('%s', '?')} AS q),
                 w AS (SELECT * FROM unnest(?::text[], ?::float8[]) AS w(lexeme, idf)),
                 cand AS (SELECT c.seq, c.search, c.words AS dl FROM q, chunks c {joins}
@@ -570,13 +624,16 @@ class PostgresStore(SQLiteStore):
                     SELECT u.lexeme, sum({weight}) AS tf FROM unnest(cand.search) u, unnest(u.weights) f
                     WHERE u.lexeme = ANY(?::text[]) GROUP BY u.lexeme) t ON TRUE
                 LEFT JOIN w ON w.lexeme = t.lexeme
-                GROUP BY cand.seq ORDER BY r DESC, cand.seq LIMIT ? OFFSET ?""",
-            (*query_params, lexemes, idf, *params, *words, max(RESCORED, 4 * (limit + offset)), max(mean, 1e-9),
-             lexemes, limit, offset)).fetchall()
+                GROUP BY cand.seq ORDER BY r DESC, cand.seq LIMIT ?""",
+            (*query_params, lexemes, values, *params, *words, max(RESCORED, 4 * wanted), max(mean, 1e-9),
+             lexemes, wanted)).fetchall()
+        return [(int(seq), float(score)) for seq, score in rows]
+
+    def _page(self, ranked: list[tuple[int, float]]) -> list[Hit]:
         if not ranked:
             return []
         found = self.hits_by_seq([seq for seq, _ in ranked])
-        return [replace(found[seq], score=float(score)) for seq, score in ranked if seq in found]
+        return [replace(found[seq], score=score) for seq, score in ranked if seq in found]
 
     def _corpus(self) -> tuple[int, float]:
         """(chunks, their mean length in words over all fields), per data version."""
