@@ -193,10 +193,11 @@ def test_a_core_install_without_onnxruntime_indexes_and_searches_by_keyword(docs
 def test_a_server_url_as_db_is_a_server_and_creates_no_file(run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
     monkeypatch.chdir(tmp_path)
     for args in (["--db", "postgresql://user:secret@127.0.0.1:9/mindex", "status", "--json"],
-                 ["--db", "postgresql://user:secret@127.0.0.1:9/mindex", "add", str(tmp_path), "--json"]):
+                 ["--db", "postgresql://user:secret@127.0.0.1:9/mindex", "add", str(tmp_path), "--json"],
+                 ["--db", "postgresql://user@127.0.0.1:9/mindex?sslmode=disable&password=secret", "status", "--json"]):
         error = json.JSONDecoder().raw_decode(run(*args, code=1))[0]["error"]  # nothing listens on port 9
-        assert error["code"] == "STORE_ERROR" and "cannot connect to postgresql://user:***@127.0.0.1:9" in error["message"]
-        assert "secret" not in json.dumps(error)
+        assert error["code"] == "STORE_ERROR" and "cannot connect to postgresql://user" in error["message"]
+        assert "***" in error["message"] and "secret" not in json.dumps(error)  # the password never shown
     error = json.JSONDecoder().raw_decode(run("--db", "mysql://user@localhost/mindex", "status", "--json", code=1))[0]
     assert error["error"]["code"] == "CONFIG_ERROR" and "names a mysql server" in error["error"]["message"]
     assert list(tmp_path.iterdir()) == []  # no `postgresql:` folder, no index file

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from mindex.errors import ConfigError
-from mindex.serve.tokens import check_call, digest, load_tokens, new_token
+from mindex.serve.tokens import check_call, digest, load_tokens, new_token, outcome
 
 SOURCE_TOOLS = {"search_docs", "search_code", "grep"}
 
@@ -74,3 +74,16 @@ def load_tokens_from(name: str, access: str, sources: tuple[str, ...]):  # type:
     from mindex.serve.tokens import Token
 
     return Token(name, digest(name), access, sources)
+
+
+def test_the_access_log_counts_results_from_json_or_event_stream_answers() -> None:
+    answer = {"jsonrpc": "2.0", "id": 3, "result": {"content": [{"type": "text", "text": "# three hits"}],
+                                                    "structuredContent": {"query": "x", "results": [{}, {}, {}]}}}
+    assert outcome(json.dumps(answer).encode()) == "results=3"
+    streamed = f"event: message\ndata: {json.dumps(answer)}\n\n".encode()
+    assert outcome(streamed) == "results=3"
+    failed = {"jsonrpc": "2.0", "id": 4, "result": {"content": [{"type": "text", "text": "no"}], "isError": True}}
+    assert outcome(json.dumps(failed).encode()) == "error"
+    single = {"jsonrpc": "2.0", "id": 5, "result": {"structuredContent": {"id": "m1", "saved": True}}}
+    assert outcome(json.dumps(single).encode()) == "results=1"
+    assert outcome(b"not json") == "" and outcome(b"data: {broken") == ""

@@ -11,7 +11,7 @@ A tokens file holds one `[[token]]` table per client:
 The gate in front of the MCP app checks the bearer secret against the digests, refuses a tool
 the token may not use with a tool error that names the token (the client sees why), adds the
 source to a call of a token limited to one, logs one line per request (time, token name, what
-was called, status, milliseconds; never a secret), and answers `GET /healthz` without a token.
+was called, status, milliseconds, and for a tool call how many results it gave; never a secret), and answers `GET /healthz` without a token.
 """
 
 from __future__ import annotations
@@ -47,6 +47,9 @@ class Token:
     access: str
     sources: tuple[str, ...] = ()
 
+
+ANSWER_KEPT = 1 << 22  # bytes of a response read for the access log's result count
+PLAIN_METHODS = frozenset({"initialize", "ping", "-"})  # MCP methods without a slash; tool names have none
 
 def digest(secret: str) -> str:
     return hashlib.sha256(secret.encode("utf-8")).hexdigest()
@@ -156,10 +159,13 @@ class TokenGate:
             return
         started = time.perf_counter()
         status = [0]
+        answer: list[bytes] = []  # the response body, kept (up to a bound) to count results
 
         async def sending(message: dict[str, Any]) -> None:
             if message["type"] == "http.response.start":
                 status[0] = message["status"]
+            elif message["type"] == "http.response.body" and sum(map(len, answer)) < ANSWER_KEPT:
+                answer.append(message.get("body", b""))
             await send(message)
 
         if scope["path"] == "/healthz" and scope["method"] in ("GET", "HEAD"):
@@ -171,17 +177,18 @@ class TokenGate:
             await _json(sending, 401, {"error": "missing or unknown bearer token"}, [(b"www-authenticate", b"Bearer")])
             self._line(None, scope, "-", status[0], started)
             return
-        what = "-"
+        what, called = "-", False
         if scope["method"] == "POST":
             body = await _body(receive)
             what, denied, body = self._inspect(token, body)
+            called = any("/" not in name and name not in PLAIN_METHODS for name in what.split(","))
             if denied is not None:
                 await _json(sending, 200, denied)
                 self._line(token, scope, what + " (refused)", status[0], started)
                 return
             receive = _replay(body, receive)
         await self.app(scope, receive, sending)
-        self._line(token, scope, what, status[0], started)
+        self._line(token, scope, what, status[0], started, outcome(b"".join(answer)) if called else "")
 
     def _inspect(self, token: Token, body: bytes) -> tuple[str, Any, bytes]:
         """(what the request calls, a refusal to send instead, the body to pass on)."""
@@ -212,10 +219,43 @@ class TokenGate:
                 params["arguments"], changed = arguments, True
         return ",".join(names) or "-", None, json.dumps(data).encode() if changed else body
 
-    def _line(self, token: Token | None, scope: dict[str, Any], what: str, status: int, started: float) -> None:
+    def _line(self, token: Token | None, scope: dict[str, Any], what: str, status: int, started: float,
+              counted: str = "") -> None:
         stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
         ms = (time.perf_counter() - started) * 1000
-        self.log(f"{stamp} {token.name if token else '-'} {scope['method']} {scope['path']} {what} {status} {ms:.1f} ms")
+        tail = f" {counted}" if counted else ""
+        self.log(f"{stamp} {token.name if token else '-'} {scope['method']} {scope['path']} {what} {status} {ms:.1f} ms{tail}")
+
+
+def outcome(answer: bytes) -> str:
+    """What a tool call answered, for the access log: `results=N` (the length of the first list
+    in its structured content: results, files, matches, sources ...), `error` for a tool error,
+    or "" when the body is not a readable MCP answer. JSON or server-sent events alike; never
+    any of the text itself."""
+    text = answer.decode("utf-8", "replace")
+    stripped = text.lstrip()
+    if stripped.startswith(("{", "[")):
+        payloads = [stripped]
+    else:  # server-sent events: the JSON messages are on `data:` lines
+        payloads = [line[5:].strip() for line in text.splitlines() if line.startswith("data:")]
+    counts = []
+    for payload in payloads:
+        try:
+            data = json.loads(payload)
+        except ValueError:
+            continue
+        for message in data if isinstance(data, list) else [data]:
+            result = message.get("result") if isinstance(message, dict) else None
+            if not isinstance(result, dict):
+                continue
+            if result.get("isError"):
+                counts.append("error")
+                continue
+            structured = result.get("structuredContent")
+            found = next((len(v) for v in structured.values() if isinstance(v, list)), None) \
+                if isinstance(structured, dict) else None
+            counts.append(f"results={found}" if found is not None else "results=1")
+    return ",".join(counts)
 
 
 async def _body(receive: Any) -> bytes:

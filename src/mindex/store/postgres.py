@@ -76,8 +76,10 @@ _BAD_TEXT = re.compile("[\x00\ud800-\udfff]")
 
 
 def redact(url: str) -> str:
-    """A URL without its password, for messages and `status`."""
-    return re.sub(r"(://[^:/@]+):[^@/]*@", r"\1:***@", url)
+    """A URL (or a driver's message) without its password: in the user part, as a
+    `password=` query parameter or a `password=...` conninfo word."""
+    url = re.sub(r"(://[^:/@]+):[^@/]*@", r"\1:***@", url)
+    return re.sub(r"(\bpassword\s*=\s*)('[^']*'|[^&\s]*)", r"\1***", url, flags=re.IGNORECASE)
 
 
 def clean(text: str) -> str:
