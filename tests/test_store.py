@@ -50,6 +50,12 @@ def test_a_file_that_is_not_a_database_gets_a_clear_error(tmp_path: Path) -> Non
         SQLiteStore(path)
 
 
+def test_a_place_where_no_database_can_be_written_is_named_with_what_it_needs(tmp_path: Path) -> None:
+    (tmp_path / "taken.db").mkdir()  # a folder where the file should be
+    with pytest.raises(StoreError, match=r"cannot open .*taken\.db .*readable and writable"):
+        SQLiteStore(tmp_path / "taken.db")
+
+
 def test_read_only_open_refuses_to_create(tmp_path: Path) -> None:
     with pytest.raises(StoreError, match="mindex add"):
         Index(tmp_path / "missing.db", create=False)

@@ -1105,7 +1105,8 @@ def _open_failure(path: Path, exc: sqlite3.DatabaseError | None, read_only: bool
             f"cannot read {path}: it is read-only and its -wal file holds writes not yet merged; "
             "open it once where it is writable (any mindex command), then it reads anywhere"
         )
-    return StoreError(f"cannot open {path} ({message}); check that the file and its folder are readable")
+    need = "readable" if read_only else "readable and writable"
+    return StoreError(f"cannot open {path} ({message}); check that the file and its folder are {need}")
 
 
 def _explain(exc: sqlite3.OperationalError, path: Path) -> Exception:
