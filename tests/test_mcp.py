@@ -286,3 +286,41 @@ def test_a_manifest_recorded_for_another_sdk_or_mindex_is_not_used(tmp_path: Pat
         assert mcp_warm.load_manifest() is None
     monkeypatch.setattr(mcp_warm, "MANIFEST", tmp_path / "missing.json")
     assert mcp_warm.load_manifest() is None
+
+
+def test_calls_overlap_on_postgres_and_take_turns_on_sqlite(indexed: Index, backend: str) -> None:
+    """Two tool calls at once: on PostgreSQL both run together, each on an index of its own
+    (a barrier both must reach); on SQLite the one index answers them one after the other."""
+    import threading
+
+    from mindex.serve.mcp_server import _Core
+
+    core = _Core(indexed.location, Settings(serve={"concurrency": 2}))
+    meeting = threading.Barrier(2, timeout=20)
+    spans: list[tuple[float, float, int]] = []
+
+    def work(ix: Index) -> None:
+        started = time.monotonic()
+        assert ix.search("Retry-After", mode="keyword").hits
+        if backend == "postgres":
+            meeting.wait()  # broken (an error) unless the other call runs at the same time
+        else:
+            time.sleep(0.3)
+        spans.append((started, time.monotonic(), id(ix)))
+
+    async def both() -> None:
+        async with anyio.create_task_group() as group:
+            group.start_soon(core.call, work)
+            group.start_soon(core.call, work)
+
+    try:
+        anyio.run(both)
+        (a_start, a_end, a_ix), (b_start, b_end, b_ix) = sorted(spans)
+        if backend == "postgres":
+            assert a_ix != b_ix and b_start < a_end  # two indexes, at once
+        else:
+            assert a_ix == b_ix and b_start >= a_end  # one index, in turn
+        anyio.run(core.call, lambda ix: spans.append((0.0, 0.0, id(ix))))  # an index is reused, not opened again
+        assert len({ix for _, _, ix in spans}) == (2 if backend == "postgres" else 1)
+    finally:
+        core.close()

@@ -266,6 +266,8 @@ class ServeSettings(Section):
     host: str = setting("127.0.0.1")
     port: int = setting(8765, ge=1, le=65535)
     token: str | None = setting(None, doc="bearer token the HTTP server requires")
+    concurrency: int = setting(4, ge=1, le=64, doc="tool calls answered at once on a PostgreSQL index, each "
+                               "with its own connections and copy of the vectors (SQLite: one at a time)")
 
 
 DEFAULT_MEMORY_TYPES = ("decision", "progress", "issue", "handoff", "insight", "reference")

@@ -202,26 +202,44 @@ class EdgesOut(BaseModel):
 
 
 class _Core:
-    """One `Index` for the server's life; calls are serialized (one SQLite connection)."""
+    """The server's indexes, opened on first use. On SQLite one `Index` answers one call at a
+    time (one connection). On PostgreSQL up to `serve.concurrency` calls run at once, each on
+    an `Index` of its own (its own connections; nothing shared between threads): the database
+    does the waiting, so calls overlap instead of queueing behind one another."""
 
     def __init__(self, db: Path | str, settings: Settings) -> None:
         self.db, self.settings = db, settings
-        self._index: Index | None = None
+        self.size = settings.serve.concurrency if isinstance(db, str) else 1
+        self._free: list[Index] = []
+        self._all: list[Index] = []
+        self._slots = threading.BoundedSemaphore(self.size)
         self._lock = threading.Lock()
 
     def _open(self, create: bool = False) -> Index:
-        if self._index is None:
-            self._index = Index(self.db, self.settings.index, create=create, embed=self.settings.embed,
-                                search=self.settings.search, memory=self.settings.memory, agents=self.settings.agents)
-        return self._index
+        return Index(self.db, self.settings.index, create=create, embed=self.settings.embed,
+                     search=self.settings.search, memory=self.settings.memory, agents=self.settings.agents)
+
+    def _take(self, create: bool) -> Index:
+        with self._lock:
+            if self._free:
+                return self._free.pop()
+        index = self._open(create)
+        with self._lock:
+            self._all.append(index)
+        return index
 
     async def call(self, work: Callable[[Index], T], create: bool = False) -> T:
         """Run `work(index)` in a worker thread; a `MindexError` becomes a tool error.
         `create` lets a tool that writes (memory_save) make the index on first use."""
 
         def run() -> T:
-            with self._lock:
-                return work(self._open(create))
+            with self._slots:
+                index = self._take(create)
+                try:
+                    return work(index)
+                finally:
+                    with self._lock:
+                        self._free.append(index)
 
         try:
             return await anyio.to_thread.run_sync(run)
@@ -229,9 +247,10 @@ class _Core:
             raise ToolError(for_agent(str(exc))) from None
 
     def close(self) -> None:
-        if self._index is not None:
-            self._index.close()
-            self._index = None
+        with self._lock:
+            opened, self._all, self._free = self._all, [], []
+        for index in opened:
+            index.close()
 
 
 # Hints written for a shell user, said the way an agent calls the tools.
