@@ -259,6 +259,34 @@ def test_the_cli_on_a_server(tmp_path: Path, pg_url: str, docs_dir: Path) -> Non
     assert "pw" not in status and json.loads(status)["documents"] > 0
 
 
+def test_a_role_that_may_only_read_searches_and_is_told_why_it_cannot_write(tmp_path: Path, pg_url: str,
+                                                                          docs_dir: Path) -> None:
+    import psycopg
+
+    with Index(pg_url, IndexSettings(workers=1), embed=EmbedSettings(provider="none")) as ix:
+        ix.add_source(docs_dir, name="docs")
+        ix.index()
+        documents = ix.status()["documents"]
+    role = f"reader_{pg_url.rsplit('/', 1)[1]}"  # roles belong to the whole server: one per database
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        conn.execute(f"CREATE ROLE {role} LOGIN")
+        conn.execute(f"GRANT USAGE ON SCHEMA public TO {role}")
+        conn.execute(f"GRANT SELECT ON ALL TABLES IN SCHEMA public TO {role}")
+    cli = [sys.executable, "-m", "mindex", "--db", pg_url.replace("postgres@", f"{role}@", 1)]
+    env = {**os.environ, "MINDEX_EMBED__PROVIDER": "none"}
+    found = subprocess.run([*cli, "search", "Retry-After", "--mode", "keyword", "--json"], capture_output=True,
+                           text=True, timeout=60, env=env)
+    assert found.returncode == 0 and json.loads(found.stdout)["results"][0]["path"] == "guide/retries.md"
+    for argv in (["memory", "save", "a note", "--type", "insight"], ["index"]):
+        refused = subprocess.run([*cli, *argv, "--json"], capture_output=True, text=True, timeout=60, env=env)
+        error = json.JSONDecoder().raw_decode(refused.stdout)[0]["error"]
+        assert refused.returncode != 0 and "Traceback" not in refused.stderr
+        assert error["code"] == "INDEX_READ_ONLY" and "permission denied for table" in error["message"]
+        assert "may read the index but not change it" in error["message"]
+    with Index(pg_url, create=False, embed=EmbedSettings(provider="none")) as ix:  # nothing half-written
+        assert ix.status()["documents"] == documents and not ix.memory.recent()
+
+
 def test_copy_sqlite_to_postgres_and_back(tmp_path: Path, pg_url: str, pg: pgserver.PgServer,
                                           added_minilm: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from mindex.copy import copy_index

@@ -44,6 +44,7 @@ from mindex.errors import (
     IndexLockedError,
     NotFoundError,
     SchemaTooNewError,
+    ReadOnlyIndexError,
     SourceExistsError,
     StoreError,
 )
@@ -157,6 +158,13 @@ def _explained() -> Iterator[None]:
     except psycopg.errors.UndefinedObject as exc:
         raise StoreError(f"the database lacks part of mindex's schema ({_reason(exc)}); was it changed by hand? "
                          "`mindex copy` the index into a new database, or index again there") from None
+    except psycopg.errors.InsufficientPrivilege as exc:
+        raise ReadOnlyIndexError(f"the server refused a change ({_reason(exc)}): this database role may read the index "
+                                 "but not change it. Searching works; commands that write need a role that owns "
+                                 "mindex's tables") from None
+    except psycopg.errors.ReadOnlySqlTransaction:
+        raise ReadOnlyIndexError("the server is read-only (a replica?): searching works, but to change the index point "
+                                 "--db at the primary") from None
     except psycopg.OperationalError as exc:
         raise StoreError(f"lost the connection to the PostgreSQL server ({_reason(exc)}); every batch committed "
                          "before this one is kept: rerun the command when the server is back") from None
@@ -398,7 +406,8 @@ class PostgresStore(SQLiteStore):
                 try:
                     with conn.transaction():
                         yield _Db(conn)
-                        conn.execute("UPDATE store_version SET n = n + 1")
+                        with _explained():
+                            conn.execute("UPDATE store_version SET n = n + 1")
                 finally:
                     self._local.conn = None
         except psycopg.errors.DiskFull:
