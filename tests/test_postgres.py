@@ -287,6 +287,39 @@ def test_a_role_that_may_only_read_searches_and_is_told_why_it_cannot_write(tmp_
         assert ix.status()["documents"] == documents and not ix.memory.recent()
 
 
+def test_after_the_server_restarts_the_next_call_works(docs_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A long-lived process (the shared server) keeps pooled connections; after PostgreSQL
+    restarts they are dead. The call during the outage fails with a clear error; the first
+    call after it works (idle connections are tried before use)."""
+    from mindex.store import postgres as pgstore
+
+    monkeypatch.setattr(pgstore, "CHECK_IDLE", 1e9)  # at first no connection counts as idle: used, it fails
+    server = pgserver.PgServer()  # a server of its own: this test stops it
+    try:
+        with Index(server.create("restart"), IndexSettings(workers=1, lock_timeout=1),
+                   embed=EmbedSettings(provider="none")) as ix:
+            ix.add_source(docs_dir, name="docs")
+            ix.index()
+            expected = [h.id for h in ix.search("Retry-After", mode="keyword").hits]
+            for _ in range(3):  # more than one connection in the pool
+                ix.search("retries", mode="keyword")
+            server._run(["pg_ctl", "-D", str(server.data), "-m", "fast", "-w", "stop"])
+            with pytest.raises(StoreError, match="lost the connection.*rerun the command"):
+                ix.search("Retry-After", mode="keyword")
+            server._run(["pg_ctl", "-D", str(server.data), "-l", str(server.data / "log"), "-o",
+                         f"-p {server.port} -k {server.data} -c listen_addresses=127.0.0.1", "-w", "start"])
+            monkeypatch.setattr(pgstore, "CHECK_IDLE", 0.0)  # now every connection counts as idle (default: 2 s)
+            assert [h.id for h in ix.search("Retry-After", mode="keyword").hits] == expected
+            server._run(["pg_ctl", "-D", str(server.data), "-m", "fast", "-w", "stop"])
+            with pytest.raises(StoreError, match="no connection to .* within 5 s .*rerun the command"):
+                ix.search("Retry-After", mode="keyword")  # tried before use: no server, no connection
+    finally:
+        try:
+            server.stop()  # its folder goes in any case
+        except RuntimeError:
+            pass  # the test left it stopped
+
+
 def test_copy_sqlite_to_postgres_and_back(tmp_path: Path, pg_url: str, pg: pgserver.PgServer,
                                           added_minilm: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from mindex.copy import copy_index

@@ -62,6 +62,8 @@ FIRST_VERSION = MIGRATIONS[0][0]  # the backend starts at the SQLite schema of i
 # From this many vectors of a model, searches go to the HNSW index in the server instead of a
 # matrix each process loads (exact; ~1.5 KB a vector at 384 float32 dimensions).
 ANN_FROM = 200_000
+# Seconds a pooled connection may sit idle before it is tried before use.
+CHECK_IDLE = 2.0
 # The HNSW search's candidate list (pgvector's default is 40): at a million vectors 64 found
 # 68% of the exact top 10 in 5 ms, 400 found 92% in 10 ms (benchmarks/bench_vectors_1m.py).
 EF_SEARCH = 400
@@ -309,8 +311,21 @@ class PostgresStore(SQLiteStore):
             # One plain connection first: the pool would retry a refused one quietly and report
             # only that it timed out; this names the cause (no such role, database, host).
             psycopg.connect(url, connect_timeout=max(2, int(min(lock_timeout, 10))), autocommit=True).close()
+            used: dict[int, float] = {}  # when each pooled connection was last handed back
+
+            def check(conn: Any) -> None:
+                """A connection idle for a while is tried before use (one empty round trip): after
+                the server restarted, the pool's old connections are dead, and the first calls would
+                fail. Connections in steady use are not checked: no cost under load."""
+                if time.monotonic() - used.get(id(conn), 0.0) > CHECK_IDLE:
+                    ConnectionPool.check_connection(conn)
+
+            def returned(conn: Any) -> None:
+                used[id(conn)] = time.monotonic()
+
             self.pool = ConnectionPool(url, min_size=1, max_size=pool_size, open=True, timeout=max(lock_timeout, 5.0),
-                                       kwargs={"autocommit": True, "application_name": name})
+                                       kwargs={"autocommit": True, "application_name": name}, check=check,
+                                       reset=returned)
             self.pool.wait(timeout=max(lock_timeout, 5.0))
         except Exception as exc:  # a bad URL, a refused connection, a pool timeout
             raise StoreError(f"cannot connect to {redact(url)} ({_reason(exc)}); check that the server runs, "
@@ -333,8 +348,21 @@ class PostgresStore(SQLiteStore):
         if pinned is not None:
             yield pinned
             return
-        with self.pool.connection() as conn:
+        with self._borrow() as conn:
             yield conn
+
+    @contextmanager
+    def _borrow(self) -> Iterator[Any]:
+        """A connection from the pool; none to be had in time (the server down, or every
+        connection busy) is a StoreError that says so."""
+        from psycopg_pool import PoolTimeout
+
+        try:
+            with self.pool.connection() as conn:
+                yield conn
+        except PoolTimeout:
+            raise StoreError(f"no connection to {self.where} within {self.pool.timeout:.0f} s (the server is down or "
+                             "refuses connections); rerun the command when it is back") from None
 
     def close(self) -> None:
         self.pool.close()
@@ -361,7 +389,7 @@ class PostgresStore(SQLiteStore):
         if current == 0 and not create:
             raise StoreError(f"no mindex index in {self.where}; register a folder with `mindex add <folder>` and "
                              "build it with `mindex index`, or `mindex copy` an index into it")
-        with self.pool.connection() as conn, conn.transaction():
+        with self._borrow() as conn, conn.transaction():
             conn.execute("SELECT pg_advisory_xact_lock(%s, 0)", (_LOCK_CLASS,))  # one migrator at a time
             current = self.schema_version_on(conn)
             try:
@@ -401,7 +429,7 @@ class PostgresStore(SQLiteStore):
             yield _Db(pinned)
             return
         try:
-            with self.pool.connection() as conn:
+            with self._borrow() as conn:
                 self._local.conn = conn
                 try:
                     with conn.transaction():
@@ -427,8 +455,8 @@ class PostgresStore(SQLiteStore):
     def indexing(self, source: str) -> Iterator[None]:
         """Hold the source's advisory lock for a whole run; another indexer of the same
         source is refused with who holds it (indexers of other sources run at once)."""
-        with self.pool.connection() as conn:
-            if not conn.execute("SELECT pg_try_advisory_lock(%s, hashtext(%s))", (_LOCK_CLASS, source)).fetchone()[0]:  # type: ignore[index]
+        with self._borrow() as conn:
+            if not conn.execute("SELECT pg_try_advisory_lock(%s, hashtext(%s))", (_LOCK_CLASS, source)).fetchone()[0]:
                 holder = conn.execute(
                     """SELECT a.application_name, a.client_addr::text, a.backend_start FROM pg_locks l
                        JOIN pg_stat_activity a ON a.pid = l.pid
