@@ -324,3 +324,22 @@ def test_calls_overlap_on_postgres_and_take_turns_on_sqlite(indexed: Index, back
         assert len({ix for _, _, ix in spans}) == (2 if backend == "postgres" else 1)
     finally:
         core.close()
+
+
+def test_a_tokens_server_refuses_a_body_too_large_and_goes_on_serving(indexed: Index, tmp_path: Path) -> None:
+    from mindex.serve.tokens import MAX_BODY, new_token
+
+    secret, block = new_token("ci")
+    (tmp_path / "tokens.toml").write_text(block)
+    proc, port = start_http(indexed.location, "--tokens", str(tmp_path / "tokens.toml"))
+    try:
+        request = urllib.request.Request(f"http://127.0.0.1:{port}/mcp", data=b" " * (MAX_BODY + 1), method="POST",
+                                         headers={"authorization": f"Bearer {secret}", "content-type": "application/json"})
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(request, timeout=30)
+        assert refused.value.code == 413 and b"MiB" in refused.value.read()
+        assert post(port, {"authorization": f"Bearer {secret}"}) not in (401, 413)  # the next request is served
+    finally:
+        proc.terminate()
+        _, log = proc.communicate(timeout=10)
+    assert " ci POST /mcp (too large) 413 " in log and secret not in log

@@ -48,6 +48,7 @@ class Token:
     sources: tuple[str, ...] = ()
 
 
+MAX_BODY = 8 << 20  # bytes of a request body the gate reads; more is refused with 413
 ANSWER_KEPT = 1 << 22  # bytes of a response read for the access log's result count
 PLAIN_METHODS = frozenset({"initialize", "ping", "-"})  # MCP methods without a slash; tool names have none
 
@@ -179,8 +180,12 @@ class TokenGate:
             return
         what, called = "-", False
         if scope["method"] == "POST":
-            body = await _body(receive)
-            what, denied, body = self._inspect(token, body)
+            read = await _body(receive)
+            if read is None:
+                await _json(sending, 413, {"error": f"request body over {MAX_BODY >> 20} MiB; no MCP call needs that"})
+                self._line(token, scope, "(too large)", status[0], started)
+                return
+            what, denied, body = self._inspect(token, read)
             called = any("/" not in name and name not in PLAIN_METHODS for name in what.split(","))
             if denied is not None:
                 await _json(sending, 200, denied)
@@ -258,13 +263,19 @@ def outcome(answer: bytes) -> str:
     return ",".join(counts)
 
 
-async def _body(receive: Any) -> bytes:
-    chunks = []
+async def _body(receive: Any) -> bytes | None:
+    """The request's body, or None past `MAX_BODY` (not read further: a client cannot make
+    the server hold more than that)."""
+    chunks, size = [], 0
     while True:
         message = await receive()
         if message["type"] != "http.request":
             break
-        chunks.append(message.get("body", b""))
+        chunk = message.get("body", b"")
+        size += len(chunk)
+        if size > MAX_BODY:
+            return None
+        chunks.append(chunk)
         if not message.get("more_body"):
             break
     return b"".join(chunks)
