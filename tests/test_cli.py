@@ -115,8 +115,14 @@ def test_every_command_has_help_with_a_description() -> None:
 
 
 def test_query_commands_offer_json() -> None:
-    for name in ("search", "get", "sources", "status", "index", "add", "remove"):
+    for name in ("search", "get", "sources", "status", "index", "add", "remove", "serve"):
         assert any(p.name == "as_json" for p in cli.commands[name].params), name
+
+
+def test_serve_says_why_it_cannot_start_in_json(run, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    out = run("serve", "--http", "--tokens", str(tmp_path / "missing.toml"), "--json", code=1)
+    error = json.JSONDecoder().raw_decode(out)[0]["error"]
+    assert error["code"] == "CONFIG_ERROR" and "missing.toml" in error["message"] and "--tokens" in error["hint"]
 
 
 def test_explain_shows_recency_merges_and_hops_without_failing(  # type: ignore[no-untyped-def]

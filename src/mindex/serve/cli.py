@@ -348,10 +348,12 @@ def status(state: State, list_skipped: bool, as_json: bool) -> None:
 @click.option("--tokens", type=click.Path(path_type=Path, dir_okay=False),
               help="A file of named tokens (rights per client, an access log on stderr, /healthz); see new-token.")
 @click.option("--watch", "live", is_flag=True, help="Also keep the index live while files change (as `mindex watch`).")
+@click.option("--json", "as_json", is_flag=True,
+              help="A start-up error as one JSON object on stdout (with --http; over stdio, stdout is MCP's).")
 @click.pass_obj
 @handle_errors
 def serve(state: State, http: bool, host: str | None, port: int | None, token: str | None, tokens: Path | None,
-          live: bool) -> None:
+          live: bool, as_json: bool) -> None:
     """Run the MCP server (stdio by default) for Claude Code, Cursor, Codex CLI and others.
 
     \b
