@@ -21,6 +21,7 @@ from mindex.config import EmbedSettings
 from mindex.embed.install import add_model
 from mindex.embed.models import find_model
 from mindex.embed.onnx import OnnxEmbedder, pad_batch
+from tables import pct, print_table
 
 DEFAULT_CORPUS = Path("/usr/share/doc/postgresql-doc-15/html")
 
@@ -34,10 +35,6 @@ def raw_runtime(embedder: OnnxEmbedder, texts: list[str]) -> float:
         (hidden * mask[:, :, None]).sum(axis=1)
     return len(texts) / (time.perf_counter() - started)
 
-
-def pct(values: list[float], p: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(p / 100 * (len(ordered) - 1)))]
 
 
 def query_latency(index: Index, queries: list[str], mode: str) -> tuple[float, float]:
@@ -111,9 +108,7 @@ def main() -> None:
     finally:
         shutil.rmtree(work, ignore_errors=True)
     print(f"model: {added.model_id} (per-channel int8 by `models add`), max 256 tokens, batch 16")
-    print("| measure | value |\n| --- | --- |")
-    for name, value in rows:
-        print(f"| {name} | {value} |")
+    print_table(rows)
 
 
 if __name__ == "__main__":

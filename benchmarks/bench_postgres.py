@@ -29,13 +29,10 @@ sys.path.insert(0, str(HERE.parent / "tests"))
 from mindex import Index  # noqa: E402
 from mindex.config import EmbedSettings, IndexSettings  # noqa: E402
 from mindex.copy import copy_index  # noqa: E402
+from tables import pct, print_table  # noqa: E402
 
 DEFAULT_CORPUS = Path("/usr/share/doc/postgresql-doc-15/html")
 
-
-def pct(values: list[float], p: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(round(p / 100 * (len(ordered) - 1))))]
 
 
 def latency(index: Index, queries: list[str], mode: str) -> tuple[float, float, list[list[str]]]:
@@ -124,9 +121,7 @@ def main() -> None:
     finally:
         server.stop()
         shutil.rmtree(work, ignore_errors=True)
-    print("| measure | value |\n| --- | --- |")
-    for name, value in rows:
-        print(f"| {name} | {value} |")
+    print_table(rows)
 
 
 if __name__ == "__main__":

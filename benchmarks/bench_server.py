@@ -26,6 +26,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).parent.parent / "tests"))
 
+from tables import pct, print_table  # noqa: E402
+
 DEFAULT_CORPUS = Path("/usr/share/doc/postgresql-doc-15/html")
 
 
@@ -34,10 +36,6 @@ def free_port() -> int:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
 
-
-def pct(values: list[float], p: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(round(p / 100 * (len(ordered) - 1))))] if ordered else 0.0
 
 
 async def load(ports: list[int], secret: str, clients: int, seconds: float, queries: list[str]) -> tuple[int, list[float]]:
@@ -119,9 +117,7 @@ def main() -> None:
             proc.wait(timeout=30)
         server.stop()
     print(f"search_docs (hybrid) over {chunks:,} chunks in PostgreSQL, named-token server, clients on the same host")
-    print("| measure | value |\n| --- | --- |")
-    for name, value in rows:
-        print(f"| {name} | {value} |")
+    print_table(rows)
 
 
 if __name__ == "__main__":

@@ -22,16 +22,14 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).parent.parent / "tests"))
 
+from tables import pct, print_table  # noqa: E402
+
 
 def draws(rng: np.random.Generator, centres: np.ndarray, n: int) -> np.ndarray:
     picked = centres[rng.integers(0, len(centres), n)]
     vectors = picked + rng.normal(0, 0.06, (n, centres.shape[1])).astype(np.float32)
     return (vectors / np.linalg.norm(vectors, axis=1, keepdims=True)).astype(np.float16)
 
-
-def pct(values: list[float], p: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(round(p / 100 * (len(ordered) - 1))))]
 
 
 def main() -> None:
@@ -118,9 +116,7 @@ def main() -> None:
             rows.append(("table + HNSW index size", str(size)))
     finally:
         server.stop()
-    print("| measure | value |\n| --- | --- |")
-    for name, value in rows:
-        print(f"| {name} | {value} |")
+    print_table(rows)
 
 
 if __name__ == "__main__":
