@@ -203,12 +203,10 @@ def _words(text: str) -> str:
 _TOKEN = re.compile(r'\s*(?:"((?:[^"]|"")*)"(\*)?|(\()|(\))|(AND|OR|NOT)\b)')
 
 
-def tsquery(match: str) -> tuple[str, list[str]]:
-    """SQL (and its parameters) for the tsquery of one of our FTS5 expressions: quoted words
-    and phrases, optional `*` prefixes, AND, OR and brackets. Anything else is ignored, so
-    no input raises a syntax error; an expression with no words matches nothing."""
-    parts: list[str] = []
-    params: list[str] = []
+def _tokens(match: str) -> Iterator[tuple[str | None, bool, str | None]]:
+    """The parts of one of our FTS5 expressions, in order: (quoted text unescaped, its `*`,
+    None) for a quoted word, phrase or trigram, else (None, False, "(" / ")" / "AND" / "OR").
+    Anything else (NOT, stray characters) is skipped, so no input is a syntax error."""
     pos = 0
     while pos < len(match):
         found = _TOKEN.match(match, pos)
@@ -218,21 +216,32 @@ def tsquery(match: str) -> tuple[str, list[str]]:
         pos = found.end()
         quoted, star, opening, closing, op = found.groups()
         if quoted is not None:
-            words = _words(quoted.replace('""', '"'))
-            if not words:
-                parts.append("''::tsquery")
-            elif star and " " not in words:
-                parts.append("to_tsquery('mindex', %s)")
-                params.append(words + ":*")
-            else:
-                parts.append("phraseto_tsquery('mindex', %s)")
-                params.append(words)
-        elif opening:
-            parts.append("(")
-        elif closing:
-            parts.append(")")
+            yield quoted.replace('""', '"'), bool(star), None
+        elif opening or closing:
+            yield None, False, opening or closing
         elif op in ("AND", "OR"):
-            parts.append("&&" if op == "AND" else "||")
+            yield None, False, op
+
+
+def tsquery(match: str) -> tuple[str, list[str]]:
+    """SQL (and its parameters) for the tsquery of one of our FTS5 expressions: quoted words
+    and phrases, optional `*` prefixes, AND, OR and brackets. Anything else is ignored, so
+    no input raises a syntax error; an expression with no words matches nothing."""
+    parts: list[str] = []
+    params: list[str] = []
+    for quoted, star, other in _tokens(match):
+        if quoted is None:
+            parts.append({"AND": "&&", "OR": "||"}.get(other or "", other or ""))
+            continue
+        words = _words(quoted)
+        if not words:
+            parts.append("''::tsquery")
+        elif star and " " not in words:
+            parts.append("to_tsquery('mindex', %s)")
+            params.append(words + ":*")
+        else:
+            parts.append("phraseto_tsquery('mindex', %s)")
+            params.append(words)
     sql = " ".join(parts)
     return (sql or "''::tsquery"), params
 
@@ -268,24 +277,12 @@ def trigram_filter(match: str) -> tuple[str, list[str]]:
     tokenizer is case-insensitive too."""
     parts: list[str] = []
     params: list[str] = []
-    pos = 0
-    while pos < len(match):
-        found = _TOKEN.match(match, pos)
-        if not found:
-            pos += 1
+    for gram, _, other in _tokens(match):
+        if gram is None:
+            parts.append(other or "")
             continue
-        pos = found.end()
-        quoted, _, opening, closing, op = found.groups()
-        if quoted is not None:
-            gram = quoted.replace('""', '"')
-            parts.append("t.text ILIKE %s")
-            params.append("%" + gram.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%")
-        elif opening:
-            parts.append("(")
-        elif closing:
-            parts.append(")")
-        elif op in ("AND", "OR"):
-            parts.append(op)
+        parts.append("t.text ILIKE %s")
+        params.append("%" + gram.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%")
     return " ".join(parts) or "TRUE", params
 
 
