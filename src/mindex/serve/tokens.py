@@ -160,13 +160,15 @@ class TokenGate:
             return
         started = time.perf_counter()
         status = [0]
-        answer: list[bytes] = []  # the response body, kept (up to a bound) to count results
+        answer: list[bytes] = []  # a tool call's response body, kept (up to a bound) to count results
+        room = [0]  # bytes of it still to keep: set once the request is known to call a tool
 
         async def sending(message: dict[str, Any]) -> None:
             if message["type"] == "http.response.start":
                 status[0] = message["status"]
-            elif message["type"] == "http.response.body" and sum(map(len, answer)) < ANSWER_KEPT:
+            elif message["type"] == "http.response.body" and room[0] > 0:
                 answer.append(message.get("body", b""))
+                room[0] -= len(answer[-1])
             await send(message)
 
         if scope["path"] == "/healthz" and scope["method"] in ("GET", "HEAD"):
@@ -187,6 +189,7 @@ class TokenGate:
                 return
             what, denied, body = self._inspect(token, read)
             called = any("/" not in name and name not in PLAIN_METHODS for name in what.split(","))
+            room[0] = ANSWER_KEPT if called else 0
             if denied is not None:
                 await _json(sending, 200, denied)
                 self._line(token, scope, what + " (refused)", status[0], started)
