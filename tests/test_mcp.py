@@ -326,7 +326,8 @@ def test_calls_overlap_on_postgres_and_take_turns_on_sqlite(indexed: Index, back
         core.close()
 
 
-def test_a_tokens_server_refuses_a_body_too_large_and_goes_on_serving(indexed: Index, tmp_path: Path) -> None:
+def test_a_tokens_server_refuses_a_body_too_large_and_logs_clients_words_on_one_line(indexed: Index,
+                                                                                      tmp_path: Path) -> None:
     from mindex.serve.tokens import MAX_BODY, new_token
 
     secret, block = new_token("ci")
@@ -339,7 +340,19 @@ def test_a_tokens_server_refuses_a_body_too_large_and_goes_on_serving(indexed: I
             urllib.request.urlopen(request, timeout=30)
         assert refused.value.code == 413 and b"MiB" in refused.value.read()
         assert post(port, {"authorization": f"Bearer {secret}"}) not in (401, 413)  # the next request is served
+        forged = {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                  "params": {"name": "x 200 1.0 ms\n2026-01-01T00:00:00Z admin POST /mcp memory_forget", "arguments": {}}}
+        hostile = urllib.request.Request(
+            f"http://127.0.0.1:{port}/mcp", data=json.dumps(forged).encode(), method="POST",
+            headers={"authorization": f"Bearer {secret}", "content-type": "application/json",
+                     "accept": "application/json, text/event-stream"})
+        try:
+            urllib.request.urlopen(hostile, timeout=30).close()
+        except urllib.error.HTTPError as exc:  # whatever the MCP app answers, the log is what is tested
+            exc.close()
     finally:
         proc.terminate()
         _, log = proc.communicate(timeout=10)
     assert " ci POST /mcp (too large) 413 " in log and secret not in log
+    assert not any(line.startswith("2026-01-01T00:00:00Z admin") for line in log.splitlines())  # no forged line
+    assert " ci POST /mcp x\\x20200\\x201.0\\x20ms\\n2026-01-01T00:00:00Z\\x20admin" in log

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from mindex.errors import ConfigError
-from mindex.serve.tokens import check_call, digest, load_tokens, new_token, outcome
+from mindex.serve.tokens import _printable, check_call, digest, load_tokens, new_token, outcome
 
 SOURCE_TOOLS = {"search_docs", "search_code", "grep"}
 
@@ -87,3 +87,10 @@ def test_the_access_log_counts_results_from_json_or_event_stream_answers() -> No
     single = {"jsonrpc": "2.0", "id": 5, "result": {"structuredContent": {"id": "m1", "saved": True}}}
     assert outcome(json.dumps(single).encode()) == "results=1"
     assert outcome(b"not json") == "" and outcome(b"data: {broken") == ""
+
+
+def test_a_clients_words_stay_one_field_of_one_log_line() -> None:
+    assert _printable("search_docs") == "search_docs"
+    assert _printable("a b\nX\t1\r") == "a\\x20b\\nX\\t1\\r"
+    assert _printable("é😀\u2028") == "\\xe9\\U0001f600\\u2028"
+    assert _printable("x" * 300) == "x" * 200 + "..."

@@ -19,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+import re
 import secrets
 import sys
 import time
@@ -211,12 +212,12 @@ class TokenGate:
                 continue
             method = message.get("method")
             if method != "tools/call":
-                names.append(str(method) if method else "-")
+                names.append(_printable(str(method)) if method else "-")
                 continue
             params = message.get("params")
             params = params if isinstance(params, dict) else {}
             tool = str(params.get("name"))
-            names.append(tool)
+            names.append(_printable(tool))
             arguments = params.get("arguments")
             arguments = arguments if isinstance(arguments, dict) else {}
             before = dict(arguments)
@@ -232,7 +233,16 @@ class TokenGate:
         stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
         ms = (time.perf_counter() - started) * 1000
         tail = f" {counted}" if counted else ""
-        self.log(f"{stamp} {token.name if token else '-'} {scope['method']} {scope['path']} {what} {status} {ms:.1f} ms{tail}")
+        self.log(f"{stamp} {token.name if token else '-'} {scope['method']} {_printable(scope['path'])} "
+                 f"{what} {status} {ms:.1f} ms{tail}")
+
+
+def _printable(text: str, limit: int = 200) -> str:
+    """A client's words for the log, on one line and one field: spaces, controls and
+    non-ASCII as backslash escapes (no forged lines or fields), at most `limit` characters."""
+    shown = re.sub(r"[^\x21-\x7e]", lambda m: m.group().encode("unicode_escape").decode("ascii")
+                   if m.group() != " " else "\\x20", text)
+    return shown if len(shown) <= limit else shown[:limit] + "..."
 
 
 def outcome(answer: bytes) -> str:
