@@ -477,3 +477,11 @@ def test_eval_applies_a_query_lines_filter_before_top_k(tmp_path: Path) -> None:
         rows = {row["qid"]: row for row in map(json.loads, runs.with_name(f"runs.{label}.jsonl").read_text().splitlines())}
         assert len(rows["all"]["results"]) == 2 and len(rows["scoped"]["results"]) == 1
     assert mine.entry.id != theirs.entry.id
+
+
+def test_entry_ids_made_within_one_second_do_not_collide() -> None:
+    from mindex.memory import journal
+
+    at = datetime(2026, 3, 4, 9, 0, tzinfo=timezone.utc)
+    ids = [journal.new_id(at) for _ in range(1000)]  # an agent saving in a burst
+    assert len(set(ids)) == len(ids) and all(i.startswith("m-20260304-090000-") for i in ids)
