@@ -27,21 +27,28 @@ except SystemExit as done:
     code = done.code or 0
 heavy = {"numpy", "pydantic", "pydantic_settings", "httpx", "onnxruntime", "tokenizers", "tree_sitter",
          "rich", "yaml", "html_to_markdown", "mcp", "watchfiles", "pathspec"}
-sys.stderr.write("\\nLOADED " + json.dumps([code, sorted({m.split(".")[0] for m in sys.modules} & heavy)]) + "\\n")
+commands = {"agentcmd", "changelogcmd", "codecmd", "evalcmd", "memorycmd", "setup", "render"}
+serve = {m.rpartition(".")[2] for m in sys.modules if m.startswith("mindex.serve.")} & commands
+sys.stderr.write("\\nLOADED " + json.dumps([code, sorted({m.split(".")[0] for m in sys.modules} & heavy), sorted(serve)]) + "\\n")
 """
 
 
 def loaded(args: list[str], cwd: Path, expect: str = "retry") -> set[str]:
-    """The heavy packages `mindex ARGS` imported (the command must succeed)."""
+    """The heavy packages `mindex ARGS` imported (the command must succeed), its output a pipe."""
+    return probe(args, cwd, expect)[0]
+
+
+def probe(args: list[str], cwd: Path, expect: str = "retry") -> tuple[set[str], set[str]]:
+    """The heavy packages and the command modules of `mindex.serve` that `mindex ARGS` imported."""
     env = {**os.environ, "MINDEX_EMBED__PROVIDER": "none"}
     done = subprocess.run([sys.executable, "-c", PROBE, json.dumps(args)], cwd=cwd, env=env,
                           capture_output=True, text=True, timeout=60)
     line = [row for row in done.stderr.splitlines() if row.startswith("LOADED ")]
     assert line, done.stderr
-    code, modules = json.loads(line[-1][len("LOADED "):])
+    code, modules, serve = json.loads(line[-1][len("LOADED "):])
     assert code == 0, done.stdout + done.stderr
     assert args[-1] == "--help" or expect in done.stdout, done.stdout
-    return set(modules)
+    return set(modules), set(serve)
 
 
 @pytest.fixture
@@ -61,10 +68,17 @@ def test_help_imports_neither_rich_nor_any_heavy_package(tmp_path: Path) -> None
     assert loaded(["search", "--help"], tmp_path) == set()
 
 
-def test_keyword_search_grep_and_graph_load_at_most_the_console(small_project: Path) -> None:
-    for args in (["search", "retry backoff", "--mode", "keyword"], ["grep", "backoff"],
-                 ["graph", "callers", "retry_with_backoff"], ["search", "retry", "--json"]):
-        assert loaded(args, small_project) <= {"rich"}, args
+def test_keyword_search_grep_and_graph_into_a_pipe_load_no_heavy_package(small_project: Path) -> None:
+    """Without a terminal, lines print without rich; a command imports its own module only."""
+    for args, own in ((["search", "retry backoff", "--mode", "keyword"], {"render"}), (["grep", "backoff"], {"codecmd"}),
+                      (["graph", "callers", "retry_with_backoff"], {"codecmd"}), (["search", "retry", "--json"], set())):
+        heavy, modules = probe(args, small_project)
+        assert heavy == set() and modules == own, (args, heavy, modules)
+
+
+def test_help_lists_the_commands_of_every_module(tmp_path: Path) -> None:
+    heavy, modules = probe(["--help"], tmp_path)
+    assert heavy == set() and {"agentcmd", "changelogcmd", "memorycmd", "setup"} <= modules
 
 
 def test_an_index_run_with_nothing_changed_loads_no_parser_and_no_model(small_project: Path) -> None:

@@ -74,3 +74,38 @@ def test_markup_escape_prints_text_literally_alone_and_inside_markup(text: str) 
         console = Console(record=True, width=200)
         console.print(shown, highlight=False)
         assert console.export_text().rstrip("\n") in (text, f"{text} tail")
+
+
+def test_plain_printing_shows_what_rich_shows_without_a_terminal() -> None:
+    """Output into a pipe skips rich's import; it must be the very characters rich prints
+    there: markup read by rich's grammar (escapes, stray brackets, backslash runs), control
+    characters dropped, several objects joined by `sep`, `markup=False` literal."""
+    import io
+    import random
+
+    from rich.console import Console
+    from rich.errors import MarkupError
+
+    from mindex.serve.clikit import _PlainConsole
+
+    rng = random.Random(7)
+    pieces = ["[", "]", "\\", "\\\\", "/", "a", "bold", " ", "\x07", "\r", "\x1b", "\x0c", "\x00", "é", "漢", "\n",
+              "[/]", "[bold]", "[dim]", "[/dim]", "[link=http://x]", "#", "@", "=", ":smile:", "x" * 90, "\u2028"]
+    compared = 0
+    for _ in range(4000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 14)))
+        if rng.random() < 0.5:  # as our commands build lines: escaped values inside our markup
+            text = f"[bold]{markup_escape(text)}[/] [dim]{markup_escape(text[::-1])}[/dim]"
+        for markup in (None, False):
+            theirs, ours = io.StringIO(), io.StringIO()
+            try:
+                Console(file=theirs, soft_wrap=True, emoji=False).print(text, text[:3], highlight=False, markup=markup)
+            except MarkupError:  # unbalanced tags: rich refuses them; our lines never hold one
+                continue
+            _PlainConsole(lambda: ours, lambda: Console(file=ours)).print(text, text[:3], highlight=False, markup=markup)
+            assert ours.getvalue() == theirs.getvalue(), repr(text)
+            compared += 1
+    assert compared > 6000
+    tabbed = io.StringIO()  # tabs expand by cell width: left to rich
+    _PlainConsole(lambda: tabbed, lambda: Console(file=tabbed, soft_wrap=True)).print("漢\tx")
+    assert tabbed.getvalue() == "漢      x\n"

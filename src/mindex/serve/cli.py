@@ -30,20 +30,55 @@ from mindex.serve.clikit import (
     parse_weights,
     search_options,
 )
-from mindex.serve.codecmd import graph, grep, symbols, watch
 
 if TYPE_CHECKING:
     from mindex.serve import render
 else:
     render = lazy_module("mindex.serve.render")
-from mindex.serve.evalcmd import eval_cmd
-from mindex.serve.agentcmd import doctor, hook, install, metrics, milestone, uninstall, workflow
-from mindex.serve.changelogcmd import changelog
-from mindex.serve.memorycmd import context, knowledge, memory
-from mindex.serve.setup import config, models
+
+# The commands defined in other modules, each imported when it runs (or when help lists it):
+# a search does not pay for the agent, changelog, memory and setup commands' definitions.
+LAZY_COMMANDS = {
+    "changelog": "mindex.serve.changelogcmd:changelog",
+    "config": "mindex.serve.setup:config",
+    "context": "mindex.serve.memorycmd:context",
+    "doctor": "mindex.serve.agentcmd:doctor",
+    "eval": "mindex.serve.evalcmd:eval_cmd",
+    "graph": "mindex.serve.codecmd:graph",
+    "grep": "mindex.serve.codecmd:grep",
+    "hook": "mindex.serve.agentcmd:hook",
+    "install": "mindex.serve.agentcmd:install",
+    "knowledge": "mindex.serve.memorycmd:knowledge",
+    "memory": "mindex.serve.memorycmd:memory",
+    "metrics": "mindex.serve.agentcmd:metrics",
+    "milestone": "mindex.serve.agentcmd:milestone",
+    "models": "mindex.serve.setup:models",
+    "symbols": "mindex.serve.codecmd:symbols",
+    "uninstall": "mindex.serve.agentcmd:uninstall",
+    "watch": "mindex.serve.codecmd:watch",
+    "workflow": "mindex.serve.agentcmd:workflow",
+}
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+class LazyGroup(click.Group):
+    """A command group whose `LAZY_COMMANDS` are imported on first use."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*super().list_commands(ctx), *LAZY_COMMANDS})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in self.commands and cmd_name in LAZY_COMMANDS:
+            from importlib import import_module
+
+            module, _, attr = LAZY_COMMANDS[cmd_name].partition(":")
+            command = getattr(import_module(module), attr)
+            if command.name != cmd_name:
+                raise RuntimeError(f"{LAZY_COMMANDS[cmd_name]} is named {command.name!r}, not {cmd_name!r}")
+            self.add_command(command)
+        return super().get_command(ctx, cmd_name)
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
 @click.version_option(__version__, prog_name="mindex")
 @click.option("--db", type=click.Path(path_type=Path), help="Index file (default: .mindex/index.db in the project root; env MINDEX_DB).")
 @click.option("-v", "--verbose", count=True, help="More log output on stderr (-vv for debug).")
@@ -431,25 +466,6 @@ def _start_watcher(state: State) -> threading.Event:
     threading.Thread(target=run, name="mindex-watch", daemon=True).start()
     return stop
 
-
-cli.add_command(models)
-cli.add_command(config)
-cli.add_command(eval_cmd)
-cli.add_command(grep)
-cli.add_command(symbols)
-cli.add_command(graph)
-cli.add_command(watch)
-cli.add_command(memory)
-cli.add_command(knowledge)
-cli.add_command(context)
-cli.add_command(workflow)
-cli.add_command(milestone)
-cli.add_command(hook)
-cli.add_command(metrics)
-cli.add_command(install)
-cli.add_command(uninstall)
-cli.add_command(doctor)
-cli.add_command(changelog)
 
 
 def main() -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import sys
 from collections.abc import Callable
@@ -38,12 +39,14 @@ def lazy_module(name: str) -> Any:
 
 
 class _LazyConsole:
-    """A rich console made on first use: commands that print nothing (`--help`, `--json`)
-    never import rich."""
+    """A console made on first use: commands that print nothing (`--help`, `--json`) never
+    import rich. Without a terminal (a pipe, a file, an agent's shell) strings print through
+    `_PlainConsole`, the characters rich would print there, without rich's import."""
 
     def __init__(self, **options: Any) -> None:
         self._options = options
         self._console: Console | None = None
+        self._plain: _PlainConsole | None = None
 
     def real(self) -> Console:
         if self._console is None:
@@ -52,8 +55,86 @@ class _LazyConsole:
             self._console = Console(**self._options)
         return self._console
 
+    def _stream(self) -> Any:
+        return sys.stderr if self._options.get("stderr") else sys.stdout
+
+    def _printer(self) -> Any:
+        if self._console is None and plain_output(self._stream()):
+            if self._plain is None:
+                self._plain = _PlainConsole(self._stream, self.real)
+            return self._plain
+        return self.real()
+
+    def print(self, *objects: Any, **options: Any) -> None:
+        self._printer().print(*objects, **options)
+
+    @property
+    def is_terminal(self) -> bool:
+        return bool(self._printer().is_terminal)
+
     def __getattr__(self, name: str) -> Any:
         return getattr(self.real(), name)
+
+
+def plain_output(stream: Any) -> bool:
+    """True when rich would print `stream` without colours or cursor codes: not a terminal,
+    and no `FORCE_COLOR` or `TTY_COMPATIBLE=1` asking for a terminal's output anyway."""
+    if "FORCE_COLOR" in os.environ or os.environ.get("TTY_COMPATIBLE") == "1":
+        return False
+    try:
+        return not stream.isatty()
+    except (AttributeError, ValueError):  # a closed or replaced stream: let rich decide
+        return False
+
+
+# rich's markup grammar (rich.markup.RE_TAGS): backslashes, then `[` a letter, `#`, `/` or
+# `@` and anything up to the next `]`.
+_MARKUP_TAG = re.compile(r"((\\*)\[([a-z#/@][^[]*?)])")
+# The control characters rich's Text drops (bell, backspace, vertical tab, form feed, CR).
+_DROPPED_CONTROLS = dict.fromkeys((7, 8, 11, 12, 13))
+
+
+def strip_markup(markup: str) -> str:
+    """The text rich shows for a markup string (rich.markup.render without styles): tags gone,
+    an even run of backslashes before a tag halved, an odd run escaping the tag, which then
+    prints as text, and `\\[` outside tags printed as `[`."""
+    if "[" not in markup:
+        return markup
+    parts, position = [], 0
+    for match in _MARKUP_TAG.finditer(markup):
+        full, escapes, _tag = match.groups()
+        start, end = match.span()
+        parts.append(markup[position:start].replace("\\[", "["))
+        position = end
+        backslashes, escaped = divmod(len(escapes), 2)
+        parts.append("\\" * backslashes)
+        if escaped:
+            parts.append(full[len(escapes):])
+    parts.append(markup[position:].replace("\\[", "["))
+    return "".join(parts)
+
+
+class _PlainConsole:
+    """`print` for a stream that is not a terminal, as rich prints strings there with
+    `soft_wrap` (no colours, no wrapping, control characters dropped). Anything else (tables,
+    tabs to expand by cell width, options it does not know) goes to the rich console."""
+
+    is_terminal = False
+
+    def __init__(self, stream: Callable[[], Any], rich_console: Callable[[], Console]) -> None:
+        self._stream, self._rich = stream, rich_console
+
+    def print(self, *objects: Any, sep: str = " ", end: str = "\n", markup: bool | None = None,
+              highlight: bool | None = None, soft_wrap: bool | None = None, **options: Any) -> None:
+        if options or soft_wrap is False or not all(type(o) is str and "\t" not in o for o in objects):
+            self._rich().print(*objects, sep=sep, end=end, markup=markup, highlight=highlight, soft_wrap=soft_wrap,
+                               **options)
+            return
+        text = sep.join(o if markup is False else strip_markup(o) for o in objects)
+        self._stream().write(text.translate(_DROPPED_CONTROLS) + end)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._rich(), name)
 
 
 # Indexed text and paths are printed literally: no :emoji: codes, and every value that is

@@ -8,15 +8,15 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from rich import box
-from rich.console import Console
 from mindex.textsafe import markup_escape as escape
 from mindex.serve.words import count as count, impact_verb as impact_verb  # part of this module's API
-from rich.table import Column, Table
 
 from mindex.models import Hit, IndexReport, LocateResult, SearchResult, SourceStats
 
 if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.table import Column
+
     from mindex.evaluate import RunReport
     from mindex.grep import GrepResult
 
@@ -196,6 +196,8 @@ def print_sources(console: Console, sources: list[SourceStats]) -> None:
     if not sources:
         console.print("No sources yet. Register one with [bold]mindex add <folder>[/].")
         return
+    from rich.table import Column, Table  # tables only: a search's lines print without rich's import
+
     table = Table("name", "kind", "documents", "chunks", Column("root", overflow="fold"), "filters")
     for s in sources:
         filters = " ".join([*(f"+{g}" for g in s.source.include), *(f"-{g}" for g in s.source.exclude)])
@@ -216,6 +218,9 @@ def print_reports(console: Console, reports: dict[str, IndexReport], quiet: bool
                       + ", ".join(f"{n:,} {key}" for key, n in counts.items() if n or key != "embedded")
                       + f", {skipped:,} skipped · {total:.2f} s", highlight=False)
         return
+    from rich import box
+    from rich.table import Column, Table
+
     table = Table(Column("source", overflow="fold"), "added", "updated", "unchanged", "removed", "chunks", "embedded",
                   "skipped", "time", box=box.SIMPLE_HEAD, padding=(0, 1), pad_edge=False, collapse_padding=True)
     for name, r in reports.items():
@@ -271,12 +276,17 @@ def _metric_cells(metrics: dict[str, float]) -> list[str]:
 
 def _metric_columns() -> list[Column]:
     """Fresh columns for each table (a rich Column keeps the cells it was given)."""
+    from rich.table import Column
+
     return [Column(name, justify="right", no_wrap=True)
             for name in ("R@1", "R@5", "R@10", "MRR@10", "nDCG@10", "S@10", "p50", "p95")]
 
 
 def print_eval(console: Console, reports: list[RunReport], by: dict[str, list[dict[str, dict[str, float]]]]) -> None:
     """One row per run (mode or run file) with every metric, then a table per run and `--by` field."""
+    from rich import box
+    from rich.table import Column, Table
+
     table = Table(Column("run", no_wrap=True), *_metric_columns(), box=box.SIMPLE_HEAD, padding=(0, 1), pad_edge=False,
                   title=f"{len(reports[0].scores)} queries · latency in ms")
     for report in reports:
