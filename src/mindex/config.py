@@ -17,7 +17,6 @@ import json
 import os
 import re
 import sys
-import tomllib
 from contextvars import ContextVar
 from dataclasses import MISSING, asdict, dataclass, field, fields
 from pathlib import Path
@@ -517,6 +516,8 @@ def load_settings(cwd: Path | None = None, **flags: Any) -> Settings:
     try:
         layers: dict[str, Any] = {}
         for path in _config_files():
+            import tomllib  # here, not at the top: most runs have no config file to read
+
             try:
                 layers = _deep_merge(layers, tomllib.loads(path.read_text(encoding="utf-8")))
             except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
@@ -566,8 +567,17 @@ def project_config_path(cwd: Path | None = None) -> Path:
     return find_project_root(cwd or Path.cwd()) / STATE_DIR / "config.toml"
 
 
+# A word TOML cannot read as a value: a letter first, then letters, digits, `_`, `-` or `.`
+# (`inf` and `nan`, TOML floats, and the booleans excepted).
+_PLAIN_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]*")
+
+
 def _parse_value(raw: str) -> Any:
     """A TOML literal (`32`, `true`, `1.5`, `["a"]`) if it is one, else the plain string."""
+    if _PLAIN_WORD.fullmatch(raw) and raw not in ("true", "false", "inf", "nan"):
+        return raw  # a name such as `none` or `all-MiniLM-L6-v2`: no TOML literal, and no TOML parser loaded
+    import tomllib
+
     try:
         return tomllib.loads(f"v = {raw}")["v"]
     except tomllib.TOMLDecodeError:
@@ -627,6 +637,7 @@ def write_setting(file: Path, key: str, raw: str | None) -> Any:
         ConfigError: unknown key, a value the setting refuses, or an unreadable file.
     """
     import tomli_w
+    import tomllib
 
     parts, kind = _check_key(key)
     try:

@@ -14,7 +14,6 @@ import re
 import math
 import time
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from functools import cache
 from typing import TYPE_CHECKING, Any
@@ -23,6 +22,8 @@ from mindex.models import Facets, Hit, SearchResult
 from mindex.terms import identifier_parts
 
 if TYPE_CHECKING:
+    from concurrent.futures import ThreadPoolExecutor
+
     from mindex.embed.base import Embedder
     from mindex.store.base import Store
     from mindex.vectors import VectorIndex
@@ -89,13 +90,17 @@ def make_snippet(text: str, query: str, width: int = 24) -> str:
                                                 for p in identifier_parts(word) or [word])
              if len(w) > 1 and w not in STOPWORDS}
 
+    # One alternation of the stems, searched in the lower-cased word: `any(stem in word.lower())`.
+    found = re.compile("|".join(map(re.escape, sorted(stems)))).search if stems else None
+
     def matches(word: str) -> bool:
-        return any(stem in word.lower() for stem in stems)
+        return found is not None and found(word.lower()) is not None
 
     hits = [matches(token) for token in tokens]
-    start, best = 0, -1
-    for first in range(max(1, len(tokens) - width + 1)):
-        count = sum(hits[first : first + width])
+    start, best = 0, sum(hits[:width])
+    count = best
+    for first in range(1, max(1, len(tokens) - width + 1)):  # the window slides one token
+        count += hits[first + width - 1] - hits[first - 1]
         if count > best:
             start, best = first, count
     shown = [_WORD.sub(lambda m: f"**{m.group()}**" if matches(m.group()) else m.group(), token) if hit else token
@@ -184,6 +189,8 @@ def semantic_leg(
 @cache
 def _worker() -> ThreadPoolExecutor:
     """The thread the vector leg runs in (one for the process)."""
+    from concurrent.futures import ThreadPoolExecutor
+
     return ThreadPoolExecutor(1, thread_name_prefix="mindex-vectors")
 
 
