@@ -410,13 +410,12 @@ def _pack(atoms: list[_Atom], budget: int) -> list[list[_Atom]]:
     share chunks up to the budget."""
     groups: list[list[_Atom]] = []
     size = 0
+    comments_only = defined = False  # of the last group: every atom a comment / any a definition
     for atom in atoms:
         last = groups[-1] if groups else None
         # Entering or leaving a definition that had to be split starts a new chunk, so a
         # chunk never holds the tail of one split function and the head of the next thing.
         same_level = last is not None and len(atom.chain) == len(last[-1].chain)
-        comments_only = last is not None and all(a.comment for a in last)
-        defined = last is not None and any(a.own is not None for a in last)
         if last is not None and atom.start_row == last[0].start_row:
             joins = True  # never cut a line in two
         elif atom.own is not None:
@@ -426,9 +425,11 @@ def _pack(atoms: list[_Atom], budget: int) -> list[list[_Atom]]:
         if joins and last is not None:
             last.append(atom)
             size += atom.size
+            comments_only, defined = comments_only and atom.comment, defined or atom.own is not None
         else:
             groups.append([atom])
             size = atom.size
+            comments_only, defined = atom.comment, atom.own is not None
     return groups
 
 
