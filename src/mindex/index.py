@@ -528,15 +528,18 @@ class Index:
         facets = facets or None
         filters: dict[str, Any] = {"source": source, "kind": kind, "path": path, "language": language,
                                    "symbol_kind": symbol_kind}
+        # Snippets are the caller's, for the page it shows (`with_snippets`), not for every
+        # candidate of a deep list.
         if mode == "keyword":
-            return lexical_search(self.store, query, depth, 0, **filters, facets=facets), None
+            return lexical_search(self.store, query, depth, 0, **filters, facets=facets, snippets=False), None
         embedder = self._pinned_embedder()
         vectors = self._vector_index(embedder) if embedder is not None else None
         if embedder is None or vectors is None or not len(vectors):
             why = self._embedder_note or "no vectors yet; run `mindex embed`"
             if mode is not None:
                 raise UnsupportedModeError(f"{mode} search is unavailable: {why}; or search with `--mode keyword`")
-            return replace(lexical_search(self.store, query, depth, 0, **filters, facets=facets), note=why), None
+            return replace(lexical_search(self.store, query, depth, 0, **filters, facets=facets, snippets=False),
+                           note=why), None
         if mode == "semantic":
             return semantic_search(self.store, vectors, embedder, query, depth, 0, **filters, facets=facets), vectors
         conf = self.search_settings
