@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import os
+import re
 import sqlite3
 from pathlib import Path
 
@@ -163,6 +164,41 @@ def test_the_full_text_index_holds_exactly_the_chunks_through_edits_and_deletes(
         assert [h.path for h in ix.search("changed3", mode="keyword").hits][:1] == ["m3.py"]
         assert not ix.search("f1", mode="keyword").hits or all(h.path != "m1.py" for h in ix.search("f1", mode="keyword").hits)
         assert chunks == db.execute("SELECT count(*) FROM chunks_fts_docsize").fetchone()[0]
+        # Code chunks keep no text of their own (schema v12): the full-text index was handed
+        # the file's lines when they were written and when they were deleted. A word matches
+        # exactly the chunks that hold it, so no deleted or replaced chunk left a word behind.
+        assert db.execute("SELECT count(*) FROM chunks WHERE text = ''").fetchone()[0] == chunks
+        texts = {seq: f"{title} {context} {text} {terms}" for seq, title, context, text, terms in db.execute(
+            "SELECT c.seq, c.title, c.context, " + SQLiteStore._CHUNK_TEXT + ", c.terms FROM chunks c")}
+        assert all("def " in text or "class " in text for text in texts.values())
+        for word in [*(f"f{n}" for n in range(30)), *(f"changed{n}" for n in range(0, 30, 3)), "g", "return", "pass"]:
+            matched = {seq for (seq,) in db.execute("SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ?", (word,))}
+            assert matched == {seq for seq, text in texts.items() if re.search(rf"\b{word}\b", text)}, word
+
+
+def test_chunks_that_keep_their_own_text_are_read_and_replaced_like_the_others(tmp_path: Path) -> None:
+    """A chunk written before schema v12 holds its text; one of a file cut differently (text
+    chunking, a split definition) too. Both read back whole and leave the full-text index
+    cleanly when their file changes."""
+    from mindex.config import EmbedSettings, IndexSettings
+
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / "a.py").write_text("def alpha():\n    return 'zebra'\n\n\ndef beta():\n    return 'yak'\n")
+    with Index(tmp_path / "i.db", IndexSettings(workers=1), embed=EmbedSettings(provider="none")) as ix:
+        ix.add_source(repo, name="repo", kind="code")
+        ix.index()
+        db = ix.store.conn
+        shown = {h.symbol: h.text for h in ix.search("zebra OR yak", mode="keyword").hits}
+        assert shown == {"alpha": "def alpha():\n    return 'zebra'", "beta": "def beta():\n    return 'yak'"}
+        # as a v11 index stored it: the text in the row (the update trigger re-indexes it)
+        db.execute("UPDATE chunks SET text = ? WHERE symbol = 'alpha'", (shown["alpha"],))
+        assert [h.text for h in ix.search("zebra", mode="keyword").hits] == [shown["alpha"]]
+        (repo / "a.py").write_text("def gamma():\n    return 'okapi'\n")
+        ix.index()
+        for word, expected in (("zebra", 0), ("yak", 0), ("alpha", 0), ("okapi", 1)):
+            (found,) = db.execute("SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH ?", (word,)).fetchone()
+            assert found == expected, word
 
 
 def _secondary_indexes(path: Path) -> set[str]:

@@ -50,7 +50,7 @@ from mindex.errors import (
 )
 from mindex.models import Chunk, Document, Facets, Hit, Source
 from mindex.store import sqlite as _sqlite
-from mindex.store.sqlite import _CHUNK_JOINS, _HIT_COLUMNS, BM25_WEIGHTS, SQLiteStore, _filters, _hit, _TextCache
+from mindex.store.sqlite import _CHUNK_JOINS, PLAIN_HIT_COLUMNS, BM25_WEIGHTS, SQLiteStore, _filters, _hit, _TextCache
 
 log = logging.getLogger(__name__)
 
@@ -290,6 +290,8 @@ class PostgresStore(SQLiteStore):
     """All SQL of the PostgreSQL backend (the SQLite store's, translated, and what differs)."""
 
     _CODE_TEXT = "text"
+    _CHUNK_TEXT = "c.text"  # every chunk keeps its text here
+    _HIT_COLUMNS = PLAIN_HIT_COLUMNS
 
     def __init__(self, url: str, lock_timeout: float = 30.0, create: bool = True, pool_size: int = 4) -> None:
         psycopg = _driver()
@@ -724,7 +726,7 @@ class PostgresStore(SQLiteStore):
             yield doc_id, name, rel, lang, text
 
     def get_chunk(self, chunk_id: str) -> Hit:
-        base = f"SELECT {_HIT_COLUMNS} FROM chunks c {_CHUNK_JOINS}"
+        base = f"SELECT {self._HIT_COLUMNS} FROM chunks c {_CHUNK_JOINS}"
         rows = self.conn.execute(base + " WHERE c.id = ?", (chunk_id,)).fetchall()
         if not rows and len(chunk_id) >= 6:
             prefix = chunk_id.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"

@@ -38,10 +38,18 @@ from mindex.store.lock import WriteLock
 # inside the body's camelCase names.
 BM25_WEIGHTS = (8.0, 4.0, 1.0, 1.0)
 
-_HIT_COLUMNS = """
-    c.id, s.name, d.kind, d.path, c.title, c.context, c.start_line, c.end_line, c.page, c.text,
+# A chunk's text: its own, or, stored as '' (schema v12), lines start_line..end_line of its
+# code file's packed text (`_FileLines`, registered on every connection as mindex_lines).
+_FROM_FILE = "mindex_lines((SELECT packed FROM code_text WHERE document_id = c.document_id), c.start_line, c.end_line)"
+_CHUNK_TEXT = f"coalesce(nullif(c.text, ''), {_FROM_FILE}, '')"
+# The same while a batch is written: its files' lines are at hand (`_FileLines.given`).
+_BATCH_CHUNK_TEXT = f"coalesce(nullif(c.text, ''), mindex_given_lines(c.document_id, c.start_line, c.end_line), {_FROM_FILE}, '')"
+_HIT_COLUMNS_WITH = """
+    c.id, s.name, d.kind, d.path, c.title, c.context, c.start_line, c.end_line, c.page, {text},
     c.seq, d.mtime_ns, d.language, c.symbol, c.symbol_kind, c.ordinal, c.at, c.facets
 """
+_HIT_COLUMNS = _HIT_COLUMNS_WITH.format(text=_CHUNK_TEXT)
+PLAIN_HIT_COLUMNS = _HIT_COLUMNS_WITH.format(text="c.text")  # PostgreSQL: every chunk keeps its text
 # Every chunk query that shows or filters by source and path joins the same three tables.
 _CHUNK_JOINS = "JOIN documents d ON d.id = c.document_id JOIN sources s ON s.id = d.source_id"
 # A chunk's vector for a model; an empty one marks a chunk that needs none (imports only)
@@ -118,6 +126,43 @@ class _TextCache:
         return text
 
 
+class _FileLines:
+    """`mindex_lines(packed, first, last)`: lines first..last (1-based, inclusive) of a code
+    file's packed text, or NULL without one. The files' lines are kept for the next calls (a
+    document's chunks come one after another); one instance per connection."""
+
+    KEEP = 64  # files
+
+    def __init__(self) -> None:
+        self.files: OrderedDict[bytes, list[str]] = OrderedDict()
+        self.given: dict[int, list[str]] = {}  # by document id: a batch's files, which the writer has
+
+    def __call__(self, packed: bytes | None, first: int | None, last: int | None) -> str | None:
+        if packed is None or first is None or last is None:
+            return None
+        lines = self.files.get(packed)
+        if lines is None:
+            lines = self.files[packed] = inflate(packed).split("\n")
+            if len(self.files) > self.KEEP:
+                self.files.popitem(last=False)
+        else:
+            self.files.move_to_end(packed)
+        return "\n".join(lines[first - 1 : last])
+
+    def given_lines(self, document_id: int, first: int | None, last: int | None) -> str | None:
+        """`mindex_given_lines(document_id, first, last)`: the same cut from a file the
+        writer handed over (`given`), or NULL: no blob read, no inflating."""
+        lines = self.given.get(document_id)
+        if lines is None or first is None or last is None:
+            return None
+        return "\n".join(lines[first - 1 : last])
+
+
+def in_file(text: str, lines: list[str], first: int | None, last: int | None) -> bool:
+    """True when a chunk's text is exactly lines first..last of its file (stored as '')."""
+    return bool(text) and first is not None and last is not None and "\n".join(lines[first - 1 : last]) == text
+
+
 def _migrations() -> list[tuple[int, Path]]:
     """The numbered migration files, oldest first (their text is read only to migrate)."""
     folder = Path(__file__).with_name("migrations")
@@ -141,6 +186,8 @@ class SQLiteStore:
     """All SQL of the embedded backend."""
 
     _CODE_TEXT = "mindex_inflate(packed)"  # a code file's text, as SQL
+    _CHUNK_TEXT = _CHUNK_TEXT  # a chunk's text, as SQL (PostgreSQL: c.text)
+    _HIT_COLUMNS = _HIT_COLUMNS
 
     def __init__(self, path: Path, lock_timeout: float = 30.0, create: bool = True) -> None:
         if not path.exists() and not create:
@@ -179,6 +226,9 @@ class SQLiteStore:
                 conn = sqlite3.connect(target, timeout=timeout, isolation_level=None,
                                        check_same_thread=False, uri=bool(option))
                 conn.create_function("mindex_inflate", 1, inflate, deterministic=True)
+                self._file_lines = _FileLines()
+                conn.create_function("mindex_lines", 3, self._file_lines, deterministic=True)
+                conn.create_function("mindex_given_lines", 3, self._file_lines.given_lines)
                 if option:
                     conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
                 else:
@@ -410,7 +460,8 @@ class SQLiteStore:
                 )
                 doc_id = cursor.lastrowid
                 assert doc_id is not None
-                self._insert_chunks(db, doc_id, doc.chunks, last_seq)
+                lines = doc.text.split("\n") if doc.text is not None else None
+                self._insert_chunks(db, doc_id, doc.chunks, last_seq, lines=lines)
                 db.executemany(
                     """INSERT INTO symbols (document_id, name, short, kind, start_line, end_line, signature, exported)
                        VALUES (?, ?, ?, ?, ?, ?, ?, ?)""",
@@ -422,24 +473,32 @@ class SQLiteStore:
                     "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                     [(doc_id, n, r.kind, r.name, r.qualifier, r.alias, r.line, r.scope) for n, r in enumerate(doc.refs)],
                 )
-                if doc.text is not None:
-                    db.execute("INSERT INTO code_text (document_id, packed) VALUES (?, ?)",
-                               (doc_id, doc.packed if doc.packed is not None else pack(doc.text)))
+                if doc.text is not None and lines is not None:
+                    packed = doc.packed if doc.packed is not None else pack(doc.text)
+                    db.execute("INSERT INTO code_text (document_id, packed) VALUES (?, ?)", (doc_id, packed))
                     db.execute("INSERT INTO code_trigrams (rowid, text) VALUES (?, ?)", (doc_id, doc.text))
-            db.execute("""INSERT INTO chunks_fts (rowid, title, context, text, terms)
-                          SELECT seq, title, context, text, terms FROM chunks WHERE seq > ?""", (last_seq,))
+                    self._file_lines.given[doc_id] = lines  # the full-text rows below need no inflating
+            try:
+                db.execute(f"""INSERT INTO chunks_fts (rowid, title, context, text, terms)
+                               SELECT seq, title, context, {_BATCH_CHUNK_TEXT}, terms FROM chunks c WHERE seq > ?""",
+                           (last_seq,))
+            finally:
+                self._file_lines.given.clear()
 
     @staticmethod
     def _insert_chunks(db: sqlite3.Connection, doc_id: int, chunks: Sequence[Chunk], last_seq: int,
-                       first: int | None = None) -> None:
+                       first: int | None = None, lines: list[str] | None = None) -> None:
         """Insert a document's chunks (numbered from `first` when given, else by their own
         ordinals) and the facet rows of those that have facets; `last_seq` is the highest seq
-        before the batch. The full-text rows are the caller's: one INSERT ... SELECT a batch."""
+        before the batch. With the lines of the code file stored beside them, a chunk that is
+        exactly some of those lines stores '' (read back through mindex_lines). The
+        full-text rows are the caller's: one INSERT ... SELECT a batch."""
         db.executemany(
             """INSERT INTO chunks (id, document_id, ordinal, title, context, text, hash,
                start_line, end_line, page, symbol, symbol_kind, terms, at, facets)
                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
-            [(c.id, doc_id, c.ordinal if first is None else first + n, c.title, c.context, c.text, c.hash,
+            [(c.id, doc_id, c.ordinal if first is None else first + n, c.title, c.context,
+              "" if lines is not None and in_file(c.text, lines, c.start_line, c.end_line) else c.text, c.hash,
               c.start_line, c.end_line, c.page, c.symbol, c.symbol_kind, c.terms, c.at,
               json.dumps(c.facets, ensure_ascii=False) if c.facets is not None else None)
              for n, c in enumerate(chunks)])
@@ -467,8 +526,9 @@ class SQLiteStore:
             (ordinal,) = db.execute("SELECT coalesce(max(ordinal) + 1, 0) FROM chunks WHERE document_id = ?",
                                     (doc_id,)).fetchone()
             self._insert_chunks(db, doc_id, chunks, last_seq, ordinal)
-            db.execute("""INSERT INTO chunks_fts (rowid, title, context, text, terms)
-                          SELECT seq, title, context, text, terms FROM chunks WHERE seq > ?""", (last_seq,))
+            db.execute(f"""INSERT INTO chunks_fts (rowid, title, context, text, terms)
+                           SELECT seq, title, context, {self._CHUNK_TEXT}, terms FROM chunks c WHERE seq > ?""",
+                       (last_seq,))
             size, mtime_ns, digest = after
             db.execute("UPDATE documents SET size = ?, mtime_ns = ?, content_hash = ?, indexed_at = ? WHERE id = ?",
                        (size, mtime_ns, digest, time.time(), doc_id))
@@ -585,7 +645,7 @@ class SQLiteStore:
         where, params = _filters(None, kind, None, facets=facets)
         # Entries of one second keep their journal order (document, then place in it).
         rows = self.conn.execute(
-            f"""SELECT {_HIT_COLUMNS} FROM chunks c {_CHUNK_JOINS}
+            f"""SELECT {self._HIT_COLUMNS} FROM chunks c {_CHUNK_JOINS}
                 WHERE {' AND '.join(where)} AND c.facets IS NOT NULL
                 ORDER BY c.at DESC, d.id DESC, c.ordinal DESC LIMIT ?""", (*params, limit * 4)).fetchall()
         first: dict[str, Hit] = {}  # an entry's first piece, in the entries' order
@@ -599,7 +659,7 @@ class SQLiteStore:
     def entry_pieces(self, kind: str, entry_id: str) -> list[Hit]:
         """Every chunk of one memory entry or knowledge entity, in order."""
         where, params = _filters(None, kind, None, facets=Facets(ids=(entry_id,)))
-        rows = self.conn.execute(f"SELECT {_HIT_COLUMNS} FROM chunks c {_CHUNK_JOINS} WHERE {' AND '.join(where)} "
+        rows = self.conn.execute(f"SELECT {self._HIT_COLUMNS} FROM chunks c {_CHUNK_JOINS} WHERE {' AND '.join(where)} "
                                  "ORDER BY c.ordinal", params).fetchall()
         return [_hit(row, 0.0, "") for row in rows]
 
@@ -609,10 +669,11 @@ class SQLiteStore:
             "SELECT id FROM documents WHERE source_id = ? AND path = ?", (source_id, path)
         ).fetchone()
         if row:
+            # Chunks first: the full-text index is handed their text, read from code_text.
+            db.execute("DELETE FROM chunks WHERE document_id = ?", (row[0],))
             db.execute("DELETE FROM symbols WHERE document_id = ?", (row[0],))
             db.execute("DELETE FROM code_text WHERE document_id = ?", (row[0],))
             db.execute("DELETE FROM refs WHERE document_id = ?", (row[0],))
-            db.execute("DELETE FROM chunks WHERE document_id = ?", (row[0],))
             db.execute("DELETE FROM documents WHERE id = ?", (row[0],))
 
     def finish_run(self, source_id: int, skipped: Sequence[SkippedFile]) -> None:
@@ -644,7 +705,7 @@ class SQLiteStore:
     def pending_embeddings(self, model: str) -> list[tuple[str, int]]:
         """(hash, text length) of every distinct chunk text with no vector for `model`."""
         return self.conn.execute(
-            """SELECT c.hash, max(length(c.context) + length(c.text)) FROM chunks c
+            f"""SELECT c.hash, max(length(c.context) + length({self._CHUNK_TEXT})) FROM chunks c
                WHERE NOT EXISTS (SELECT 1 FROM vectors v WHERE v.model = ? AND v.hash = c.hash)
                GROUP BY c.hash""",
             (model,),
@@ -657,7 +718,7 @@ class SQLiteStore:
 
     def texts_for(self, hashes: Sequence[str]) -> dict[str, tuple[str, str]]:
         """(context, text) for each chunk hash."""
-        rows = self._select_in("SELECT hash, context, text FROM chunks WHERE hash IN ({})", (), hashes)
+        rows = self._select_in("SELECT hash, context, " + self._CHUNK_TEXT + " FROM chunks c WHERE hash IN ({})", (), hashes)
         return {digest: (context, text) for digest, context, text in rows}
 
     def code_hashes(self, hashes: Sequence[str]) -> set[str]:
@@ -728,7 +789,7 @@ class SQLiteStore:
 
     def hits_by_seq(self, seqs: Sequence[int]) -> dict[int, Hit]:
         """Hits (score 0, no snippet) for chunk seqs, keyed by seq."""
-        sql = f"SELECT c.seq, {_HIT_COLUMNS} FROM chunks c {_CHUNK_JOINS} WHERE c.seq IN ({{}})"
+        sql = f"SELECT c.seq, {self._HIT_COLUMNS} FROM chunks c {_CHUNK_JOINS} WHERE c.seq IN ({{}})"
         return {row[0]: _hit(row[1:], 0.0, "") for row in self._select_in(sql, (), seqs)}
 
     def _select_in(self, sql: str, params: Sequence[Any], values: Sequence[Any]) -> list[Any]:
@@ -862,7 +923,7 @@ class SQLiteStore:
         Raises:
             NotFoundError: no chunk (or more than one) matches.
         """
-        base = f"SELECT {_HIT_COLUMNS} FROM chunks c {_CHUNK_JOINS}"
+        base = f"SELECT {self._HIT_COLUMNS} FROM chunks c {_CHUNK_JOINS}"
         rows = self.conn.execute(base + " WHERE c.id = ?", (chunk_id,)).fetchall()
         if not rows and len(chunk_id) >= 6:
             rows = self.conn.execute(
@@ -913,6 +974,9 @@ class SQLiteStore:
         form both backends load (code text as text, vectors as float16 bytes, b'' = none)."""
         name, keys, columns = _copy_table(table)
         select = f"document_id, {self._CODE_TEXT}" if table == "code_text" else ", ".join(columns)
+        if table == "chunks":  # whole texts, also of chunks read from their file
+            select = ", ".join(self._CHUNK_TEXT if column == "text" else column for column in columns)
+            name = "chunks c"
         where = f"WHERE ({', '.join(keys)}) > ({', '.join('?' * len(keys))})" if after is not None else ""
         extra = " AND key NOT IN ('schema_version', 'bulk_load_indexes') AND key NOT LIKE 'copy:%'" \
             if table == "schema_meta" else ""
@@ -937,7 +1001,8 @@ class SQLiteStore:
                        [tuple(r) for r in rows])
         if table == "chunks":
             db.execute("INSERT INTO chunks_fts (rowid, title, context, text, terms) SELECT seq, title, context, "
-                       f"text, terms FROM chunks WHERE seq IN ({','.join('?' * len(rows))})", [r[0] for r in rows])
+                       f"{self._CHUNK_TEXT}, terms FROM chunks c WHERE seq IN ({','.join('?' * len(rows))})",
+                       [r[0] for r in rows])
 
     def clear_all(self) -> None:
         """Delete every row of every copied table (`mindex copy --replace`), in one transaction."""
