@@ -118,6 +118,20 @@ def test_every_command_has_help_with_a_description() -> None:
         assert f"mindex {name}" in readme, f"README does not document `mindex {name}`"
 
 
+def test_recorded_help_of_lazy_commands_reads_as_their_own() -> None:
+    """`mindex --help` lists the commands of other modules from recorded sentences; each must
+    shorten to what the command's own help gives, at every width, and name the command."""
+    from mindex.serve.cli import LAZY_COMMANDS
+
+    with click.Context(cli) as ctx:
+        for name, (_, recorded) in LAZY_COMMANDS.items():
+            command = cli.get_command(ctx, name)
+            assert command is not None and not command.hidden, name
+            stand_in = click.Command(name, help=recorded)
+            for width in range(10, 200):
+                assert stand_in.get_short_help_str(width) == command.get_short_help_str(width), (name, width)
+
+
 def test_query_commands_offer_json() -> None:
     for name in ("search", "get", "sources", "status", "index", "add", "remove", "serve"):
         assert any(p.name == "as_json" for p in cli.commands[name].params), name

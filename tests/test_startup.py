@@ -76,9 +76,9 @@ def test_keyword_search_grep_and_graph_into_a_pipe_load_no_heavy_package(small_p
         assert heavy == set() and modules == own, (args, heavy, modules)
 
 
-def test_help_lists_the_commands_of_every_module(tmp_path: Path) -> None:
-    heavy, modules = probe(["--help"], tmp_path)
-    assert heavy == set() and {"agentcmd", "changelogcmd", "memorycmd", "setup"} <= modules
+def test_help_lists_every_command_without_importing_their_modules(tmp_path: Path) -> None:
+    heavy, modules = probe(["--help"], tmp_path, expect="")
+    assert heavy == set() and modules == set()
 
 
 def test_an_index_run_with_nothing_changed_loads_no_parser_and_no_model(small_project: Path) -> None:

@@ -7,7 +7,6 @@ Exit codes: 0 success; 1 an error mindex explains (bad config, unreadable source
 
 from __future__ import annotations
 
-import logging
 import sys
 import threading
 from pathlib import Path
@@ -36,27 +35,53 @@ if TYPE_CHECKING:
 else:
     render = lazy_module("mindex.serve.render")
 
-# The commands defined in other modules, each imported when it runs (or when help lists it):
-# a search does not pay for the agent, changelog, memory and setup commands' definitions.
+# The commands defined in other modules, each imported when it runs: a search does not pay
+# for the agent, changelog, memory and setup commands' definitions. `mindex --help` lists
+# them from the first sentence of their help recorded here (a test compares it with theirs).
 LAZY_COMMANDS = {
-    "changelog": "mindex.serve.changelogcmd:changelog",
-    "config": "mindex.serve.setup:config",
-    "context": "mindex.serve.memorycmd:context",
-    "doctor": "mindex.serve.agentcmd:doctor",
-    "eval": "mindex.serve.evalcmd:eval_cmd",
-    "graph": "mindex.serve.codecmd:graph",
-    "grep": "mindex.serve.codecmd:grep",
-    "hook": "mindex.serve.agentcmd:hook",
-    "install": "mindex.serve.agentcmd:install",
-    "knowledge": "mindex.serve.memorycmd:knowledge",
-    "memory": "mindex.serve.memorycmd:memory",
-    "metrics": "mindex.serve.agentcmd:metrics",
-    "milestone": "mindex.serve.agentcmd:milestone",
-    "models": "mindex.serve.setup:models",
-    "symbols": "mindex.serve.codecmd:symbols",
-    "uninstall": "mindex.serve.agentcmd:uninstall",
-    "watch": "mindex.serve.codecmd:watch",
-    "workflow": "mindex.serve.agentcmd:workflow",
+    "changelog": ("mindex.serve.changelogcmd:changelog",
+                  "Release notes of the tools you depend on, split into classified changes."),
+    "config": ("mindex.serve.setup:config",
+               "Read and change settings (project file by default, --user for yours)."),
+    "context": ("mindex.serve.memorycmd:context",
+                "Markdown for an agent's context: learnings, patterns, mistakes and recent memory for the files, "
+                "issue and query, grouped by code area, never over the token budget."),
+    "doctor": ("mindex.serve.agentcmd:doctor",
+               "Check what an agent needs: the index and its schema, the model, each source and how stale it is, "
+               "the agents set up here and the command they run, the session-start hook's time."),
+    "eval": ("mindex.serve.evalcmd:eval_cmd",
+             "Score search against judged queries: Recall@1/5/10, MRR@10, nDCG@10, Success@10, latency."),
+    "graph": ("mindex.serve.codecmd:graph",
+              "The code graph: callers, callees, impact, exports and outlines of indexed code."),
+    "grep": ("mindex.serve.codecmd:grep",
+             "Regex search over indexed code, with exact line numbers (Python `re` syntax)."),
+    "hook": ("mindex.serve.agentcmd:hook",
+             "Session hooks for coding agents (Claude Code's hook protocol; any agent can call them)."),
+    "install": ("mindex.serve.agentcmd:install",
+                "Set up an agent to use mindex: its MCP server entry and, for Claude Code, the session hooks "
+                "(SessionStart, PreCompact, SessionEnd)."),
+    "knowledge": ("mindex.serve.memorycmd:knowledge",
+                  "Learnings, patterns, mistakes and topics: markdown files in .mindex/knowledge, linked to code "
+                  "areas and files in a knowledge graph."),
+    "memory": ("mindex.serve.memorycmd:memory",
+               "What agents decided, learned and did: a markdown journal in .mindex/memory, indexed."),
+    "metrics": ("mindex.serve.agentcmd:metrics",
+                "Per-session metrics the hooks recorded (files read, compactions, learnings injected and captured) "
+                "and, when agents.query_log is on, the query log by kind."),
+    "milestone": ("mindex.serve.agentcmd:milestone",
+                  "Groups of issues worked in waves, with a lint and typecheck baseline."),
+    "models": ("mindex.serve.setup:models",
+               "Local embedding and reranking models: set up, download, list."),
+    "symbols": ("mindex.serve.codecmd:symbols",
+                "Definitions in indexed code: find them by name."),
+    "uninstall": ("mindex.serve.agentcmd:uninstall",
+                  "Remove what `mindex install` added for an agent (its server entry and mindex's hook handlers), "
+                  "leaving everything else; backs each file up first."),
+    "watch": ("mindex.serve.codecmd:watch",
+              "Keep the index live while you edit: re-index sources (all, or those named) within about a second "
+              "of a save."),
+    "workflow": ("mindex.serve.agentcmd:workflow",
+                 "Checkpoints of an agent's work on an issue: phase, status, actions, commits."),
 }
 
 
@@ -70,12 +95,31 @@ class LazyGroup(click.Group):
         if cmd_name not in self.commands and cmd_name in LAZY_COMMANDS:
             from importlib import import_module
 
-            module, _, attr = LAZY_COMMANDS[cmd_name].partition(":")
+            module, _, attr = LAZY_COMMANDS[cmd_name][0].partition(":")
             command = getattr(import_module(module), attr)
             if command.name != cmd_name:
-                raise RuntimeError(f"{LAZY_COMMANDS[cmd_name]} is named {command.name!r}, not {cmd_name!r}")
+                raise RuntimeError(f"{LAZY_COMMANDS[cmd_name][0]} is named {command.name!r}, not {cmd_name!r}")
             self.add_command(command)
         return super().get_command(ctx, cmd_name)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """click's list of commands, with the recorded help of those not imported yet."""
+        rows = []
+        names = self.list_commands(ctx)
+        limit = formatter.width - 6 - max(len(name) for name in names)
+        for name in names:
+            if name in self.commands or name not in LAZY_COMMANDS:
+                command = self.get_command(ctx, name)
+                if command is None or command.hidden:
+                    continue
+            else:  # a stand-in shortens the recorded sentence as click shortens the command's help
+                command = click.Command(name, help=LAZY_COMMANDS[name][1])
+            rows.append((name, command.get_short_help_str(limit)))
+        if rows:
+            from gettext import gettext
+
+            with formatter.section(gettext("Commands")):
+                formatter.write_dl(rows)
 
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
@@ -98,6 +142,8 @@ def cli(ctx: click.Context, db: Path | None, verbose: int) -> None:
       mindex memory save "chose X because Y" --type decision   remember it for the next session
       mindex context --files src/app.py  what was learned about those files, for an agent
     """
+    import logging  # here: `mindex --help` never runs this callback
+
     level = [logging.WARNING, logging.INFO, logging.DEBUG][min(verbose, 2)]
     logging.basicConfig(level=level, format="%(levelname)s %(message)s", stream=sys.stderr)
     ctx.obj = State(db)
@@ -448,6 +494,8 @@ def _start_watcher(state: State) -> threading.Event:
     from mindex.watch import Update, watch
 
     stop = threading.Event()
+    import logging
+
     log = logging.getLogger("mindex")
 
     def report(update: Update) -> None:
