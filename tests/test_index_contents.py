@@ -26,9 +26,13 @@ QUERIES = {
               "c.symbol_kind, c.terms, c.hash FROM chunks c JOIN documents d ON d.id = c.document_id",
     "symbols": "SELECT d.path, s.name, s.short, s.kind, s.start_line, s.end_line, s.signature, s.exported "
                "FROM symbols s JOIN documents d ON d.id = s.document_id",
-    "refs": "SELECT d.path, r.kind, r.name, r.qualifier, r.alias, r.line, r.scope "
-            "FROM refs r JOIN documents d ON d.id = r.document_id",
+    "refs": "SELECT d.path, r.kind, r.name, r.qualifier, r.alias, r.line, coalesce(s.name, '') "
+            "FROM refs r JOIN documents d ON d.id = r.document_id "
+            "LEFT JOIN ref_scopes s ON s.document_id = r.document_id AND s.n = r.scope",
 }
+# PostgreSQL keeps the enclosing definition's name in refs.scope (SQLite numbers it, v13).
+POSTGRES_QUERIES = {**QUERIES, "refs": "SELECT d.path, r.kind, r.name, r.qualifier, r.alias, r.line, r.scope "
+                                       "FROM refs r JOIN documents d ON d.id = r.document_id"}
 
 
 def contents(db: Path) -> dict[str, dict[str, object]]:

@@ -25,7 +25,7 @@ from mindex.errors import IndexLockedError, StoreError
 
 sys.path.insert(0, str(Path(__file__).parent))
 import pgserver  # noqa: E402
-from test_index_contents import FIXTURES, QUERIES  # noqa: E402
+from test_index_contents import FIXTURES, POSTGRES_QUERIES, QUERIES  # noqa: E402
 
 
 
@@ -49,7 +49,7 @@ def _rows(db: Path | str) -> dict[str, str]:
         import psycopg
 
         with psycopg.connect(db) as conn:
-            tables = {t: [list(r) for r in conn.execute(sql).fetchall()] for t, sql in QUERIES.items()}
+            tables = {t: [list(r) for r in conn.execute(sql).fetchall()] for t, sql in POSTGRES_QUERIES.items()}
     else:
         with sqlite3.connect(db) as conn:
             tables = {t: [list(r) for r in conn.execute(sql).fetchall()] for t, sql in QUERIES.items()}

@@ -141,6 +141,35 @@ def test_a_v7_index_keeps_its_references_and_gets_its_code_text_back_on_the_next
         assert ix.store.conn.execute("SELECT count(*) FROM code_trigrams WHERE code_trigrams MATCH 'hel'").fetchone() == (0,)
 
 
+def test_a_v12_index_numbers_its_reference_scopes_and_reads_the_same_names(tmp_path: Path) -> None:
+    from mindex.store.sqlite import MIGRATIONS
+
+    path = tmp_path / "v12.db"
+    conn = sqlite3.connect(path)
+    for version, file in MIGRATIONS:  # the schema as mindex v12 left it: scope names in refs
+        if version <= 12:
+            conn.executescript(f"BEGIN;\n{file.read_text()}\nCOMMIT;")
+    scopes = ["A.f", "", "g", "A.f", "g", "A.f.inner"]
+    conn.executescript("""
+        INSERT INTO schema_meta VALUES ('schema_version', '12');
+        INSERT INTO sources (id, name, kind, root, created_at) VALUES (1, 'repo', 'code', '/nowhere', 0);
+        INSERT INTO documents (id, source_id, path, kind, title, size, mtime_ns, content_hash, indexed_at, language)
+            VALUES (1, 1, 'a.py', 'code', 'a.py', 1, 1, 'x', 0, 'python'), (2, 1, 'b.py', 'code', 'b.py', 1, 1, 'x', 0, 'python');
+    """)
+    conn.executemany("INSERT INTO refs (document_id, n, kind, name, line, scope) VALUES (?, ?, 'call', 'h', ?, ?)",
+                     [(doc, n, n + 1, scope) for doc in (1, 2) for n, scope in enumerate(scopes if doc == 1 else scopes[:2])])
+    conn.commit()
+    conn.close()
+    store = SQLiteStore(path)
+    assert store.schema_version() == SCHEMA_VERSION
+    assert [row[6] for row in store.ref_rows("document_id", 1)] == scopes
+    assert [row[6] for row in store.ref_rows("document_id", 2)] == scopes[:2]
+    assert store.conn.execute("SELECT document_id, n, name FROM ref_scopes ORDER BY 1, 2").fetchall() == \
+        [(1, 1, "A.f"), (1, 2, "g"), (1, 3, "A.f.inner"), (2, 1, "A.f")]
+    assert store.conn.execute("SELECT DISTINCT typeof(scope) FROM refs").fetchall() == [("integer",)]
+    store.close()
+
+
 def test_the_full_text_index_holds_exactly_the_chunks_through_edits_and_deletes(tmp_path: Path) -> None:
     from mindex.config import EmbedSettings, IndexSettings
 

@@ -292,6 +292,8 @@ class PostgresStore(SQLiteStore):
     _CODE_TEXT = "text"
     _CHUNK_TEXT = "c.text"  # every chunk keeps its text here
     _HIT_COLUMNS = PLAIN_HIT_COLUMNS
+    _REFS, _REF_SCOPE = "refs r", "r.scope"  # and every reference the name of its scope
+    _DOCUMENT_TABLES = ("chunks", "code_text", "refs", "symbols")
 
     def __init__(self, url: str, lock_timeout: float = 30.0, create: bool = True, pool_size: int = 4) -> None:
         psycopg = _driver()

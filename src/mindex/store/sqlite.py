@@ -188,6 +188,11 @@ class SQLiteStore:
     _CODE_TEXT = "mindex_inflate(packed)"  # a code file's text, as SQL
     _CHUNK_TEXT = _CHUNK_TEXT  # a chunk's text, as SQL (PostgreSQL: c.text)
     _HIT_COLUMNS = _HIT_COLUMNS
+    # References, and the name of the definition each sits in (schema v13: by number, in
+    # ref_scopes; PostgreSQL keeps the name in refs.scope).
+    _REFS = "refs r LEFT JOIN ref_scopes s ON s.document_id = r.document_id AND s.n = r.scope"
+    _REF_SCOPE = "coalesce(s.name, '')"
+    _DOCUMENT_TABLES: tuple[str, ...] = ("chunks", "code_text", "refs", "ref_scopes", "symbols")  # chunks first
 
     def __init__(self, path: Path, lock_timeout: float = 30.0, create: bool = True) -> None:
         if not path.exists() and not create:
@@ -385,7 +390,7 @@ class SQLiteStore:
     def remove_source(self, source_id: int) -> None:
         """Delete a source with its documents, chunks and FTS rows."""
         with self.transaction() as db:
-            for table in ("chunks", "code_text", "refs", "symbols"):
+            for table in self._DOCUMENT_TABLES:
                 db.execute(
                     f"DELETE FROM {table} WHERE document_id IN (SELECT id FROM documents WHERE source_id = ?)",
                     (source_id,),
@@ -468,11 +473,8 @@ class SQLiteStore:
                     [(doc_id, s.name, s.name.rsplit(".", 1)[-1], s.kind, s.start_line, s.end_line, s.signature,
                       int(s.exported)) for s in doc.symbols],
                 )
-                db.executemany(
-                    "INSERT INTO refs (document_id, n, kind, name, qualifier, alias, line, scope) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                    [(doc_id, n, r.kind, r.name, r.qualifier, r.alias, r.line, r.scope) for n, r in enumerate(doc.refs)],
-                )
+                self._insert_refs(db, doc_id, [(n, r.kind, r.name, r.qualifier, r.alias, r.line, r.scope)
+                                               for n, r in enumerate(doc.refs)], known={})
                 if doc.text is not None and lines is not None:
                     packed = doc.packed if doc.packed is not None else pack(doc.text)
                     db.execute("INSERT INTO code_text (document_id, packed) VALUES (?, ?)", (doc_id, packed))
@@ -484,6 +486,27 @@ class SQLiteStore:
                            (last_seq,))
             finally:
                 self._file_lines.given.clear()
+
+    @staticmethod
+    def _insert_refs(db: sqlite3.Connection, doc_id: int, refs: Sequence[Sequence[Any]],
+                     known: dict[str, int] | None = None) -> None:
+        """A document's references, (n, kind, name, qualifier, alias, line, scope name) each; the
+        scope names go to ref_scopes once, numbered after those the document already has
+        (`known`, read when not given: a new document has none)."""
+        if not refs:
+            return
+        if known is None:
+            known = dict(db.execute("SELECT name, n FROM ref_scopes WHERE document_id = ?", (doc_id,)).fetchall())
+        fresh: dict[str, int] = {}
+        for *_, scope in refs:
+            if scope and scope not in known and scope not in fresh:
+                fresh[scope] = len(known) + len(fresh) + 1
+        db.executemany("INSERT INTO ref_scopes (document_id, n, name) VALUES (?, ?, ?)",
+                       [(doc_id, n, name) for name, n in fresh.items()])
+        numbers = {**known, **fresh}
+        db.executemany("INSERT INTO refs (document_id, n, kind, name, qualifier, alias, line, scope) "
+                       "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                       [(doc_id, *row[:-1], numbers[row[-1]] if row[-1] else 0) for row in refs])
 
     @staticmethod
     def _insert_chunks(db: sqlite3.Connection, doc_id: int, chunks: Sequence[Chunk], last_seq: int,
@@ -674,6 +697,7 @@ class SQLiteStore:
             db.execute("DELETE FROM symbols WHERE document_id = ?", (row[0],))
             db.execute("DELETE FROM code_text WHERE document_id = ?", (row[0],))
             db.execute("DELETE FROM refs WHERE document_id = ?", (row[0],))
+            db.execute("DELETE FROM ref_scopes WHERE document_id = ?", (row[0],))
             db.execute("DELETE FROM documents WHERE id = ?", (row[0],))
 
     def finish_run(self, source_id: int, skipped: Sequence[SkippedFile]) -> None:
@@ -908,14 +932,14 @@ class SQLiteStore:
                  kind: str | None = None) -> list[tuple[int, str, str, str, str, int, str]]:
         """References where `column` (name or document_id) has `value`, optionally of one kind:
         (document id, kind, name, qualifier, alias, line, scope)."""
-        where = {"name": "name = ?", "document_id": "document_id = ?"}[column]
+        where = {"name": "r.name = ?", "document_id": "r.document_id = ?"}[column]
         params: list[str | int] = [value]
         if kind is not None:
-            where += " AND kind = ?"
+            where += " AND r.kind = ?"
             params.append(kind)
         return self.conn.execute(
-            f"""SELECT document_id, kind, name, qualifier, alias, line, scope FROM refs WHERE {where}
-                ORDER BY document_id, line, n""", params).fetchall()
+            f"""SELECT r.document_id, r.kind, r.name, r.qualifier, r.alias, r.line, {self._REF_SCOPE}
+                FROM {self._REFS} WHERE {where} ORDER BY r.document_id, r.line, r.n""", params).fetchall()
 
     def get_chunk(self, chunk_id: str) -> Hit:
         """Fetch a chunk by id, or by a unique prefix of at least 6 characters.
@@ -977,6 +1001,9 @@ class SQLiteStore:
         if table == "chunks":  # whole texts, also of chunks read from their file
             select = ", ".join(self._CHUNK_TEXT if column == "text" else column for column in columns)
             name = "chunks c"
+        elif table == "refs":  # scope names, not SQLite's numbers
+            select = ", ".join(self._REF_SCOPE if column == "scope" else f"r.{column}" for column in columns)
+            name, keys = self._REFS, tuple(f"r.{key}" for key in keys)
         where = f"WHERE ({', '.join(keys)}) > ({', '.join('?' * len(keys))})" if after is not None else ""
         extra = " AND key NOT IN ('schema_version', 'bulk_load_indexes') AND key NOT LIKE 'copy:%'" \
             if table == "schema_meta" else ""
@@ -996,6 +1023,13 @@ class SQLiteStore:
                            [(doc_id, pack(text)) for doc_id, text in rows])
             db.executemany("INSERT INTO code_trigrams (rowid, text) VALUES (?, ?)", [tuple(r) for r in rows])
             return
+        if table == "refs":  # (document_id, n, ..., scope name) in key order; a document may span batches
+            by_document: dict[int, list[Sequence[Any]]] = {}
+            for row in rows:
+                by_document.setdefault(row[0], []).append(row[1:])
+            for doc_id, refs in by_document.items():
+                self._insert_refs(db, doc_id, refs)
+            return
         verb = "INSERT OR REPLACE" if table == "schema_meta" else "INSERT"
         db.executemany(f"{verb} INTO {name} ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})",
                        [tuple(r) for r in rows])
@@ -1007,6 +1041,7 @@ class SQLiteStore:
     def clear_all(self) -> None:
         """Delete every row of every copied table (`mindex copy --replace`), in one transaction."""
         with self.transaction() as db:
+            db.execute("DELETE FROM ref_scopes")
             for table in reversed(COPY_TABLES):
                 db.execute(f"DELETE FROM {_copy_table(table)[0]}" +
                            (" WHERE key <> 'schema_version'" if table == "schema_meta" else ""))
