@@ -127,6 +127,44 @@ def test_the_trigram_index_picks_files_and_a_literal_free_pattern_scans_all(grep
     assert not scan.narrowed and scan.files_searched == len(FILES)
 
 
+def _trigram_rows(index: Index, literal: str) -> int:
+    (found,) = index.store.conn.execute("SELECT count(*) FROM code_trigrams WHERE code_trigrams MATCH ?",
+                                        (trigram_query([literal]),)).fetchone()
+    return int(found)
+
+
+def test_the_first_grep_builds_the_trigram_index_and_indexing_keeps_it(grep_index: Index, tree: Path) -> None:
+    """Indexing leaves grep's trigram index unbuilt (schema v14); the first grep builds it
+    from the stored texts, and from then on writes and deletes keep it exact."""
+    meta = grep_index.store.get_meta
+    assert meta("trigrams") is None and _trigram_rows(grep_index, "return") == 0
+    assert _ours(grep_index, "retry|Backoff") == _rg(tree, "retry|Backoff")
+    assert meta("trigrams") == "ready" and _trigram_rows(grep_index, "return") == 3
+    (tree / "src/net/conn.go").write_text("package net\n", encoding="utf-8")  # its returns leave
+    (tree / "src/app/extra.py").write_text("def f():\n    return 1\n", encoding="utf-8")
+    (tree / "src/net/pool.rs").unlink()
+    grep_index.index()
+    assert _trigram_rows(grep_index, "return") == 3 and _trigram_rows(grep_index, "impl Pool") == 0
+    grep_index.store.conn.execute("INSERT INTO code_trigrams (code_trigrams) VALUES ('integrity-check')")
+    assert all(_ours(grep_index, p) == _rg(tree, p) for p in PATTERNS)
+
+
+def test_a_grep_while_a_writer_holds_the_index_reads_every_file_and_waits_for_nothing(grep_index: Index,
+                                                                                     tree: Path) -> None:
+    from mindex.store.lock import WriteLock
+
+    writer = WriteLock(grep_index.store.path, 1.0)  # as another process's index run would hold it
+    writer.acquire()
+    try:
+        result = grep_index.grep(r"errors\.New\(")
+        assert not result.narrowed and result.files_searched == len(FILES)
+        assert _ours(grep_index, r"errors\.New\(") == _rg(tree, r"errors\.New\(")
+        assert grep_index.store.get_meta("trigrams") is None
+    finally:
+        writer.release()
+    assert grep_index.grep(r"errors\.New\(").narrowed and grep_index.store.get_meta("trigrams") == "ready"
+
+
 def test_matches_join_their_chunk_and_symbol_and_carry_context(grep_index: Index) -> None:
     result = grep_index.grep(r"# TODO", before=1, after=1)
     (match,) = result.matches

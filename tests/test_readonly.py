@@ -86,3 +86,21 @@ def test_unmerged_writes_in_the_wal_are_read_too(built: Path, tmp_path: Path) ->
     done = _read_only(copy, sys.executable, "-c", script, str(copy / "index.db"))
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "from the wal"
+
+
+def test_grep_on_a_read_only_index_without_its_trigram_index_reads_every_file(tmp_path: Path) -> None:
+    """Indexing leaves grep's trigram index to the first grep (schema v14), which cannot
+    write it here: grep reads every stored file instead and finds the same lines."""
+    store, code = tmp_path / "store", tmp_path / "code"
+    code.mkdir()
+    (code / "a.py").write_text("def walrus():\n    return 'tusk'\n")
+    (code / "b.py").write_text("def seal():\n    return 'flipper'\n")
+    with Index(store / "index.db", IndexSettings(workers=1), embed=EmbedSettings(provider="none")) as ix:
+        ix.add_source(code, name="code", kind="code")
+        ix.index()
+        assert ix.store.get_meta("trigrams") is None
+    done = _read_only(store, *MINDEX, "--db", str(store / "index.db"), "grep", "return 'tusk'", "--json")
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert not result["narrowed"] and result["files_searched"] == 2
+    assert [(m["path"], m["line"]) for m in result["matches"]] == [("a.py", 2)]

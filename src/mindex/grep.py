@@ -271,6 +271,8 @@ def grep(
     regex = compile_pattern(pattern, ignore_case, smart_case, fixed, word, multiline)
     needs = required(regex)
     query, literal = trigram_query(needs), prefilter(regex, needs)
+    if query is not None and not store.trigram_index_ready():  # read-only, never built: read every file
+        query = None
     result = GrepResult(pattern, narrowed=query is not None)
     found: list[tuple[int, GrepMatch]] = []
     for doc_id, src, rel, lang, text in store.code_texts(query, source, path, language):

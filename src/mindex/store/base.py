@@ -77,6 +77,7 @@ class DocumentStore(Protocol):
         symbol_kind: str | None = None,
         facets: Facets | None = None,
     ) -> list[Hit]: ...
+    def trigram_index_ready(self) -> bool: ...
     def code_texts(
         self, match: str | None, source: str | None = None, path: str | None = None,
         language: str | None = None,

@@ -704,6 +704,10 @@ class PostgresStore(SQLiteStore):
         rows = self.conn.execute("SELECT DISTINCT lexeme FROM unnest(to_tsvector('mindex', ?))", (text,)).fetchall()
         return sorted(row[0] for row in rows)
 
+    def trigram_index_ready(self) -> bool:
+        """Always: the server keeps the pg_trgm index."""
+        return True
+
     def code_texts(
         self, match: str | None, source: str | None = None, path: str | None = None,
         language: str | None = None,

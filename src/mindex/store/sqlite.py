@@ -158,6 +158,11 @@ class _FileLines:
         return "\n".join(lines[first - 1 : last])
 
 
+def _trigrams_built(db: sqlite3.Connection) -> bool:
+    """Whether grep's trigram index holds every stored code text (schema_meta 'trigrams')."""
+    return db.execute("SELECT 1 FROM schema_meta WHERE key = 'trigrams'").fetchone() is not None
+
+
 def in_file(text: str, lines: list[str], first: int | None, last: int | None) -> bool:
     """True when a chunk's text is exactly lines first..last of its file (stored as '')."""
     return bool(text) and first is not None and last is not None and "\n".join(lines[first - 1 : last]) == text
@@ -455,6 +460,7 @@ class SQLiteStore:
             )
             # Every delete is done: the chunks inserted below get sequence numbers above this.
             (last_seq,) = db.execute("SELECT coalesce(max(seq), 0) FROM chunks").fetchone()
+            trigrams = _trigrams_built(db)  # else the first grep indexes every text at once
             for doc in upserts:
                 cursor = db.execute(
                     """INSERT INTO documents (source_id, path, kind, title, size, mtime_ns,
@@ -478,7 +484,8 @@ class SQLiteStore:
                 if doc.text is not None and lines is not None:
                     packed = doc.packed if doc.packed is not None else pack(doc.text)
                     db.execute("INSERT INTO code_text (document_id, packed) VALUES (?, ?)", (doc_id, packed))
-                    db.execute("INSERT INTO code_trigrams (rowid, text) VALUES (?, ?)", (doc_id, doc.text))
+                    if trigrams:
+                        db.execute("INSERT INTO code_trigrams (rowid, text) VALUES (?, ?)", (doc_id, doc.text))
                     self._file_lines.given[doc_id] = lines  # the full-text rows below need no inflating
             try:
                 db.execute(f"""INSERT INTO chunks_fts (rowid, title, context, text, terms)
@@ -866,7 +873,7 @@ class SQLiteStore:
         """(document id, source, path, language, text) of stored code files, by source and
         path; with `match`, only files whose trigram index entry matches that FTS5 query."""
         where, params = _filters(source, None, path, language)
-        if match is not None:
+        if match is not None and self.trigram_index_ready():  # else every file: none is in the index
             where.append("d.id IN (SELECT rowid FROM code_trigrams WHERE code_trigrams MATCH ?)")
             params.append(match)
         where.append("1")
@@ -887,6 +894,29 @@ class SQLiteStore:
                     continue
                 text = self._texts.put((doc_id, digest), inflate(row[0]))
             yield doc_id, name, rel, lang, text
+
+    def trigram_index_ready(self) -> bool:
+        """True when grep's trigram index holds every code text, building it first when it
+        was never built (schema v14: the first grep builds it). A read-only index without it
+        answers False: grep then reads every file."""
+        if _trigrams_built(self.conn):
+            return True
+        if self.read_only:
+            return False
+        started, wait = time.perf_counter(), self.lock.timeout
+        self.lock.timeout = 0  # a writer at work: this grep reads every file, a later one builds
+        try:
+            with self.transaction() as db:
+                if not _trigrams_built(db):  # another process may have built it meanwhile
+                    db.execute("INSERT INTO code_trigrams (rowid, text) SELECT document_id, mindex_inflate(packed) "
+                               "FROM code_text")
+                    db.execute("INSERT OR REPLACE INTO schema_meta VALUES ('trigrams', 'ready')")
+        except (IndexLockedError, ReadOnlyIndexError):
+            return False
+        finally:
+            self.lock.timeout = wait
+        log.info("grep: trigram index built in %.1f s", time.perf_counter() - started)
+        return True
 
     def chunk_spans(self, document_ids: Sequence[int]) -> dict[int, list[ChunkSpan]]:
         """Per document, its chunks' (start line, end line, id, symbol) in line order."""
@@ -1005,7 +1035,7 @@ class SQLiteStore:
             select = ", ".join(self._REF_SCOPE if column == "scope" else f"r.{column}" for column in columns)
             name, keys = self._REFS, tuple(f"r.{key}" for key in keys)
         where = f"WHERE ({', '.join(keys)}) > ({', '.join('?' * len(keys))})" if after is not None else ""
-        extra = " AND key NOT IN ('schema_version', 'bulk_load_indexes') AND key NOT LIKE 'copy:%'" \
+        extra = " AND key NOT IN ('schema_version', 'bulk_load_indexes', 'trigrams') AND key NOT LIKE 'copy:%'" \
             if table == "schema_meta" else ""
         if extra and not where:
             where, extra = "WHERE " + extra.removeprefix(" AND "), ""
@@ -1021,7 +1051,8 @@ class SQLiteStore:
         if table == "code_text":
             db.executemany("INSERT INTO code_text (document_id, packed) VALUES (?, ?)",
                            [(doc_id, pack(text)) for doc_id, text in rows])
-            db.executemany("INSERT INTO code_trigrams (rowid, text) VALUES (?, ?)", [tuple(r) for r in rows])
+            if _trigrams_built(db):
+                db.executemany("INSERT INTO code_trigrams (rowid, text) VALUES (?, ?)", [tuple(r) for r in rows])
             return
         if table == "refs":  # (document_id, n, ..., scope name) in key order; a document may span batches
             by_document: dict[int, list[Sequence[Any]]] = {}
