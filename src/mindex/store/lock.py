@@ -42,18 +42,19 @@ class WriteLock:
         since = time.strftime("%H:%M:%S", time.localtime(info.get("since", 0)))
         return f"pid {info.get('pid')} ({info.get('command', '?')}) since {since}"
 
-    def acquire(self) -> None:
-        """Take the lock, waiting up to `timeout` seconds.
+    def acquire(self, timeout: float | None = None) -> None:
+        """Take the lock, waiting up to `timeout` seconds (default: the lock's own; 0: one try).
 
         Raises:
             IndexLockedError: another process kept the lock past the timeout.
         """
+        timeout = self.timeout if timeout is None else timeout
         self._depth += 1
         if self._depth > 1 or fcntl is None:
             return
         self.path.parent.mkdir(parents=True, exist_ok=True)
         fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
-        deadline = time.monotonic() + self.timeout
+        deadline = time.monotonic() + timeout
         warned = False
         while True:
             try:
@@ -65,7 +66,7 @@ class WriteLock:
                     self._depth -= 1
                     raise IndexLockedError(
                         f"the index {self.path.with_suffix('')} is being written by {self.holder()}; "
-                        f"wait for it to finish, or raise index.lock_timeout (now {self.timeout:g}s)"
+                        f"wait for it to finish, or raise index.lock_timeout (now {timeout:g}s)"
                     ) from None
                 if not warned:
                     log.warning("waiting for the write lock held by %s", self.holder())

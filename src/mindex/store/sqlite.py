@@ -147,7 +147,7 @@ class _FileLines:
                 self.files.popitem(last=False)
         else:
             self.files.move_to_end(packed)
-        return "\n".join(lines[first - 1 : last])
+        return _cut(lines, first, last)
 
     def given_lines(self, document_id: int, first: int | None, last: int | None) -> str | None:
         """`mindex_given_lines(document_id, first, last)`: the same cut from a file the
@@ -155,7 +155,12 @@ class _FileLines:
         lines = self.given.get(document_id)
         if lines is None or first is None or last is None:
             return None
-        return "\n".join(lines[first - 1 : last])
+        return _cut(lines, first, last)
+
+
+def _cut(lines: list[str], first: int, last: int) -> str:
+    """Lines first..last (1-based, inclusive): what a chunk stored as '' reads back as."""
+    return "\n".join(lines[first - 1 : last])
 
 
 def _trigrams_built(db: sqlite3.Connection) -> bool:
@@ -163,9 +168,9 @@ def _trigrams_built(db: sqlite3.Connection) -> bool:
     return db.execute("SELECT 1 FROM schema_meta WHERE key = 'trigrams'").fetchone() is not None
 
 
-def in_file(text: str, lines: list[str], first: int | None, last: int | None) -> bool:
+def _in_file(text: str, lines: list[str], first: int | None, last: int | None) -> bool:
     """True when a chunk's text is exactly lines first..last of its file (stored as '')."""
-    return bool(text) and first is not None and last is not None and "\n".join(lines[first - 1 : last]) == text
+    return bool(text) and first is not None and last is not None and _cut(lines, first, last) == text
 
 
 def _migrations() -> list[tuple[int, Path]]:
@@ -197,7 +202,9 @@ class SQLiteStore:
     # ref_scopes; PostgreSQL keeps the name in refs.scope).
     _REFS = "refs r LEFT JOIN ref_scopes s ON s.document_id = r.document_id AND s.n = r.scope"
     _REF_SCOPE = "coalesce(s.name, '')"
-    _DOCUMENT_TABLES: tuple[str, ...] = ("chunks", "code_text", "refs", "ref_scopes", "symbols")  # chunks first
+    # The rows that hang off a document, deleted with it; chunks before code_text, from which
+    # the full-text index is handed the text of chunks stored as ''.
+    _DOCUMENT_TABLES: tuple[str, ...] = ("chunks", "code_text", "refs", "ref_scopes", "symbols")
 
     def __init__(self, path: Path, lock_timeout: float = 30.0, create: bool = True) -> None:
         if not path.exists() and not create:
@@ -528,7 +535,7 @@ class SQLiteStore:
                start_line, end_line, page, symbol, symbol_kind, terms, at, facets)
                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
             [(c.id, doc_id, c.ordinal if first is None else first + n, c.title, c.context,
-              "" if lines is not None and in_file(c.text, lines, c.start_line, c.end_line) else c.text, c.hash,
+              "" if lines is not None and _in_file(c.text, lines, c.start_line, c.end_line) else c.text, c.hash,
               c.start_line, c.end_line, c.page, c.symbol, c.symbol_kind, c.terms, c.at,
               json.dumps(c.facets, ensure_ascii=False) if c.facets is not None else None)
              for n, c in enumerate(chunks)])
@@ -693,18 +700,13 @@ class SQLiteStore:
                                  "ORDER BY c.ordinal", params).fetchall()
         return [_hit(row, 0.0, "") for row in rows]
 
-    @staticmethod
-    def _delete_document(db: sqlite3.Connection, source_id: int, path: str) -> None:
+    def _delete_document(self, db: sqlite3.Connection, source_id: int, path: str) -> None:
         row = db.execute(
             "SELECT id FROM documents WHERE source_id = ? AND path = ?", (source_id, path)
         ).fetchone()
         if row:
-            # Chunks first: the full-text index is handed their text, read from code_text.
-            db.execute("DELETE FROM chunks WHERE document_id = ?", (row[0],))
-            db.execute("DELETE FROM symbols WHERE document_id = ?", (row[0],))
-            db.execute("DELETE FROM code_text WHERE document_id = ?", (row[0],))
-            db.execute("DELETE FROM refs WHERE document_id = ?", (row[0],))
-            db.execute("DELETE FROM ref_scopes WHERE document_id = ?", (row[0],))
+            for table in self._DOCUMENT_TABLES:  # chunks first (see _DOCUMENT_TABLES)
+                db.execute(f"DELETE FROM {table} WHERE document_id = ?", (row[0],))
             db.execute("DELETE FROM documents WHERE id = ?", (row[0],))
 
     def finish_run(self, source_id: int, skipped: Sequence[SkippedFile]) -> None:
@@ -903,18 +905,21 @@ class SQLiteStore:
             return True
         if self.read_only:
             return False
-        started, wait = time.perf_counter(), self.lock.timeout
-        self.lock.timeout = 0  # a writer at work: this grep reads every file, a later one builds
+        started = time.perf_counter()
         try:
+            self.lock.acquire(timeout=0)  # a writer at work: this grep reads every file, a later one builds
+        except IndexLockedError:
+            return False
+        try:  # the transaction below re-enters the lock held here
             with self.transaction() as db:
                 if not _trigrams_built(db):  # another process may have built it meanwhile
                     db.execute("INSERT INTO code_trigrams (rowid, text) SELECT document_id, mindex_inflate(packed) "
                                "FROM code_text")
                     db.execute("INSERT OR REPLACE INTO schema_meta VALUES ('trigrams', 'ready')")
-        except (IndexLockedError, ReadOnlyIndexError):
+        except ReadOnlyIndexError:
             return False
         finally:
-            self.lock.timeout = wait
+            self.lock.release()
         log.info("grep: trigram index built in %.1f s", time.perf_counter() - started)
         return True
 
