@@ -15,7 +15,7 @@ from mindex import Index, IndexSettings
 from mindex.config import EmbedSettings
 from mindex.embed.models import find_model
 from mindex.embed.onnx import OnnxEmbedder
-from mindex.errors import EmbeddingMismatchError
+from mindex.errors import ConfigError, EmbeddingMismatchError
 from mindex.ingest import embed_pending
 from mindex.serve.cli import cli
 
@@ -68,6 +68,44 @@ def test_truncation_at_the_model_max_length(embedder: OnnxEmbedder) -> None:
     ids = embedder.tokenizer.encode(long).ids
     assert len(ids) == 256
     assert embedder.embed_documents([long]).shape == (1, 384)
+
+
+# A text whose words all differ, so every token position carries something of its own.
+LONG = " ".join(f"{w}{i}" for i, w in enumerate(["pool", "socket", "retry", "cache", "parser", "queue"] * 60))
+
+
+def test_chunk_tokens_reads_the_first_tokens_of_a_chunk_and_whole_queries(embedder: OnnxEmbedder) -> None:
+    model = embedder.model
+    short = OnnxEmbedder(model, chunk_tokens=128)
+    assert short.identity == "onnx:all-MiniLM-L6-v2/128"
+    encoding = embedder.tokenizer.encode(LONG)
+    assert len(encoding.ids) == 256  # the text is longer than either limit
+    # [CLS], 126 word pieces, [SEP]: the vector is that of the text cut after piece 126.
+    prefix = LONG[: encoding.offsets[126][1]]
+    assert len(short.document_tokenizer.encode(LONG).ids) == 128
+    cut, = short.embed_documents([LONG])
+    assert cos(cut, embedder.embed_documents([prefix])[0]) > 0.9999
+    assert cos(cut, embedder.embed_documents([LONG])[0]) < 0.99  # the tail counted at 256
+    # Queries keep the model's own limit.
+    assert cos(short.embed_query(LONG), embedder.embed_query(LONG)) > 0.9999
+
+
+def test_chunk_tokens_at_the_model_limit_changes_nothing_and_above_it_is_refused(embedder: OnnxEmbedder) -> None:
+    same = OnnxEmbedder(embedder.model, chunk_tokens=256)
+    assert same.identity == embedder.identity
+    with pytest.raises(ConfigError, match=r"embed.chunk_tokens is 300 .* reads at most 256"):
+        OnnxEmbedder(embedder.model, chunk_tokens=300)
+
+
+def test_changing_chunk_tokens_asks_for_a_re_embedding(semantic: Index, tmp_path: Path) -> None:
+    db = semantic.db_path
+    semantic.close()
+    with Index(db, IndexSettings(workers=1), embed=EmbedSettings(provider="onnx", chunk_tokens=128)) as short:
+        with pytest.raises(EmbeddingMismatchError, match="embed --force"):
+            short.embed()
+        assert short.embed(force=True) > 0
+        assert short.status()["embed_model"] == "onnx:all-MiniLM-L6-v2/128"
+        assert short.search("retries", mode="hybrid").mode == "hybrid"
 
 
 def test_index_embeds_every_chunk_once_and_pins_the_model(semantic: Index) -> None:

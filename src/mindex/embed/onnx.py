@@ -2,7 +2,8 @@
 
 Texts are tokenised once, sorted by length and run in batches of about 16 (as fast as 32 on
 two cores, half the memory), truncated explicitly at the model's own max sequence length
-(MiniLM's tokenizer.json says 128; sentence-transformers uses 256). Pooling and
+(MiniLM's tokenizer.json says 128; sentence-transformers uses 256), or for chunks at
+`embed.chunk_tokens` when that is shorter. Pooling and
 normalisation follow the model folder's sentence-transformers config.
 """
 
@@ -18,7 +19,7 @@ import numpy as np
 import numpy.typing as npt
 
 from mindex.embed.base import Embedder, Vectors, normalise
-from mindex.errors import DependencyMissingError
+from mindex.errors import ConfigError, DependencyMissingError
 
 
 # Padded tokens a model run takes at most (see `embed_batch`).
@@ -71,7 +72,15 @@ class OnnxEmbedder(Embedder):
 
     provider = "onnx"
 
-    def __init__(self, model: OnnxModel, batch_size: int = 16, threads: int = 0) -> None:
+    def __init__(self, model: OnnxModel, batch_size: int = 16, threads: int = 0,
+                 chunk_tokens: int | None = None) -> None:
+        """`chunk_tokens`: read at most this many tokens of each document text (queries keep
+        the model's own limit); a shorter limit than the model's makes another set of vectors,
+        so it becomes part of `model_id`.
+
+        Raises:
+            ConfigError: `chunk_tokens` is above the model's own limit.
+        """
         try:
             import onnxruntime as ort
             from tokenizers import Tokenizer
@@ -84,6 +93,19 @@ class OnnxEmbedder(Embedder):
         self.tokenizer = Tokenizer.from_file(str(model.tokenizer_path))
         self.tokenizer.enable_truncation(max_length=model.max_length)
         self.tokenizer.no_padding()
+        self.document_tokenizer = self.tokenizer
+        if chunk_tokens is not None and chunk_tokens != model.max_length:
+            if chunk_tokens > model.max_length:
+                raise ConfigError(
+                    f"embed.chunk_tokens is {chunk_tokens} but {model.model_id} reads at most {model.max_length} "
+                    "tokens; choose a smaller value or leave it empty"
+                )
+            # A tokenizer of its own: a query embedded while an index run embeds chunks
+            # (the MCP server) keeps the model's full length.
+            self.document_tokenizer = Tokenizer.from_file(str(model.tokenizer_path))
+            self.document_tokenizer.enable_truncation(max_length=chunk_tokens)
+            self.document_tokenizer.no_padding()
+            self.model_id = f"{model.model_id}/{chunk_tokens}"
         options = ort.SessionOptions()
         options.intra_op_num_threads = threads
         options.inter_op_num_threads = 1
@@ -98,9 +120,15 @@ class OnnxEmbedder(Embedder):
         self.dimensions = int(output.shape[-1])
 
     def embed_batch(self, texts: Sequence[str]) -> Vectors:
+        return self._embed(texts, self.tokenizer)
+
+    def embed_documents(self, texts: Sequence[str]) -> Vectors:
+        return self._embed([self.document_prefix + text for text in texts], self.document_tokenizer)
+
+    def _embed(self, texts: Sequence[str], tokenizer: Any) -> Vectors:
         if not texts:
             return np.zeros((0, self.dimensions), dtype=np.float32)
-        encodings = self.tokenizer.encode_batch(list(texts))
+        encodings = tokenizer.encode_batch(list(texts))
         order = sorted(range(len(encodings)), key=lambda i: len(encodings[i].ids))
         out = np.zeros((len(texts), self.dimensions), dtype=np.float32)
         start = 0

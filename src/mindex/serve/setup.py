@@ -48,13 +48,15 @@ def models_list(state: State, as_json: bool) -> None:
         "onnx": str(model.onnx_path) if model else None,
         "tokenizer": str(model.tokenizer_path) if model else None,
         "max_length": model.max_length if model else None,
+        "chunk_tokens": conf.chunk_tokens,
         "added": [{"name": m.name, "model_id": m.model_id, "kind": m.kind, "folder": str(m.folder)} for m in added],
     }
     if as_json:
         emit_json(info)
         return
     if model is not None:
-        out.print(f"[bold]{escape(conf.model)}[/] → {escape(model.model_id)} (max {model.max_length} tokens)\n"
+        chunks = f", {conf.chunk_tokens} a chunk" if conf.chunk_tokens and conf.chunk_tokens < model.max_length else ""
+        out.print(f"[bold]{escape(conf.model)}[/] → {escape(model.model_id)} (max {model.max_length} tokens{chunks})\n"
                   f"  {escape(str(model.onnx_path))}")
     elif conf.provider == "onnx":
         out.print(escape(HOW_TO_ADD))
