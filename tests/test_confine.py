@@ -139,3 +139,21 @@ def test_a_root_swapped_for_a_link_is_refused(tmp_path: Path) -> None:
         report = ix.index()["src"]
         assert report.errors and "symlink" in report.errors[0]
         assert SECRET not in _all_text(ix)
+
+
+@pytest.mark.parametrize("kind", ["docs", "code"])
+def test_a_named_pipe_is_listed_as_skipped_not_opened(tmp_path: Path, kind: str) -> None:
+    root = tmp_path / "root"
+    root.mkdir()
+    (root / "real.md").write_text("# Real\n\nA page.\n")
+    (root / "real.py").write_text("def real():\n    return 1\n")
+    os.mkfifo(root / "pipe.md")
+    os.mkfifo(root / "pipe.py")
+    os.mkfifo(root / "pipe.bin")  # docs read by suffix: not a candidate; code looks at every file
+    # Opening a FIFO for reading blocks until a writer comes: indexing would hang here.
+    with _index(tmp_path, root, kind) as ix:
+        skipped = {s["path"]: s["reason"] for s in ix.status()["skipped"]}
+        pipe = "pipe.md" if kind == "docs" else "pipe.py"
+        assert skipped.get(pipe) == "not a regular file (named pipe)"
+        assert ("pipe.bin" in skipped) == (kind == "code")
+        assert ("real.md" if kind == "docs" else "real.py") in _indexed_paths(ix)

@@ -110,8 +110,6 @@ def walk_files(
                 seen.add(key)
                 stack.append((entry.path, rel, specs))
                 continue
-            if not statmod.S_ISREG(info.st_mode):
-                continue
             if suffixes is not None and os.path.splitext(entry.name)[1].lower() not in suffixes:
                 continue
             if _ignored(specs, rel, False):
@@ -120,6 +118,19 @@ def walk_files(
                 continue
             if exclude is not None and exclude.match_file(rel):
                 continue
+            if not statmod.S_ISREG(info.st_mode):
+                # Opening a FIFO would wait for a writer forever; a device never ends.
+                skipped.append(SkippedFile(rel, f"not a regular file ({_file_type(info.st_mode)})"))
+                continue
             files.append(FileEntry(rel, entry.path, info.st_size, info.st_mtime_ns))
     files.sort(key=lambda f: f.rel)
     return files, skipped
+
+
+def _file_type(mode: int) -> str:
+    """What a non-regular file is, in a word."""
+    for test, name in ((statmod.S_ISFIFO, "named pipe"), (statmod.S_ISSOCK, "socket"),
+                       (statmod.S_ISCHR, "character device"), (statmod.S_ISBLK, "block device")):
+        if test(mode):
+            return name
+    return "special file"
