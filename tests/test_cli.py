@@ -225,3 +225,26 @@ def test_a_server_url_as_db_is_a_server_and_creates_no_file(run, tmp_path: Path,
     error = json.JSONDecoder().raw_decode(run("--db", "mysql://user@localhost/mindex", "status", "--json", code=1))[0]
     assert error["error"]["code"] == "CONFIG_ERROR" and "names a mysql server" in error["error"]["message"]
     assert list(tmp_path.iterdir()) == []  # no `postgresql:` folder, no index file
+
+
+def test_an_empty_query_is_a_usage_error_not_an_empty_answer(tmp_path: Path) -> None:
+    """`mindex search "$UNSET"` says the query is empty (exit 2, a JSON error with --json),
+    as the MCP tools do, instead of quietly finding nothing."""
+    import subprocess
+    import sys
+
+    def run(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "mindex", "--db", str(tmp_path / "e.db"), *args],
+                              input=stdin, capture_output=True, text=True)
+
+    for args in (["search", ""], ["search", "  \n"], ["locate", ""], ["memory", "search", " "],
+                 ["changelog", "search", ""]):
+        done = run(*args, "--json")
+        assert done.returncode == 2, (args, done.stdout, done.stderr)
+        error = json.loads(done.stdout)["error"]
+        assert error["code"] == "USAGE" and "empty" in error["message"], args
+        plain = run(*args)
+        assert plain.returncode == 2 and "give the words, question or identifier" in plain.stderr
+    piped = run("locate", "-", "--json", stdin="   \n")
+    assert piped.returncode == 2 and "standard input was empty" in json.loads(piped.stdout)["error"]["message"]
+    assert not (tmp_path / "e.db").exists()  # refused before any index was opened

@@ -9,7 +9,7 @@ from typing import Any
 import click
 
 from mindex.modes import MODES
-from mindex.serve.clikit import State, emit_json, err, handle_errors, json_option, out
+from mindex.serve.clikit import State, emit_json, err, handle_errors, json_option, not_blank, out
 from mindex.textsafe import markup_escape as escape
 
 KIND_CHOICES = ("added", "changed", "fixed", "breaking", "deprecated", "security", "removed", "performance", "docs")
@@ -183,7 +183,7 @@ def _filters(func: Any) -> Any:
 
 
 @changelog.command("search")
-@click.argument("query")
+@click.argument("query", callback=not_blank)
 @click.option("-n", "--limit", default=10, show_default=True, type=click.IntRange(1, 1000))
 @click.option("--mode", type=click.Choice(MODES), help="Search mode (default: hybrid when vectors exist).")
 @_filters

@@ -25,6 +25,7 @@ from mindex.serve.clikit import (
     error_object,
     handle_errors,
     json_option,
+    not_blank,
     out,
     parse_weights,
     search_options,
@@ -241,7 +242,7 @@ def index_cmd(state: State, names: tuple[str, ...], as_json: bool, quiet: bool) 
 
 
 @cli.command()
-@click.argument("query")
+@click.argument("query", callback=not_blank)
 @click.option("-n", "--limit", default=10, show_default=True, type=click.IntRange(1, 1000), help="How many results.")
 @click.option("--offset", default=0, type=click.IntRange(0), help="Skip this many results (paging).")
 @click.option("--mode", type=click.Choice(MODES), help="Search mode (default: hybrid when vectors exist, else keyword).")
@@ -254,7 +255,7 @@ def search(state: State, query: str, limit: int, offset: int, mode: str | None, 
            kind: str | None, path_glob: str | None, language: str | None, symbol_kind: str | None,
            rerank: bool | None, merge: bool | None, hops: int, weights: str | None, group_by: str | None,
            explain: bool, as_json: bool) -> None:
-    """Search the index. Any text is a valid query; "quoted words" match as a phrase.
+    """Search the index. Any text but an empty one is a valid query; "quoted words" match as a phrase.
 
     \b
     Examples:
@@ -280,7 +281,7 @@ def search(state: State, query: str, limit: int, offset: int, mode: str | None, 
 
 
 @cli.command()
-@click.argument("question")
+@click.argument("question", callback=not_blank)
 @click.option("-n", "--limit", default=10, show_default=True, type=click.IntRange(1, 100), help="How many files.")
 @click.option("--mode", type=click.Choice(MODES), help="Search mode (default: hybrid when vectors exist, else keyword).")
 @click.option("--source", help="Only this source.")
@@ -304,6 +305,8 @@ def locate(state: State, question: str, limit: int, mode: str | None, source: st
       mindex locate - --json < traceback.txt
     """
     text = sys.stdin.read() if question == "-" else question
+    if not text.strip():
+        raise click.UsageError("standard input was empty; pipe the issue text, or give it as QUESTION")
     with state.open() as index:
         result = index.locate(text, limit, mode, source, path_glob, language, kind)
     if result.note:

@@ -261,6 +261,15 @@ def search_options(func: F) -> F:
     return func
 
 
+def not_blank(ctx: click.Context, param: click.Parameter, value: str) -> str:
+    """A query argument's check: an empty one (often an unset shell variable) is a usage
+    error, as the MCP tools refuse it, not a search that quietly finds nothing."""
+    if not value.strip():
+        raise click.BadParameter("it is empty; give the words, question or identifier to search for",
+                                 ctx=ctx, param=param)
+    return value
+
+
 def parse_weights(text: str) -> dict[str, float]:
     """Read `--weights keyword=0.5,semantic=1`."""
     weights: dict[str, float] = {}

@@ -8,7 +8,7 @@ from typing import Any
 import click
 
 from mindex.modes import MODES
-from mindex.serve.clikit import State, emit_json, err, handle_errors, json_option, out
+from mindex.serve.clikit import State, emit_json, err, handle_errors, json_option, not_blank, out
 from mindex.textsafe import markup_escape as escape
 
 
@@ -94,7 +94,7 @@ def save(state: State, text: tuple[str, ...], type_: str, tags: tuple[str, ...],
 
 
 @memory.command("search")
-@click.argument("query")
+@click.argument("query", callback=not_blank)
 @click.option("-n", "--limit", default=10, show_default=True, type=click.IntRange(1, 1000))
 @click.option("--mode", type=click.Choice(MODES), help="Search mode (default: hybrid when vectors exist).")
 @_filters
