@@ -238,7 +238,7 @@ def test_an_empty_query_is_a_usage_error_not_an_empty_answer(tmp_path: Path) -> 
                               input=stdin, capture_output=True, text=True)
 
     for args in (["search", ""], ["search", "  \n"], ["locate", ""], ["memory", "search", " "],
-                 ["changelog", "search", ""]):
+                 ["changelog", "search", ""], ["symbols", "find", ""]):
         done = run(*args, "--json")
         assert done.returncode == 2, (args, done.stdout, done.stderr)
         error = json.loads(done.stdout)["error"]

@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 
 from mindex import Index
-from mindex.errors import ConfigError, UnsupportedModeError
+from mindex.errors import ConfigError, SourceNotFoundError, UnsupportedModeError
 from mindex.models import Hit
 from mindex.search import decay, make_snippet, merge_adjacent, query_terms
 
@@ -66,6 +66,16 @@ def test_filters_by_source_kind_and_path(indexed: Index, tmp_path) -> None:  # t
     assert {h.path for h in indexed.search("retries", path="guide/**").hits} == {"guide/retries.md"}
     assert {h.path for h in indexed.search("retries", path="*.md", source="docs").hits} == {"guide/retries.md"}
     assert indexed.search("retries", kind="docs").hits and not indexed.search("retries", kind="code").hits
+
+
+def test_a_misspelt_source_or_kind_is_an_error_and_a_folder_names_its_source(indexed: Index, docs_dir: Path) -> None:
+    with pytest.raises(SourceNotFoundError, match="no source named 'dcos'.*registered: docs"):
+        indexed.search("retries", source="dcos")
+    with pytest.raises(ConfigError, match="unknown kind 'doc'.*docs, code"):
+        indexed.search("retries", kind="doc")
+    assert not indexed.search("zzqqxx", source="docs").hits  # a real source with nothing found: no error
+    by_folder = indexed.search("retries", source=str(docs_dir)).hits
+    assert by_folder and by_folder == indexed.search("retries", source="docs").hits
 
 
 def test_limit_and_offset_page_through_results(indexed: Index) -> None:

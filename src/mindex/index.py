@@ -425,7 +425,9 @@ class Index:
         Raises:
             UnsupportedModeError: semantic or hybrid asked for with no model or no vectors.
             EmbeddingMismatchError: the vectors belong to another model.
-            ConfigError: unknown mode, bad limit, or --rerank with no reranker configured.
+            ConfigError: unknown mode or kind, bad limit, or --rerank with no reranker configured.
+            SourceNotFoundError: `source` is neither a source's name nor its folder (checked when
+                nothing was found).
         """
         if mode is not None and mode not in MODES:
             raise ConfigError(f"unknown search mode {mode!r}; use one of: {', '.join(MODES)}")
@@ -437,6 +439,11 @@ class Index:
             raise ConfigError("limit must be 1-1000, offset at least 0, hops 0-3")
         if group_by not in (None, "file"):
             raise ConfigError(f"cannot group results by {group_by!r}; use file")
+        if kind is not None:
+            from mindex.sources import SOURCE_KINDS
+
+            if kind not in SOURCE_KINDS:
+                raise ConfigError(f"unknown kind {kind!r}; choose one of: {', '.join(SOURCE_KINDS)}")
         conf = self.search_settings
         reranker = self._reranker(rerank)
         merge = conf.merge_adjacent if merge is None else merge
@@ -448,6 +455,14 @@ class Index:
             depth = max(depth, 2 * wanted)  # room to refill after pieces of one section collapse
         result, vectors = self._retrieve(query, depth, mode, source, kind, path, weights, language, symbol_kind,
                                          facets)
+        if source is not None and not result.hits:
+            # A misspelt name says so (SourceNotFoundError), not "no results"; a source's
+            # folder works as its name.
+            named = self.source(source).name
+            if named != source:
+                source = named
+                result, vectors = self._retrieve(query, depth, mode, source, kind, path, weights, language,
+                                                 symbol_kind, facets)
         started = time.perf_counter()
         hits, notes = list(result.hits), [result.note] if result.note else []
         if reranker is not None:

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 import click
 from mindex.textsafe import markup_escape as escape
 
-from mindex.serve.clikit import State, emit_json, err, handle_errors, json_option, out
+from mindex.serve.clikit import State, emit_json, err, handle_errors, json_option, not_blank, out
 from mindex.serve.words import count, impact_verb
 
 if TYPE_CHECKING:
@@ -113,7 +113,7 @@ def symbols() -> None:
 
 
 @symbols.command("find")
-@click.argument("name")
+@click.argument("name", callback=not_blank)
 @click.option("--kind", help="Only this kind: function, method, class, interface, type, constant, ...")
 @click.option("--path", "path_glob", metavar="GLOB", help="Only files matching GLOB.")
 @click.option("-n", "--limit", default=20, show_default=True, type=click.IntRange(1, 1000), help="How many.")
