@@ -31,6 +31,24 @@ def test_punctuated_identifiers_become_phrases() -> None:
     assert query_terms("how is it") == ['"how"', '"is"', '"it"']  # only stopwords: keep them
 
 
+def test_a_pasted_log_searches_with_its_first_distinct_words_only(indexed: Index) -> None:
+    """A whole file or log as a query (20,000 distinct words) searches with the first
+    MAX_TERMS distinct words it names; it once made one FTS5 OR of every word."""
+    from mindex.rank import query_words as ranker_words
+    from mindex.search import MAX_TERMS
+    from mindex.search import query_words as relaxed_words
+
+    words = [f"word{n}" for n in range(20_000)]
+    pasted = " ".join(["retries", "retries", *words])
+    terms = query_terms(pasted)
+    assert len(terms) == MAX_TERMS and terms[:3] == ['"retries"', '"word0"', '"word1"']
+    assert relaxed_words(pasted)[:2] == ['"retries"', '"word0"'] and len(relaxed_words(pasted)) == MAX_TERMS
+    assert len(ranker_words(pasted)) == MAX_TERMS and "retries" in ranker_words(pasted)
+    found = indexed.search(pasted, limit=5)
+    assert found.hits and found.hits[0].path == "guide/retries.md"
+    assert indexed.locate(pasted, 3).files
+
+
 def test_all_terms_rank_before_any_term(indexed: Index) -> None:
     hits = indexed.search("pool keepalive_expiry", limit=5).hits
     assert hits[0].title == "Keep-alive"

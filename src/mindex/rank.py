@@ -17,11 +17,13 @@ import re
 from dataclasses import dataclass, replace
 from functools import cache
 from importlib import resources
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
 
 from mindex.models import Hit
+from mindex.search import MAX_TERMS
 from mindex.terms import identifier_parts
 
 RRF_K = 60
@@ -36,12 +38,13 @@ _FILLER = frozenset(
 
 
 def query_words(text: str) -> frozenset[str]:
-    """The query's content words, identifier parts split out, lower case."""
-    return frozenset(w for w in _words(text) if w not in _FILLER)
+    """The query's content words, identifier parts split out, lower case: the first
+    `MAX_TERMS` of them, as the keyword leg reads a long text."""
+    return frozenset(list(dict.fromkeys(w for w in _words(text) if w not in _FILLER))[:MAX_TERMS])
 
 
-def _words(text: str) -> set[str]:
-    return {part for word in _WORD.findall(text) for part in (identifier_parts(word) or [word.lower()])}
+def _words(text: str) -> Iterator[str]:
+    return (part for word in _WORD.findall(text) for part in (identifier_parts(word) or [word.lower()]))
 
 
 @dataclass(frozen=True)

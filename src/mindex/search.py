@@ -15,7 +15,7 @@ import math
 import time
 from collections.abc import Callable
 from dataclasses import replace
-from functools import cache
+from functools import cache, lru_cache
 from typing import TYPE_CHECKING, Any
 
 from mindex.models import Facets, Hit, SearchResult
@@ -29,6 +29,10 @@ if TYPE_CHECKING:
     from mindex.vectors import VectorIndex
 
 _PHRASE = re.compile(r'"([^"]*)"')
+# Distinct terms a query searches with at most, in the order it names them: a pasted log
+# or a whole file as a query (20,000 distinct words) made one FTS5 OR of every word and
+# ran for minutes; the longest issue text of the dev sets has under 200 distinct words.
+MAX_TERMS = 256
 _WORD = re.compile(r"\w+", re.UNICODE)
 STOPWORDS = frozenset(
     """a an and are as at be but by can do does for from how i if in into is it its me my
@@ -67,7 +71,7 @@ def query_terms(query: str) -> list[str]:
             terms.append((term, term.strip('"*').lower() in STOPWORDS))
     content = [t for t, stop in terms if not stop]
     chosen = content or [t for t, _ in terms]
-    return list(dict.fromkeys(chosen))
+    return list(dict.fromkeys(chosen))[:MAX_TERMS]
 
 
 def query_words(query: str) -> list[str]:
@@ -78,7 +82,7 @@ def query_words(query: str) -> list[str]:
     rest = _PHRASE.sub(" ", query)
     words = [part for word in _WORD.findall(rest) for part in identifier_parts(word) or [word]]
     content = [w for w in words if w.lower() not in STOPWORDS] or words
-    return list(dict.fromkeys([*phrases, *(f'"{w}"' for w in content)]))
+    return list(dict.fromkeys([*phrases, *(f'"{w}"' for w in content)]))[:MAX_TERMS]
 
 
 def make_snippet(text: str, query: str, width: int = 24) -> str:
@@ -86,12 +90,7 @@ def make_snippet(text: str, query: str, width: int = 24) -> str:
     marked `**like this**` (a word matches when it starts like a query word, so plurals and
     -ing forms count), with `…` where text was cut."""
     tokens = text.split()
-    stems = {w[: max(4, len(w) - 2)] for w in (p.lower() for word in _WORD.findall(query)
-                                                for p in identifier_parts(word) or [word])
-             if len(w) > 1 and w not in STOPWORDS}
-
-    # One alternation of the stems, searched in the lower-cased word: `any(stem in word.lower())`.
-    found = re.compile("|".join(map(re.escape, sorted(stems)))).search if stems else None
+    found = _stem_search(query)
 
     def matches(word: str) -> bool:
         return found is not None and found(word.lower()) is not None
@@ -106,6 +105,16 @@ def make_snippet(text: str, query: str, width: int = 24) -> str:
     shown = [_WORD.sub(lambda m: f"**{m.group()}**" if matches(m.group()) else m.group(), token) if hit else token
              for token, hit in zip(tokens[start : start + width], hits[start : start + width])]
     return ("…" if start else "") + " ".join(shown) + ("…" if start + width < len(tokens) else "")
+
+
+@lru_cache(maxsize=32)
+def _stem_search(query: str) -> Callable[[str], re.Match[str] | None] | None:
+    """One alternation of the query's word stems, searched in a lower-cased word (`any(stem
+    in word)`); made once a query, not once a hit."""
+    stems = {w[: max(4, len(w) - 2)] for w in (p.lower() for word in _WORD.findall(query)
+                                                for p in identifier_parts(word) or [word])
+             if len(w) > 1 and w not in STOPWORDS}
+    return re.compile("|".join(map(re.escape, sorted(stems)))).search if stems else None
 
 
 def lexical_search(
