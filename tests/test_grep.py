@@ -242,3 +242,91 @@ def test_grep_on_the_standard_library_matches_ripgrep(tmp_path: Path) -> None:
         for pattern in (r"def \w+\(self", r"raise \w+Error", r"^import ", r"(?i)json"):
             assert _ours(ix, pattern) == _rg(root, pattern, "-g", "*.py"), pattern
             assert re.compile(pattern)  # the patterns are valid Python too
+
+
+# -- patterns that backtrack: a time limit, and a child process where no signal can reach ----
+
+@pytest.mark.parametrize("pattern, expected", [
+    (r"(a+)+$", True), (r"(a|aa)+$", True), (r"(.*a){25}", True), (r".*.*.*x", True), (r"(?:\w+\.)+py", True),
+    (r"def \w+_handler\(", False), (r"class \w+Error\(ValueError\)", False), (r"[A-Z_]{12,}", False),
+    (r'f"[^"]*\{', False), (r"retry|Backoff", False), (r"\bPool\b", False), (r".*foo.*bar", False),
+    (r"(?i)todo", False), (r"(ab){2}", False),
+])
+def test_patterns_that_may_backtrack_are_told_apart(pattern: str, expected: bool) -> None:
+    from mindex.grep import risky
+
+    assert risky(compile_pattern(pattern)) is expected
+
+
+EVIL = 'x = "' + "a" * 60 + '!"\n'  # (a|aa)+$ tries each of the 10^12 splits of sixty a's: years
+
+
+def test_cli_grep_stops_a_backtracking_pattern_at_its_time_limit(tmp_path: Path) -> None:
+    (tmp_path / "repo").mkdir()
+    (tmp_path / "repo" / "evil.py").write_text(EVIL)
+    env = {**os.environ, "MINDEX_DB": str(tmp_path / "g.db"), "MINDEX_EMBED__PROVIDER": "none"}
+
+    def mindex(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "mindex", *args], env=env, capture_output=True, text=True,
+                              timeout=60)  # without the limit this would never end
+
+    assert mindex("add", str(tmp_path / "repo"), "--kind", "code").returncode == 0
+    assert mindex("index", "-q").returncode == 0
+    done = mindex("grep", "(a|aa)+$", "--timeout", "1", "--json")
+    assert done.returncode == 1, done.stderr
+    error = json.loads(done.stdout)["error"]
+    assert error["code"] == "GREP_TIMEOUT" and "ran past 1 s" in error["message"] and "-F" in error["hint"]
+    assert "evil.py:1:" in mindex("grep", "a+!", "--timeout", "1").stdout  # fine patterns still run
+
+
+# Run in a child of the test: if the guard failed, the match would hold the GIL for good and
+# only a process-level timeout could end the test.
+THREADED = """
+import json, sys, threading
+import mindex.grep
+from mindex import Index, IndexSettings
+from mindex.config import EmbedSettings, Settings
+from mindex.serve.mcp_server import build_server
+mindex.grep.TIMEOUT = 1.0
+ix = Index(sys.argv[1], IndexSettings(workers=1), embed=EmbedSettings(provider="none"))
+ix.add_source(sys.argv[2], name="repo", kind="code")
+ix.index()
+out = {"main": ix.grep("(a+)+!").to_dict()}
+def worker():
+    try:
+        ix.grep("(a|aa)+$")
+        out["evil"] = "finished"
+    except Exception as exc:
+        out["evil"] = type(exc).__name__
+    out["thread"] = ix.grep("(a+)+!").to_dict()  # may backtrack, does not: the child's answer
+    out["safe"] = ix.grep("x = ").to_dict()
+thread = threading.Thread(target=worker)
+thread.start()
+thread.join()
+ix.close()
+import anyio
+from mcp import Client
+async def main():
+    async with Client(build_server(sys.argv[1], Settings())) as client:
+        bad = await client.call_tool("grep", {"pattern": "(a|aa)+$"})
+        good = await client.call_tool("grep", {"pattern": "x = "})
+        return bad.is_error, " ".join(b.text for b in bad.content), good.is_error
+out["mcp"] = anyio.run(main)
+print(json.dumps(out))
+"""
+
+
+def test_a_backtracking_pattern_in_a_server_thread_runs_in_a_child_that_is_stopped(tmp_path: Path) -> None:
+    (tmp_path / "repo").mkdir()
+    (tmp_path / "repo" / "evil.py").write_text(EVIL)
+    done = subprocess.run([sys.executable, "-c", THREADED, str(tmp_path / "t.db"), str(tmp_path / "repo")],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    out = json.loads(done.stdout)
+    assert out["evil"] == "GrepTimeoutError"
+    for key in ("main", "thread"):
+        out[key].pop("took_ms")
+    assert out["thread"] == out["main"] and out["main"]["matches"][0]["line"] == 1
+    assert out["safe"]["matches"][0]["path"] == "evil.py"
+    bad_is_error, bad_text, good_is_error = out["mcp"]
+    assert bad_is_error and "ran past 1 s" in bad_text and not good_is_error  # and the server answers on

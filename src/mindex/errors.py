@@ -14,6 +14,7 @@
     ├── NotFoundError               no chunk with that id
     ├── EmbeddingMismatchError      vectors were made by another model or dimension
     ├── UnsupportedModeError        a search mode this index cannot serve yet
+    ├── GrepTimeoutError            a grep pattern ran past its time limit
     └── RemoteError                 an HTTP service (embedder, reranker) failed
         └── BudgetExceededError     a run reached its request or token budget
 
@@ -105,6 +106,12 @@ class NotFoundError(MindexError):
 
     exit_code = 3
     code = "NOT_FOUND"
+
+
+class GrepTimeoutError(MindexError):
+    """A grep pattern ran past its time limit (Python's `re` backtracks: `(a|aa)+$`)."""
+
+    code = "GREP_TIMEOUT"
 
 
 class EmbeddingMismatchError(MindexError):

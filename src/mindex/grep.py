@@ -17,17 +17,24 @@ from __future__ import annotations
 
 import bisect
 import re
+import signal
+import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from mindex.errors import ConfigError
+from mindex.errors import ConfigError, GrepTimeoutError
 from mindex.store.base import Store, chunk_at
 
 from re import _constants as sre_constants  # type: ignore[attr-defined]  # re's own parser (3.11+)
 from re import _parser as sre_parse  # type: ignore[attr-defined]
 
 MAX_TRIGRAMS = 24  # per query: more makes FTS5 slower without narrowing much further
+# Seconds a pattern may run over the files (`--timeout`): Python's `re` backtracks, so
+# `(a|aa)+$` on a line of forty a's would run for ages where ripgrep's engine is linear.
+TIMEOUT = 30.0
 # A pattern that looks around a match sees across line ends when run on a whole file.
 _LOOKAROUND = re.compile(r"\(\?<?[=!]|\\[AZ]")
 
@@ -78,6 +85,16 @@ class GrepResult:
             "files_searched": self.files_searched, "narrowed": self.narrowed,
             "truncated": self.truncated, "took_ms": round(self.took_ms, 2), "note": self.note,
         }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> GrepResult:
+        """The result `to_dict` wrote (a grep run in a child process)."""
+        matches = [GrepMatch(m["source"], m["path"], m["line"], m["column"], m["end_line"], m["text"],
+                             m["language"], m["chunk_id"], m["symbol"],
+                             tuple((c["line"], c["text"]) for c in m["before"]),
+                             tuple((c["line"], c["text"]) for c in m["after"])) for m in data["matches"]]
+        return cls(data["pattern"], matches, data["files_searched"], data["narrowed"], data["truncated"],
+                   data["took_ms"], data["note"])
 
 
 def compile_pattern(pattern: str, ignore_case: bool = False, smart_case: bool = False,
@@ -184,6 +201,79 @@ def trigram_query(needs: list[Need]) -> str | None:
     return all_of(needs)
 
 
+# -- time limit ------------------------------------------------------------------------------
+
+
+def risky(regex: re.Pattern[str]) -> bool:
+    """True when Python's backtracking engine may take exponential (or steep polynomial)
+    time on some line: a repeat holding another repeat or an alternation (`(a+)+`,
+    `(a|aa)*`, `(.*a){25}`), or three unbounded repeats in a row (`.*.*.*x`). Such a
+    pattern cannot be stopped from a thread other than the main one, so there it runs in a
+    child process."""
+    repeats = {sre_constants.MAX_REPEAT, sre_constants.MIN_REPEAT}
+    repeats |= {getattr(sre_constants, "POSSESSIVE_REPEAT")} if hasattr(sre_constants, "POSSESSIVE_REPEAT") else set()
+
+    def walk(items: Any, inside: bool) -> bool:
+        unbounded = 0
+        for op, av in items:
+            if op in repeats:
+                _, high, sub = av
+                many = high == sre_constants.MAXREPEAT or high > 1
+                if many and inside:
+                    return True
+                unbounded += high == sre_constants.MAXREPEAT
+                if unbounded >= 3 or walk(sub, inside or many):
+                    return True
+            elif op is sre_constants.BRANCH:
+                branches = av[1]
+                if (inside and len(branches) > 1) or any(walk(b, inside) for b in branches):
+                    return True
+            elif op is sre_constants.SUBPATTERN:
+                if walk(av[-1], inside):
+                    return True
+            elif op in (sre_constants.ASSERT, sre_constants.ASSERT_NOT):
+                if walk(av[1], inside):
+                    return True
+            elif op is sre_constants.GROUPREF_EXISTS:
+                if any(walk(b, inside) for b in av[1:] if b is not None):
+                    return True
+        return False
+
+    return walk(sre_parse.parse(regex.pattern, regex.flags), False)
+
+
+@contextmanager
+def time_limit(seconds: float | None, pattern: str) -> Iterator[None]:
+    """Raise GrepTimeoutError in the code under it after `seconds` (`re` checks for signals
+    while it matches). Only the main thread receives signals, and only when nobody else
+    uses SIGALRM; anywhere else this limits nothing (see `risky`)."""
+    usable = (seconds is not None and hasattr(signal, "setitimer")
+              and threading.current_thread() is threading.main_thread()
+              and signal.getsignal(signal.SIGALRM) in (signal.SIG_DFL, signal.SIG_IGN, None))
+    if not usable:
+        yield
+        return
+    assert seconds is not None
+
+    def expired(signum: int, frame: Any) -> None:
+        raise timed_out(pattern, seconds)
+
+    previous = signal.signal(signal.SIGALRM, expired)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def timed_out(pattern: str, seconds: float) -> GrepTimeoutError:
+    """The error of a pattern that ran past its limit."""
+    return GrepTimeoutError(
+        f"the pattern {pattern!r} ran past {seconds:g} s: Python's regex engine backtracks, and nested repeats "
+        "such as (a+)+ or (a|aa)* can take exponential time; simplify it, use -F for plain text, or raise --timeout")
+
+
 # -- matching --------------------------------------------------------------------------------
 
 
@@ -258,12 +348,14 @@ def grep(
     store: Store, pattern: str, *, ignore_case: bool = False, smart_case: bool = False,
     fixed: bool = False, word: bool = False, multiline: bool = False, source: str | None = None,
     path: str | None = None, language: str | None = None, before: int = 0, after: int = 0,
-    max_count: int | None = None, limit: int = 200,
+    max_count: int | None = None, limit: int = 200, timeout: float | None = TIMEOUT,
 ) -> GrepResult:
     """Search the stored text of code files for `pattern` (see the module docstring).
+    `timeout`: seconds the matching may take (in the main thread: see `time_limit`).
 
     Raises:
         ConfigError: a bad regex, or a negative context or limit.
+        GrepTimeoutError: the matching ran past `timeout`.
     """
     if before < 0 or after < 0 or limit < 1 or (max_count is not None and max_count < 1):
         raise ConfigError("context lines must be 0 or more, --limit and --max-count 1 or more")
@@ -275,6 +367,18 @@ def grep(
         query = None
     result = GrepResult(pattern, narrowed=query is not None)
     found: list[tuple[int, GrepMatch]] = []
+    with time_limit(timeout, pattern):
+        _search(store, regex, query, literal, result, found, source, path, language, multiline, before, after,
+                max_count, limit)
+    result.matches = _join_chunks(store, found)
+    result.took_ms = (time.perf_counter() - started) * 1000
+    return result
+
+
+def _search(store: Store, regex: re.Pattern[str], query: str | None, literal: str | None, result: GrepResult,
+            found: list[tuple[int, GrepMatch]], source: str | None, path: str | None, language: str | None,
+            multiline: bool, before: int, after: int, max_count: int | None, limit: int) -> None:
+    """The matching: each candidate file's lines, into `found` and `result`'s counts."""
     for doc_id, src, rel, lang, text in store.code_texts(query, source, path, language):
         result.files_searched += 1
         hits = match_lines(regex, text, multiline, literal)
@@ -294,9 +398,6 @@ def grep(
                 after=tuple((n, lines[n - 1]) for n in range(last + 1, min(len(lines), last + after) + 1)))))
         if result.truncated:
             break
-    result.matches = _join_chunks(store, found)
-    result.took_ms = (time.perf_counter() - started) * 1000
-    return result
 
 
 def _join_chunks(store: Store, found: list[tuple[int, GrepMatch]]) -> list[GrepMatch]:

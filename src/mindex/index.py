@@ -27,6 +27,7 @@ from mindex.config import (
 from mindex.errors import (
     ConfigError,
     DependencyMissingError,
+    MindexError,
     NotFoundError,
     SourceNotFoundError,
     SourcePathError,
@@ -581,11 +582,23 @@ class Index:
         Raises:
             ConfigError: a bad regex or option.
         """
-        from mindex.grep import grep
+        import threading
+
+        from mindex.grep import TIMEOUT, compile_pattern, grep, risky
 
         options = {k: escape_surrogates(v) if isinstance(v, str) else v for k, v in options.items()}
+        pattern = escape_surrogates(pattern)
         started = time.perf_counter()
-        result = grep(self.store, escape_surrogates(pattern), **options)
+        regex = compile_pattern(pattern, *(bool(options.get(k)) for k in (
+            "ignore_case", "smart_case", "fixed", "word", "multiline")))
+        if (threading.current_thread() is not threading.main_thread() and options.get("timeout", TIMEOUT)
+                and risky(regex)):
+            # Only the main thread can stop `re` mid-match (a signal), and a match holds the
+            # GIL: in a server's worker thread, a pattern that may backtrack runs in a child
+            # process that is killed at the limit, so the server never freezes.
+            result = self._grep_in_child(pattern, options)
+        else:
+            result = grep(self.store, pattern, **options)
         if self.agent_settings.query_log:
             self._log("grep", {"pattern": pattern, **options}, len(result.matches),
                       (time.perf_counter() - started) * 1000)
@@ -594,6 +607,40 @@ class Index:
             result.note = (f"{missing:,} code file{'s' * (missing != 1)} have no stored text since the index was "
                            "upgraded, so grep cannot see them; run `mindex index` to read them again")
         return result
+
+    def _grep_in_child(self, pattern: str, options: dict[str, Any]) -> GrepResult:
+        """`mindex grep --json` on this index in a child process, killed after the time limit."""
+        import json
+        import subprocess
+        import sys
+
+        from mindex.errors import GrepTimeoutError
+        from mindex.grep import TIMEOUT, GrepResult, timed_out
+
+        timeout = float(options.get("timeout") or TIMEOUT)
+        flags = {"ignore_case": "-i", "smart_case": "-S", "fixed": "-F", "word": "-w", "multiline": "-U"}
+        values = {"source": "--source", "path": "--path", "language": "--language", "before": "-B",
+                  "after": "-A", "max_count": "-m", "limit": "-n"}
+        args = [flag for key, flag in flags.items() if options.get(key)]
+        args += [part for key, flag in values.items() if options.get(key) is not None
+                 for part in (flag, str(options[key]))]
+        command = [sys.executable, "-m", "mindex", "grep", "--json", "--timeout", str(timeout), *args, "--", pattern]
+        # The index by environment, not argument: a server URL's password stays out of `ps`.
+        env = {**os.environ, "MINDEX_DB": str(self.location)}
+        try:
+            # The child stops itself at the limit; the kill is for a child that cannot.
+            done = subprocess.run(command, capture_output=True, text=True, timeout=timeout + 10, env=env)
+        except subprocess.TimeoutExpired:
+            raise timed_out(pattern, timeout) from None
+        try:
+            data = json.loads(done.stdout)
+        except ValueError:
+            raise MindexError(f"grep in a child process failed (exit {done.returncode}): "
+                              f"{done.stderr.strip()[-500:] or 'no output'}") from None
+        if "error" in data:
+            error = GrepTimeoutError if data["error"].get("code") == GrepTimeoutError.code else MindexError
+            raise error(data["error"]["message"] + (f"; {data['error']['hint']}" if data["error"].get("hint") else ""))
+        return GrepResult.from_dict(data)
 
     def graph(self) -> CodeGraph:
         """The code graph over what is indexed now (symbols, callers, callees, impact)."""

@@ -44,12 +44,15 @@ def shown_path(root: str | None, path: str) -> str:
 @click.option("-m", "--max-count", type=click.IntRange(1), help="At most this many matching lines per file.")
 @click.option("-n", "--limit", default=200, show_default=True, type=click.IntRange(1, 100_000), help="At most this many matches in all.")
 @click.option("-l", "--files-with-matches", "files_only", is_flag=True, help="Print only the paths of files with a match.")
+@click.option("--timeout", default=30.0, show_default=True, type=click.FloatRange(min=0.1),
+              help="Seconds the pattern may run (Python's re backtracks on patterns like (a|aa)+).")
 @json_option
 @click.pass_obj
 @handle_errors
 def grep(state: State, pattern: str, ignore_case: bool, smart_case: bool, fixed_strings: bool, word_regexp: bool,
          multiline: bool, path_glob: str | None, source: str | None, language: str | None, after: int, before: int,
-         around: int | None, max_count: int | None, limit: int, files_only: bool, as_json: bool) -> None:
+         around: int | None, max_count: int | None, limit: int, files_only: bool, timeout: float,
+         as_json: bool) -> None:
     """Regex search over indexed code, with exact line numbers (Python `re` syntax).
 
     Lines are reported the way ripgrep reports them; a trigram index picks the files that
@@ -68,7 +71,8 @@ def grep(state: State, pattern: str, ignore_case: bool, smart_case: bool, fixed_
     with state.open() as index:
         result = index.grep(pattern, ignore_case=ignore_case, smart_case=smart_case, fixed=fixed_strings,
                             word=word_regexp, multiline=multiline, source=source, path=path_glob,
-                            language=language, before=before, after=after, max_count=max_count, limit=limit)
+                            language=language, before=before, after=after, max_count=max_count, limit=limit,
+                            timeout=timeout)
         roots = index.roots()
     if as_json:
         emit_json(result.to_dict())
