@@ -219,3 +219,25 @@ def test_each_language_file_yields_exactly_its_definitions(name: str) -> None:
     assert lang is not None
     found = definitions(parse_tree((SYMBOL_FILES / name).read_bytes(), lang, 5.0), lang)
     assert {(d.qualname, d.kind, d.start_line, d.end_line, d.exported) for d in found} == EXACT_SYMBOLS[name]
+
+
+def test_code_nested_too_deeply_for_the_tree_walks_is_chunked_as_text(tmp_path: Path) -> None:
+    """Thousands of nested brackets overflow the recursive walks of the syntax tree: the file
+    is still indexed and searchable, as text, and says why (it used to be skipped whole as
+    'parser failed; please report it')."""
+    root = tmp_path / "deep"
+    root.mkdir()
+    (root / "data.js").write_text("var x = " + "[\n" * 20_000 + "]\n" * 20_000 + ";\nfunction findMe() { return 1; }\n")
+    (root / "expr.py").write_text("x = " + "(\n" * 3_000 + "1" + ")\n" * 3_000 + "\ndef find_me():\n    return 1\n")
+    (root / "plain.py").write_text("def shallow():\n    return 2\n")
+    with Index(tmp_path / "d.db", IndexSettings(workers=1), embed=EmbedSettings(provider="none")) as ix:
+        ix.add_source(root, name="deep", kind="code")
+        ix.index()
+        assert not ix.status()["skipped"], ix.status()["skipped"]
+        rows = dict(ix.store.conn.execute("SELECT path, metadata FROM documents"))  # type: ignore[attr-defined]
+        for path in ("data.js", "expr.py"):
+            assert json.loads(rows[path])["parse"] == "syntax nested too deeply to follow; chunked as text"
+        assert "parse" not in json.loads(rows["plain.py"])
+        assert {m.path for m in ix.grep(r"function findMe|def find_me").matches} == {"data.js", "expr.py"}
+        assert ix.search("find_me", mode="keyword").hits[0].path == "expr.py"
+        assert [s.name for _, s in ix.graph().find("shallow")] == ["shallow"]  # the rest still has its graph

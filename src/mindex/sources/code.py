@@ -14,6 +14,7 @@ import re
 import stat
 import subprocess
 from pathlib import PurePosixPath
+from typing import TYPE_CHECKING
 
 import pathspec
 
@@ -29,6 +30,9 @@ from mindex.sources.confine import LEAVES_SOURCE, resolves_inside
 from mindex.terms import search_terms
 from mindex.textsafe import escape_surrogates
 from mindex.sources.walk import SKIP_DIRS, FileEntry, read_ignore_file, walk_files
+
+if TYPE_CHECKING:
+    from tree_sitter import Node
 
 
 VENDORED = {"vendor", "vendors", "third_party", "third-party", "thirdparty", "node_modules", "bower_components",
@@ -166,19 +170,31 @@ def _chunk(task: LoadTask, text: str, lang: Lang | None, metadata: dict[str, obj
         except ParseTimeout as exc:
             metadata["parse"] = f"{exc}; chunked as text"
         else:
-            pieces = chunk_code(text, root, lang, task.chunk_size)
-            chunks: list[Chunk] = []
-            seen: dict[str, int] = {}
-            for ordinal, piece in enumerate(pieces):
-                context = CONTEXT_SEPARATOR.join((rel, *piece.context))
-                cid, digest = chunk_identity(task.source, rel, context, piece.text, seen)
-                chunks.append(Chunk(cid, ordinal,
-                                    piece.symbol or PurePosixPath(rel).name, context, piece.text, digest,
-                                    piece.start_line, piece.end_line, symbol=piece.symbol,
-                                    symbol_kind=piece.symbol_kind, terms=search_terms(context, piece.text)))
-            defs = definitions(root, lang)
-            symbols = tuple(Symbol(d.qualname, d.kind, d.start_line, d.end_line, d.signature, d.exported)
-                            for d in defs)
-            return tuple(chunks), symbols, tuple(references(root, lang, defs))
+            try:
+                return _from_tree(task, text, root, lang)
+            except RecursionError:
+                # Thousands of nested brackets (generated data, a fuzzer's file): the file
+                # is still searchable, without definitions or references.
+                metadata["parse"] = "syntax nested too deeply to follow; chunked as text"
     parsed = parse_text(text, rel)
     return chunk_document(task.source, rel, parsed, task.chunk_size, task.chunk_overlap), (), ()
+
+
+def _from_tree(task: LoadTask, text: str, root: Node, lang: Lang,
+               ) -> tuple[tuple[Chunk, ...], tuple[Symbol, ...], tuple[Reference, ...]]:
+    """Chunks along the syntax tree, with the definitions and references it holds."""
+    rel = task.entry.rel
+    pieces = chunk_code(text, root, lang, task.chunk_size)
+    chunks: list[Chunk] = []
+    seen: dict[str, int] = {}
+    for ordinal, piece in enumerate(pieces):
+        context = CONTEXT_SEPARATOR.join((rel, *piece.context))
+        cid, digest = chunk_identity(task.source, rel, context, piece.text, seen)
+        chunks.append(Chunk(cid, ordinal,
+                            piece.symbol or PurePosixPath(rel).name, context, piece.text, digest,
+                            piece.start_line, piece.end_line, symbol=piece.symbol,
+                            symbol_kind=piece.symbol_kind, terms=search_terms(context, piece.text)))
+    defs = definitions(root, lang)
+    symbols = tuple(Symbol(d.qualname, d.kind, d.start_line, d.end_line, d.signature, d.exported)
+                    for d in defs)
+    return tuple(chunks), symbols, tuple(references(root, lang, defs))
