@@ -83,7 +83,7 @@ def test_search_docs_filters_by_source_and_path(server: Any) -> None:
     }
     # A misspelt source is an error naming the registered ones, not an empty answer.
     result = call(server, lambda c: c.call_tool("search_docs", {"query": "retries", "source": "nope"}))
-    assert result.is_error and "no source named 'nope'" in text_of(result) and "docs" in text_of(result)
+    assert result.is_error and "no source named 'nope'" in text_of(result) and "mindex sources" in text_of(result)
 
 
 def test_answers_stay_within_the_token_budget(indexed: Index) -> None:

@@ -421,8 +421,10 @@ def test_a_shared_server_on_postgres_with_named_tokens(tmp_path: Path, pg_url: s
         assert not found.is_error and found.structured_content["results"][0]["path"] == "guide/retries.md"  # type: ignore[attr-defined]
         denied = call("reader", "memory_save", {"text": "a note", "type": "insight"})
         assert denied.is_error and "token 'reader' is read-only" in denied.content[0].text  # type: ignore[attr-defined]
-        outside = call("outsider", "search_docs", {"query": "Retry-After"})  # its one source is filled in
-        assert not outside.is_error and outside.structured_content["results"] == []  # type: ignore[attr-defined]
+        # Its one source is filled in; it does not exist, and the answer says so without naming others.
+        outside = call("outsider", "search_docs", {"query": "Retry-After"})
+        assert outside.is_error and "no source named 'other'" in outside.content[0].text  # type: ignore[attr-defined]
+        assert "'docs'" not in outside.content[0].text  # type: ignore[attr-defined]
         other = call("outsider", "search_docs", {"query": "Retry-After", "source": "docs"})
         assert other.is_error and "may not read the source 'docs'" in other.content[0].text  # type: ignore[attr-defined]
         saved = call("writer", "memory_save", {"text": "Shared servers log who asked", "type": "insight"})

@@ -459,7 +459,12 @@ class Index:
         if source is not None and not result.hits:
             # A misspelt name says so (SourceNotFoundError), not "no results"; a source's
             # folder works as its name.
-            named = self.source(source).name
+            try:
+                named = self.source(source).name
+            except SourceNotFoundError:
+                # Without the registered names: a server token limited to some sources must
+                # not learn the others from a typo.
+                raise SourceNotFoundError(f"no source named {source!r}; `mindex sources` lists them") from None
             if named != source:
                 source = named
                 result, vectors = self._retrieve(query, depth, mode, source, kind, path, weights, language,
