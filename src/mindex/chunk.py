@@ -69,6 +69,14 @@ def _split_long(text: str, first_line: int, block: int, size: int) -> list[_Unit
     """Split an over-long paragraph at sentence ends, and a huge sentence at spaces."""
     units: list[_Unit] = []
     starts = [0] + [m.end() for m in _SENTENCE_END.finditer(text)]
+    at, lines_before = 0, 0  # newlines before `at`: counted onwards, not from the start each time
+
+    def line_of(position: int) -> int:
+        nonlocal at, lines_before
+        lines_before += text.count("\n", at, position)
+        at = position
+        return first_line + lines_before
+
     for n, start in enumerate(starts):
         end = starts[n + 1] if n + 1 < len(starts) else len(text)
         piece_start = start
@@ -79,9 +87,8 @@ def _split_long(text: str, first_line: int, block: int, size: int) -> list[_Unit
                 piece_end = cut if cut > piece_start else piece_start + size
             piece = text[piece_start:piece_end].strip()
             if piece:
-                line = first_line + text.count("\n", 0, piece_start)
-                last = first_line + text.count("\n", 0, piece_end)
-                units.append(_Unit(piece, line, last, block, False))
+                line = line_of(piece_start)
+                units.append(_Unit(piece, line, line + text.count("\n", piece_start, piece_end), block, False))
             piece_start = piece_end
     return units
 
