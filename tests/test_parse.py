@@ -101,3 +101,18 @@ def test_plain_text_is_one_section_titled_by_its_first_line() -> None:
     parsed = parse_text(read("reference/changelog.txt"), "reference/changelog.txt")
     assert parsed.title == "Acme HTTP changelog"
     assert len(parsed.sections) == 1 and parsed.sections[0].start_line == 1
+
+
+def test_a_page_nested_deeper_than_the_converter_follows_keeps_its_text() -> None:
+    """The HTML converter silently drops the text of elements nested more than about 1,020
+    deep; such a page is read as plain text instead, and ordinary pages (unclosed <p> and
+    <li> included) still convert with their headings."""
+    from mindex.parse.html import MAX_DEPTH, nesting_depth
+
+    deep = "<html><body><h1>Deep</h1>" + "<div>" * 2_000 + "the buried walrus" + "</div>" * 2_000 + "</body></html>"
+    assert nesting_depth(deep) == 2_002 > MAX_DEPTH
+    parsed = parse_html(deep, "deep.html")
+    assert "buried walrus" in " ".join(s.text for s in parsed.sections)
+    sloppy = "<html><body><h1>List</h1><ul>" + "<li><p>item <br>" * 3_000 + "</ul><h2>After</h2><p>end</body></html>"
+    assert nesting_depth(sloppy) < 10
+    assert ("List", "After") in [s.heading_path for s in parse_html(sloppy, "list.html").sections]

@@ -39,6 +39,14 @@ _MARKUP = re.compile(
 # text, go (in the page they were attributes).
 _MD_LINK = re.compile(r'(!?)\[((?:[^\[\]]|\[[^\]]*\])*)\]\((?:<[^>]*>|(?:[^()\s]|\([^()]*\))*)(?:\s+"[^"]*")?\)')
 _NON_WORD = re.compile(r"[\W_]+", re.UNICODE)
+# The converter drops, without a word, the text of elements nested more than about 1,020
+# deep; a page nested deeper than this is read as plain text (no real page comes close).
+MAX_DEPTH = 800
+_TAG = re.compile(r"<(/?)([A-Za-z][\w:-]*)[^>]*>")
+_COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
+# Elements that hold nothing, or whose end tag may be left out (HTML closes them itself).
+_SELF_CLOSING = frozenset("""area base br col embed hr img input link meta param source track wbr
+    p li dt dd tr td th thead tbody tfoot option optgroup colgroup caption rp rt""".split())
 # A list item's marker: the page's <ol> numbers are not in its text.
 _LIST_MARKER = re.compile(r"^[\s>]*(?:[-*+]|\d+[.)])(?:\s+|$)")
 _HEAD = 48  # characters of a line's head searched for anywhere ahead (precise)
@@ -49,11 +57,26 @@ _TINY, _BESIDE = 6, 200  # a probe this short is looked for only this close: `3`
 _FENCE = re.compile(r"^\s*(```|~~~)")
 
 
+def nesting_depth(source: str) -> int:
+    """How deep the page's elements nest, counting only elements that must be closed (an
+    unclosed `<p>` or `<li>` closes itself, a `<br>` holds nothing)."""
+    depth = deepest = 0
+    for closing, name in _TAG.findall(_COMMENT.sub("", source)):
+        name = name.lower()
+        if name in _SELF_CLOSING:
+            continue
+        depth = max(0, depth - 1) if closing else depth + 1
+        deepest = max(deepest, depth)
+    return deepest
+
+
 def _to_markdown(source: str) -> str:
     import html_to_markdown as h2m
 
     options = h2m.ConversionOptions(exclude_selectors=NAV_SELECTORS, extract_metadata=True)
     try:
+        if nesting_depth(source) > MAX_DEPTH:
+            raise RecursionError("nested too deeply")  # the converter would drop what is below
         text = str(h2m.convert(source, options).content)
     except Exception:  # the converter's own error types vary by version; fall back below
         text = re.sub(r"[ \t]+", " ", htmllib.unescape(_MARKUP.sub(" ", source)))
