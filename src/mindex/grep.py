@@ -203,6 +203,7 @@ def trigram_query(needs: list[Need]) -> str | None:
 
 # -- time limit ------------------------------------------------------------------------------
 
+_REPEATS = (sre_constants.MAX_REPEAT, sre_constants.MIN_REPEAT, sre_constants.POSSESSIVE_REPEAT)
 
 def risky(regex: re.Pattern[str]) -> bool:
     """True when Python's backtracking engine may take exponential (or steep polynomial)
@@ -210,13 +211,10 @@ def risky(regex: re.Pattern[str]) -> bool:
     `(a|aa)*`, `(.*a){25}`), or three unbounded repeats in a row (`.*.*.*x`). Such a
     pattern cannot be stopped from a thread other than the main one, so there it runs in a
     child process."""
-    repeats = {sre_constants.MAX_REPEAT, sre_constants.MIN_REPEAT}
-    repeats |= {getattr(sre_constants, "POSSESSIVE_REPEAT")} if hasattr(sre_constants, "POSSESSIVE_REPEAT") else set()
-
     def walk(items: Any, inside: bool) -> bool:
         unbounded = 0
         for op, av in items:
-            if op in repeats:
+            if op in _REPEATS:
                 _, high, sub = av
                 many = high == sre_constants.MAXREPEAT or high > 1
                 if many and inside:
@@ -368,36 +366,28 @@ def grep(
     result = GrepResult(pattern, narrowed=query is not None)
     found: list[tuple[int, GrepMatch]] = []
     with time_limit(timeout, pattern):
-        _search(store, regex, query, literal, result, found, source, path, language, multiline, before, after,
-                max_count, limit)
+        for doc_id, src, rel, lang, text in store.code_texts(query, source, path, language):
+            result.files_searched += 1
+            hits = match_lines(regex, text, multiline, literal)
+            if not hits:
+                continue
+            if max_count is not None:
+                hits = hits[:max_count]
+            lines = text.split("\n")
+            for first, last, column in hits:
+                if len(found) >= limit:
+                    result.truncated = True
+                    break
+                shown = "\n".join(lines[first - 1:last])
+                found.append((doc_id, GrepMatch(
+                    src, rel, first, column, last, shown, lang,
+                    before=tuple((n, lines[n - 1]) for n in range(max(1, first - before), first)),
+                    after=tuple((n, lines[n - 1]) for n in range(last + 1, min(len(lines), last + after) + 1)))))
+            if result.truncated:
+                break
     result.matches = _join_chunks(store, found)
     result.took_ms = (time.perf_counter() - started) * 1000
     return result
-
-
-def _search(store: Store, regex: re.Pattern[str], query: str | None, literal: str | None, result: GrepResult,
-            found: list[tuple[int, GrepMatch]], source: str | None, path: str | None, language: str | None,
-            multiline: bool, before: int, after: int, max_count: int | None, limit: int) -> None:
-    """The matching: each candidate file's lines, into `found` and `result`'s counts."""
-    for doc_id, src, rel, lang, text in store.code_texts(query, source, path, language):
-        result.files_searched += 1
-        hits = match_lines(regex, text, multiline, literal)
-        if not hits:
-            continue
-        if max_count is not None:
-            hits = hits[:max_count]
-        lines = text.split("\n")
-        for first, last, column in hits:
-            if len(found) >= limit:
-                result.truncated = True
-                break
-            shown = "\n".join(lines[first - 1:last])
-            found.append((doc_id, GrepMatch(
-                src, rel, first, column, last, shown, lang,
-                before=tuple((n, lines[n - 1]) for n in range(max(1, first - before), first)),
-                after=tuple((n, lines[n - 1]) for n in range(last + 1, min(len(lines), last + after) + 1)))))
-        if result.truncated:
-            break
 
 
 def _join_chunks(store: Store, found: list[tuple[int, GrepMatch]]) -> list[GrepMatch]:

@@ -594,10 +594,9 @@ class Index:
         options = {k: escape_surrogates(v) if isinstance(v, str) else v for k, v in options.items()}
         pattern = escape_surrogates(pattern)
         started = time.perf_counter()
-        regex = compile_pattern(pattern, *(bool(options.get(k)) for k in (
-            "ignore_case", "smart_case", "fixed", "word", "multiline")))
         if (threading.current_thread() is not threading.main_thread() and options.get("timeout", TIMEOUT)
-                and risky(regex)):
+                and risky(compile_pattern(pattern, *(bool(options.get(k)) for k in (
+                    "ignore_case", "smart_case", "fixed", "word", "multiline"))))):
             # Only the main thread can stop `re` mid-match (a signal), and a match holds the
             # GIL: in a server's worker thread, a pattern that may backtrack runs in a child
             # process that is killed at the limit, so the server never freezes.

@@ -14,10 +14,10 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from functools import cache
 from importlib import resources
-from collections.abc import Iterator
 from typing import Any
 
 import numpy as np

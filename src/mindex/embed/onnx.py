@@ -90,10 +90,14 @@ class OnnxEmbedder(Embedder):
         self.model_id = model.model_id
         self.query_prefix, self.document_prefix = model.query_prefix, model.document_prefix
         self.batch_size = batch_size
-        self.tokenizer = Tokenizer.from_file(str(model.tokenizer_path))
-        self.tokenizer.enable_truncation(max_length=model.max_length)
-        self.tokenizer.no_padding()
-        self.document_tokenizer = self.tokenizer
+
+        def tokenizer(max_length: int) -> Any:
+            made = Tokenizer.from_file(str(model.tokenizer_path))
+            made.enable_truncation(max_length=max_length)
+            made.no_padding()
+            return made
+
+        self.tokenizer = self.document_tokenizer = tokenizer(model.max_length)
         if chunk_tokens is not None and chunk_tokens != model.max_length:
             if chunk_tokens > model.max_length:
                 raise ConfigError(
@@ -102,9 +106,7 @@ class OnnxEmbedder(Embedder):
                 )
             # A tokenizer of its own: a query embedded while an index run embeds chunks
             # (the MCP server) keeps the model's full length.
-            self.document_tokenizer = Tokenizer.from_file(str(model.tokenizer_path))
-            self.document_tokenizer.enable_truncation(max_length=chunk_tokens)
-            self.document_tokenizer.no_padding()
+            self.document_tokenizer = tokenizer(chunk_tokens)
             self.model_id = f"{model.model_id}/{chunk_tokens}"
         options = ort.SessionOptions()
         options.intra_op_num_threads = threads

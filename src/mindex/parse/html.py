@@ -70,16 +70,22 @@ def nesting_depth(source: str) -> int:
     return deepest
 
 
+def _text_only(source: str) -> str:
+    """The page's text without its markup: what is indexed when the converter cannot help."""
+    return re.sub(r"[ \t]+", " ", htmllib.unescape(_MARKUP.sub(" ", source)))
+
+
 def _to_markdown(source: str) -> str:
     import html_to_markdown as h2m
 
     options = h2m.ConversionOptions(exclude_selectors=NAV_SELECTORS, extract_metadata=True)
-    try:
-        if nesting_depth(source) > MAX_DEPTH:
-            raise RecursionError("nested too deeply")  # the converter would drop what is below
-        text = str(h2m.convert(source, options).content)
-    except Exception:  # the converter's own error types vary by version; fall back below
-        text = re.sub(r"[ \t]+", " ", htmllib.unescape(_MARKUP.sub(" ", source)))
+    if nesting_depth(source) > MAX_DEPTH:  # the converter would drop what is below
+        text = _text_only(source)
+    else:
+        try:
+            text = str(h2m.convert(source, options).content)
+        except Exception:  # the converter's own error types vary by version
+            text = _text_only(source)
     text = _DATA_URI.sub("()", text)  # an inline image's bytes are not text to search
     return "\n".join("" if _NAV_LINE.match(line) else line for line in text.split("\n"))
 
