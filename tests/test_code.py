@@ -41,8 +41,8 @@ def test_every_language_of_the_table_parses_offline() -> None:
     assert len(LANGUAGES) >= 30
     for lang in LANGUAGES:
         assert grammar(lang.name) is not None, lang.name
-        root = parse_tree(b"x = 1\n", lang, 5.0)
-        assert root.type, lang.name
+        tree = parse_tree(b"x = 1\n", lang, 5.0)
+        assert tree.root.type and tree.src == b"x = 1\n", lang.name
     assert language_for("src/app.TSX").name == "tsx" and language_for("Makefile").name == "make"  # type: ignore[union-attr]
     assert language_for("notes.unknown") is None
 

@@ -24,15 +24,26 @@ def identifier_parts(word: str) -> list[str]:
     return [p.lower() for p in _PARTS.findall(_CAMEL.sub("_", word))]
 
 
+# The parts of identifiers with a capital, () for those without a hump (`HTTP`, `Foo`), as
+# found: names repeat from chunk to chunk. Emptied when it grows past CACHED_WORDS.
+_HUMPS: dict[str, tuple[str, ...]] = {}
+CACHED_WORDS = 200_000
+
+
 def search_terms(*texts: str) -> str:
     """Words the keyword index adds for some text: the parts of camelCase identifiers, each
     once (the tokenizer splits snake_case and dotted names itself, and stems every word)."""
     seen: dict[str, None] = {}
     for text in texts:
         for word in dict.fromkeys(_IDENTIFIER.findall(text)):
-            # A word without a capital has no hump: most words end here, cheaply.
-            if not word.islower() and _CAMEL.search(word):
-                seen.update(dict.fromkeys(identifier_parts(word)))
+            if word.islower():  # no capital, no hump: most words end here, cheaply
+                continue
+            parts = _HUMPS.get(word)
+            if parts is None:
+                if len(_HUMPS) >= CACHED_WORDS:
+                    _HUMPS.clear()
+                parts = _HUMPS[word] = tuple(identifier_parts(word)) if _CAMEL.search(word) else ()
+            seen.update(dict.fromkeys(parts))
     return " ".join(seen)
 
 

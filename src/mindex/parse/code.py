@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from typing import TYPE_CHECKING
 
@@ -70,7 +70,21 @@ class ParseTimeout(Exception):
     """tree-sitter gave up within the time limit."""
 
 
-def parse_tree(data: bytes, lang: Lang, timeout: float) -> Node:
+@dataclass(frozen=True)
+class Parsed:
+    """A syntax tree and the bytes it was parsed from. Node texts are read from `src` by
+    their byte offsets (`_text`): `node.text` reads through the parser's read callback again,
+    which made reading names and references a tenth of the parsers' time."""
+
+    root: Node
+    src: bytes
+    # Definitions already read, by (node id, enclosing names, owner's kind): chunking and
+    # `definitions` meet the same nodes, and reading one is most of the time either spends.
+    seen: dict[tuple[int, tuple[str, ...], str | None], Definition | None] = field(
+        default_factory=dict, repr=False, compare=False)
+
+
+def parse_tree(data: bytes, lang: Lang, timeout: float) -> Parsed:
     """Parse with tree-sitter; raise ParseTimeout past `timeout` seconds."""
     from tree_sitter import Parser
 
@@ -78,37 +92,45 @@ def parse_tree(data: bytes, lang: Lang, timeout: float) -> Node:
     assert language is not None
     deadline = time.perf_counter() + timeout
     try:
-        # Small slices: every `node.text` later reads through this callback again, and a
-        # 64 KiB slice a call made reading names cost more than parsing (same parse speed).
-        tree = Parser(language).parse(lambda offset, _point: data[offset:offset + 1024],
+        # A read callback, not the bytes: tree-sitter ignores the progress callback (the
+        # time limit) when it is handed bytes. Texts are read from `data`, never through it.
+        tree = Parser(language).parse(lambda offset, _point: data[offset:offset + 65536],
                                       progress_callback=lambda *_state: time.perf_counter() > deadline)
     except ValueError:
         raise ParseTimeout(f"parsing took longer than {timeout:g} s") from None
-    return tree.root_node
+    return Parsed(tree.root_node, data)
 
 
-def _name(node: Node) -> str | None:
+def _bytes(node: Node, src: bytes) -> bytes:
+    return src[node.start_byte:node.end_byte]
+
+
+def _text(node: Node, src: bytes) -> str:
+    return src[node.start_byte:node.end_byte].decode("utf-8", "replace")
+
+
+def _name(node: Node, src: bytes) -> str | None:
     for fieldname in ("name", "declarator", "type", "definition"):
         child = node.child_by_field_name(fieldname)
         if child is None:
             continue
         if child.type.endswith(("identifier", "name")) or child.type in ("type_identifier", "constant"):
-            return (child.text or b"").decode("utf-8", "replace")
-        return _name(child) if child.named_child_count else (child.text or b"").decode("utf-8", "replace")
+            return _text(child, src)
+        return _name(child, src) if child.named_child_count else _text(child, src)
     for child in node.named_children:  # grammars without fields: the first identifier
         if child.type.endswith("identifier") or child.type in ("name", "word", "constant"):
-            return (child.text or b"").decode("utf-8", "replace")
+            return _text(child, src)
     return None
 
 
-def _signature(node: Node, name: str) -> str:
+def _signature(node: Node, name: str, src: bytes) -> str:
     params = node.child_by_field_name("parameters")
     if params is None:
         declarator = node.child_by_field_name("declarator")
         params = declarator.child_by_field_name("parameters") if declarator is not None else None
     if params is None:
         return name
-    text = " ".join((params.text or b"").decode("utf-8", "replace").split())
+    text = " ".join(_text(params, src).split())
     return name + (text if len(text) <= SIGNATURE_CHARS else text[: SIGNATURE_CHARS - 1] + "…)")
 
 
@@ -120,10 +142,6 @@ WRAPPERS = {"decorated_definition": "definition", "export_statement": "declarati
 CLASS_KINDS = frozenset({"class", "struct", "interface", "impl", "union", "enum"})
 NOT_SCOPES = frozenset({"type", "constant", "variable"})
 _TYPE_SPECIFIERS = frozenset({"struct_specifier", "enum_specifier", "union_specifier", "class_specifier"})
-
-
-def _text(node: Node) -> str:
-    return (node.text or b"").decode("utf-8", "replace")
 
 
 def _at_path(node: Node, path: str) -> Node | None:
@@ -164,37 +182,46 @@ def _refine(lang: Lang, node: Node, kind: str, name: str) -> str | None:
     return kind
 
 
-def definition_of(node: Node, lang: Lang, parents: tuple[str, ...], owner: str | None = None) -> Definition | None:
+def definition_of(node: Node, lang: Lang, tree: Parsed, parents: tuple[str, ...],
+                  owner: str | None = None) -> Definition | None:
     """The symbol this node defines, if its type is a definition in the language's row;
     `owner` is the kind of the definition it sits in (a function in a class is a method)."""
     inner = node.child_by_field_name(WRAPPERS[node.type]) if node.type in WRAPPERS else node
     if inner is None or (kind := lang.definitions.get(inner.type)) is None:
         return None
+    key = (node.id, parents, owner)
+    if key not in tree.seen:
+        tree.seen[key] = _define(node, inner, kind, lang, tree.src, parents, owner)
+    return tree.seen[key]
+
+
+def _define(node: Node, inner: Node, kind: str, lang: Lang, src: bytes, parents: tuple[str, ...],
+            owner: str | None) -> Definition | None:
     path = lang.names.get(inner.type)
     target = _at_path(inner, path) if path is not None else None
-    name = (_text(target) if target is not None else None) if path is not None else _name(inner)
+    name = (_text(target, src) if target is not None else None) if path is not None else _name(inner, src)
     if not name or (found := _refine(lang, inner, kind, name)) is None:
         return None
     kind, name = found, name.replace(":", ".") if lang.name == "lua" else name
     if lang.name == "go" and inner.type == "method_declaration":
-        parents = (*parents, _go_receiver(inner))
+        parents = (*parents, _go_receiver(inner, src))
     if kind == "function" and (owner in CLASS_KINDS or "::" in name):
         kind = "method"
-    return Definition(name, kind, node.start_point[0] + 1, last_line(node), _signature(inner, name), parents,
-                      _exported(node, inner, lang, name))
+    return Definition(name, kind, node.start_point[0] + 1, last_line(node, src), _signature(inner, name, src),
+                      parents, _exported(node, inner, lang, name, src))
 
 
-def last_line(node: Node) -> int:
+def last_line(node: Node, src: bytes) -> int:
     """The 1-based last line of a node's text, trailing newlines and blank lines left out (a
     Makefile rule's node takes the blank line after it)."""
-    return node.start_point[0] + 1 + (node.text or b"").rstrip().count(b"\n")
+    return node.start_point[0] + 1 + _bytes(node, src).rstrip().count(b"\n")
 
 
-def _go_receiver(node: Node) -> str:
+def _go_receiver(node: Node, src: bytes) -> str:
     """The type a Go method belongs to: `Conn` for `func (c *Conn) Close()`."""
     receiver = node.child_by_field_name("receiver")
     found = [n for n in _walk(receiver) if n.type == "type_identifier"] if receiver is not None else []
-    return (found[0].text or b"").decode() if found else "?"
+    return _text(found[0], src) if found else "?"
 
 
 def _walk(node: Node) -> Iterator[Node]:
@@ -209,10 +236,10 @@ _PRIVATE_MODIFIERS = {"private", "protected", "internal", "fileprivate"}
 _MODIFIER_TYPES = frozenset({"accessibility_modifier", "modifiers", "modifier", "storage_class_specifier"})
 
 
-def _exported(node: Node, inner: Node, lang: Lang, name: str) -> bool:
+def _exported(node: Node, inner: Node, lang: Lang, name: str, src: bytes) -> bool:
     """Whether a definition is visible outside its file (module, package, crate)."""
     # The text of the modifier nodes only: decoding every head would decode a whole body.
-    heads = {child.type: (child.text or b"").decode("utf-8", "replace") if child.type in _MODIFIER_TYPES else ""
+    heads = {child.type: _text(child, src) if child.type in _MODIFIER_TYPES else ""
              for child in inner.children[:4]}
     if lang.name == "go":
         return name[:1].isupper()
@@ -234,7 +261,7 @@ def _exported(node: Node, inner: Node, lang: Lang, name: str) -> bool:
     if lang.name in ("c", "cpp"):
         return heads.get("storage_class_specifier") != "static"
     if lang.name == "lua":
-        return not _text(node).startswith("local")
+        return not _bytes(node, src).startswith(b"local")
     return not (name.startswith("_") and not (name.startswith("__") and name.endswith("__")))
 
 
@@ -243,7 +270,7 @@ def _in_interface(node: Node) -> bool:
     return parent is not None and parent.type == "interface_body"
 
 
-def module_constants(root: Node, lang: Lang) -> list[Definition]:
+def module_constants(root: Node, lang: Lang, src: bytes) -> list[Definition]:
     """Definitions the grammar has no definition node for: Python `NAME = ...` (upper case),
     JavaScript/TypeScript top-level `const`, Java `static final` fields; functions defined by
     assignment: JS/TS `const f = () => ...`, Lua `M.f = function(...)`, Julia `f(x) = ...`."""
@@ -252,21 +279,21 @@ def module_constants(root: Node, lang: Lang) -> list[Definition]:
     def add(name_node: Node | None, kind: str, span: Node, exported: bool, parents: tuple[str, ...] = (),
             dotted: bool = False) -> None:
         if name_node is not None and (name_node.type == "identifier" or dotted):
-            name = _text(name_node)
-            found.append(Definition(name, kind, span.start_point[0] + 1, last_line(span), name, parents, exported))
+            name = _text(name_node, src)
+            found.append(Definition(name, kind, span.start_point[0] + 1, last_line(span, src), name, parents, exported))
 
     if lang.name == "python":
         for child in root.named_children:
             if child.type == "expression_statement" and child.named_children[0].type == "assignment":
                 target = child.named_children[0].child_by_field_name("left")
-                text = (target.text or b"").decode() if target is not None else ""
+                text = _text(target, src) if target is not None else ""
                 if text.isupper() or (text.startswith("_") and text[1:].isupper()):
                     add(target, "constant", child, not text.startswith("_"))
     elif lang.name in ("javascript", "typescript", "tsx"):
         for child in root.named_children:
             exported = child.type == "export_statement"
             decl = child.child_by_field_name("declaration") if exported else child
-            if decl is None or decl.type != "lexical_declaration" or not (decl.text or b"").startswith(b"const"):
+            if decl is None or decl.type != "lexical_declaration" or not _bytes(decl, src).startswith(b"const"):
                 continue
             for declarator in decl.named_children:
                 if declarator.type != "variable_declarator":
@@ -290,23 +317,23 @@ def module_constants(root: Node, lang: Lang) -> list[Definition]:
                 continue
             call = node.named_children[0] if node.named_children else None
             if call is not None and call.type == "call_expression" and call.named_children:
-                parents = (_name(scope) or "?",) if scope.type == "module_definition" else ()
+                parents = (_name(scope, src) or "?",) if scope.type == "module_definition" else ()
                 add(call.named_children[0], "function", node, True, parents)
     elif lang.name == "java":
         for node in _walk(root):
             if node.type != "field_declaration":
                 continue
             modifiers = next((c for c in node.children if c.type == "modifiers"), None)
-            words = set((modifiers.text or b"").decode().split()) if modifiers is not None else set()
+            words = set(_text(modifiers, src).split()) if modifiers is not None else set()
             owner = node.parent.parent if node.parent is not None else None
             if {"static", "final"} <= words and owner is not None:
                 field = node.child_by_field_name("declarator")
                 add(field.child_by_field_name("name") if field is not None else None, "constant", node,
-                    "public" in words, (_name(owner) or "?",))
+                    "public" in words, (_name(owner, src) or "?",))
     return found
 
 
-def definitions(root: Node, lang: Lang) -> list[Definition]:
+def definitions(tree: Parsed, lang: Lang) -> list[Definition]:
     """Every definition in the tree, outermost first, with its enclosing names.
 
     A tree-sitter query finds the nodes whose type can be a definition (a tiny share of the
@@ -314,6 +341,7 @@ def definitions(root: Node, lang: Lang) -> list[Definition]:
     document order, which gives the names a walk over every node would."""
     from tree_sitter import QueryCursor
 
+    root, src = tree.root, tree.src
     query = _definition_query(lang.name)
     candidates = QueryCursor(query).captures(root).get("d", []) if query is not None else []
     candidates.sort(key=lambda n: (n.start_byte, -n.end_byte, _depth(n)))
@@ -326,7 +354,7 @@ def definitions(root: Node, lang: Lang) -> list[Definition]:
         while scopes and scopes[-1][0] <= node.start_byte:
             scopes.pop()
         parents, owner = (scopes[-1][1], scopes[-1][2]) if scopes else ((), None)
-        own = definition_of(node, lang, parents, owner)
+        own = definition_of(node, lang, tree, parents, owner)
         if own is None:
             continue
         found.append(own)
@@ -336,7 +364,7 @@ def definitions(root: Node, lang: Lang) -> list[Definition]:
                 inner_of_wrapper.add(inner.id)
         if own.kind not in NOT_SCOPES:
             scopes.append((node.end_byte, (*own.parents, own.name), own.kind))
-    found += module_constants(root, lang)
+    found += module_constants(root, lang, src)
     found.sort(key=lambda d: (d.start_line, -d.end_line))
     return _join_equations(found) if lang.name == "haskell" else found
 
@@ -378,21 +406,24 @@ def _join_equations(found: list[Definition]) -> list[Definition]:
     return out
 
 
-def _atoms(node: Node, lang: Lang, budget: int, chain: tuple[Definition, ...]) -> Iterator[_Atom]:
-    """The tree cut into atoms: a child that fits the budget is one, except that a class-like
-    definition is always opened so each member becomes an atom of its own (definition-level
-    chunks); a child over budget is opened too."""
+def _atoms(node: Node, lang: Lang, tree: Parsed, budget: int, chain: tuple[Definition, ...],
+           out: list[_Atom]) -> list[_Atom]:
+    """The tree cut into atoms, appended to `out` in order: a child that fits the budget is
+    one, except that a class-like definition is always opened so each member becomes an atom
+    of its own (definition-level chunks); a child over budget is opened too. (A list, not a
+    generator: every atom passed up through each level's `yield from`.)"""
     scopes = [d for d in chain if d.kind not in NOT_SCOPES]
     parents, owner = ((*scopes[-1].parents, scopes[-1].name), scopes[-1].kind) if scopes else ((), None)
     for child in node.children:
-        own = definition_of(child, lang, parents, owner)
+        own = definition_of(child, lang, tree, parents, owner)
         size = child.end_byte - child.start_byte
         members = (own is not None and own.kind in OPENED) or (
             own is None and owner in OPENED and child.named_child_count > 0 and _holds_definition(child, lang))
         if child.child_count and (size > budget or members):
-            yield from _atoms(child, lang, budget, (*chain, own) if own else chain)
+            _atoms(child, lang, tree, budget, (*chain, own) if own else chain, out)
         else:
-            yield _Atom(child.start_point[0], child.end_point[0], size, chain, own, "comment" in child.type)
+            out.append(_Atom(child.start_point[0], child.end_point[0], size, chain, own, "comment" in child.type))
+    return out
 
 
 # Definitions opened into their members even when they fit the budget whole.
@@ -444,10 +475,10 @@ def _label(group: list[_Atom]) -> tuple[tuple[str, ...], Definition | None]:
     return (*(d.name for d in chain[:-1]), chain[-1].signature), chain[-1]
 
 
-def chunk_code(text: str, root: Node, lang: Lang, budget: int) -> list[CodeChunk]:
+def chunk_code(text: str, tree: Parsed, lang: Lang, budget: int) -> list[CodeChunk]:
     """Cut a parsed file into chunks of whole lines (see the module docstring)."""
     lines = text.split("\n")
-    groups = _pack(list(_atoms(root, lang, budget, ())), budget)
+    groups = _pack(_atoms(tree.root, lang, tree, budget, (), []), budget)
     starts = [0] + [g[0].start_row for g in groups[1:]]
     chunks: list[CodeChunk] = []
     for n, group in enumerate(groups):
@@ -467,7 +498,7 @@ def chunk_code(text: str, root: Node, lang: Lang, budget: int) -> list[CodeChunk
 def _split_long(first: int, lines: list[str], budget: int) -> Iterator[tuple[int, str]]:
     """Lines of one chunk, cut into pieces of about `budget` characters only if it is far over
     (an atom tree-sitter could not cut, such as a huge literal)."""
-    if sum(len(line) + 1 for line in lines) <= 2 * budget:
+    if sum(map(len, lines)) + len(lines) <= 2 * budget:
         yield first, "\n".join(lines)
         return
     piece: list[str] = []

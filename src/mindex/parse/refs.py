@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 from mindex.languages import Lang, grammar
 from mindex.models import Reference as Ref
-from mindex.parse.code import Definition
+from mindex.parse.code import Definition, Parsed
 
 if TYPE_CHECKING:
     from tree_sitter import Node, Query
@@ -47,8 +47,12 @@ def _query(lang_name: str) -> Query | None:
     return Query(language, text) if language is not None and text is not None else None
 
 
-def _text(node: Node | None) -> str:
-    return " ".join((node.text or b"").decode("utf-8", "replace").split()) if node is not None else ""
+def _text(node: Node | None, src: bytes) -> str:
+    """A node's text, its runs of white space as one space."""
+    if node is None:
+        return ""
+    text = src[node.start_byte:node.end_byte].decode("utf-8", "replace")
+    return text if text.isidentifier() else " ".join(text.split())  # most are plain names
 
 
 def _scopes(defs: list[Definition], lines: int) -> list[str]:
@@ -62,13 +66,14 @@ def _scopes(defs: list[Definition], lines: int) -> list[str]:
     return painted
 
 
-def references(root: Node, lang: Lang, defs: list[Definition]) -> list[Ref]:
+def references(tree: Parsed, lang: Lang, defs: list[Definition]) -> list[Ref]:
     """Every reference in the tree, in file order."""
     from tree_sitter import QueryCursor
 
     query = _query(lang.name)
     if query is None:
         return []
+    root, src = tree.root, tree.src
     scopes = _scopes(defs, root.end_point[0] + 1)
     found: list[Ref] = []
     for _, caps in QueryCursor(query).matches(root):
@@ -77,27 +82,27 @@ def references(root: Node, lang: Lang, defs: list[Definition]) -> list[Ref]:
         line = anchor.start_point[0] + 1
         scope = scopes[line - 1] if line - 1 < len(scopes) else ""
         if "call.name" in first:
-            receiver = _text(first.get("call.receiver"))
+            receiver = _text(first.get("call.receiver"), src)
             if len(receiver) > RECEIVER_CHARS:
                 receiver = receiver[:RECEIVER_CHARS]
-            found.append(Ref("call", _text(first["call.name"]), receiver, "", line, scope))
+            found.append(Ref("call", _text(first["call.name"], src), receiver, "", line, scope))
         elif "import.tree" in first:
-            for module, name, alias in _rust_use(_text(first["import.tree"])):
+            for module, name, alias in _rust_use(_text(first["import.tree"], src)):
                 found.append(Ref("import", name, module, alias, line, scope))
         elif "import.module" in first:
-            found.append(_import(lang, first, line, scope))
+            found.append(_import(lang, first, line, scope, src))
         elif "extends.name" in first or "implements.name" in first:
             kind = "extends" if "extends.name" in first else "implements"
-            name = re.split(r"\.|::", _text(first[f"{kind}.name"]))[-1]
+            name = re.split(r"\.|::", _text(first[f"{kind}.name"], src))[-1]
             found.append(Ref(kind, name, "", "", line, scope))
     found.sort(key=lambda r: r.line)
     return found
 
 
-def _import(lang: Lang, first: dict[str, Node], line: int, scope: str) -> Ref:
-    module = _text(first["import.module"]).strip("\"'<>`")
-    name = _text(first.get("import.name"))
-    alias = _text(first.get("import.alias"))
+def _import(lang: Lang, first: dict[str, Node], line: int, scope: str, src: bytes) -> Ref:
+    module = _text(first["import.module"], src).strip("\"'<>`")
+    name = _text(first.get("import.name"), src)
+    alias = _text(first.get("import.alias"), src)
     if lang.name == "python":
         if not name and not alias:
             alias = module.split(".")[0]  # `import a.b` binds `a`

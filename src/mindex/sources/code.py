@@ -14,14 +14,13 @@ import re
 import stat
 import subprocess
 from pathlib import PurePosixPath
-from typing import TYPE_CHECKING
 
 import pathspec
 
 from mindex.chunk import CONTEXT_SEPARATOR, chunk_document, chunk_identity
 from mindex.languages import Lang, grammar, language_for
 from mindex.models import Chunk, Document, Reference, SkippedFile, Source, Symbol
-from mindex.parse.code import ParseTimeout, chunk_code, definitions, parse_tree
+from mindex.parse.code import Parsed, ParseTimeout, chunk_code, definitions, parse_tree
 from mindex.parse.refs import references
 from mindex.parse.text import parse_text
 from mindex.store.base import pack
@@ -30,9 +29,6 @@ from mindex.sources.confine import LEAVES_SOURCE, resolves_inside
 from mindex.terms import search_terms
 from mindex.textsafe import escape_surrogates
 from mindex.sources.walk import SKIP_DIRS, FileEntry, read_ignore_file, walk_files
-
-if TYPE_CHECKING:
-    from tree_sitter import Node
 
 
 VENDORED = {"vendor", "vendors", "third_party", "third-party", "thirdparty", "node_modules", "bower_components",
@@ -132,7 +128,7 @@ def _skip_by_content(data: bytes) -> str | None:
         return "binary content"
     if GENERATED.search(b"\n".join(data[:4096].split(b"\n")[:5])):
         return "generated (its header says so)"
-    longest = max((len(line) for line in data[:200_000].split(b"\n")), default=0)
+    longest = max(map(len, data[:200_000].split(b"\n")), default=0)
     if longest > MINIFIED_LINE and data.count(b"\n") < len(data) / 200:
         return f"minified or machine-written (lines up to {longest:,} characters)"
     return None
@@ -166,12 +162,12 @@ def _chunk(task: LoadTask, text: str, lang: Lang | None, metadata: dict[str, obj
     rel = task.entry.rel
     if lang is not None and grammar(lang.name) is not None:
         try:
-            root = parse_tree(text.encode("utf-8", "surrogatepass"), lang, PARSE_TIMEOUT)
+            tree = parse_tree(text.encode("utf-8", "surrogatepass"), lang, PARSE_TIMEOUT)
         except ParseTimeout as exc:
             metadata["parse"] = f"{exc}; chunked as text"
         else:
             try:
-                return _from_tree(task, text, root, lang)
+                return _from_tree(task, text, tree, lang)
             except RecursionError:
                 # Thousands of nested brackets (generated data, a fuzzer's file): the file
                 # is still searchable, without definitions or references.
@@ -180,11 +176,11 @@ def _chunk(task: LoadTask, text: str, lang: Lang | None, metadata: dict[str, obj
     return chunk_document(task.source, rel, parsed, task.chunk_size, task.chunk_overlap), (), ()
 
 
-def _from_tree(task: LoadTask, text: str, root: Node, lang: Lang,
+def _from_tree(task: LoadTask, text: str, tree: Parsed, lang: Lang,
                ) -> tuple[tuple[Chunk, ...], tuple[Symbol, ...], tuple[Reference, ...]]:
     """Chunks along the syntax tree, with the definitions and references it holds."""
     rel = task.entry.rel
-    pieces = chunk_code(text, root, lang, task.chunk_size)
+    pieces = chunk_code(text, tree, lang, task.chunk_size)
     chunks: list[Chunk] = []
     seen: dict[str, int] = {}
     for ordinal, piece in enumerate(pieces):
@@ -194,7 +190,7 @@ def _from_tree(task: LoadTask, text: str, root: Node, lang: Lang,
                             piece.symbol or PurePosixPath(rel).name, context, piece.text, digest,
                             piece.start_line, piece.end_line, symbol=piece.symbol,
                             symbol_kind=piece.symbol_kind, terms=search_terms(context, piece.text)))
-    defs = definitions(root, lang)
+    defs = definitions(tree, lang)
     symbols = tuple(Symbol(d.qualname, d.kind, d.start_line, d.end_line, d.signature, d.exported)
                     for d in defs)
-    return tuple(chunks), symbols, tuple(references(root, lang, defs))
+    return tuple(chunks), symbols, tuple(references(tree, lang, defs))
