@@ -19,7 +19,7 @@ import pathspec
 
 from mindex.chunk import CONTEXT_SEPARATOR, chunk_document, chunk_identity
 from mindex.languages import Lang, grammar, language_for
-from mindex.models import Chunk, Document, Reference, SkippedFile, Source, Symbol
+from mindex.models import Chunk, Document, ReferenceRow, SkippedFile, Source, SymbolRow
 from mindex.parse.code import Parsed, ParseTimeout, chunk_code, definitions, parse_tree
 from mindex.parse.refs import references
 from mindex.parse.text import parse_text
@@ -158,7 +158,7 @@ def load(task: LoadTask) -> LoadResult:
 
 
 def _chunk(task: LoadTask, text: str, lang: Lang | None, metadata: dict[str, object],
-           ) -> tuple[tuple[Chunk, ...], tuple[Symbol, ...], tuple[Reference, ...]]:
+           ) -> tuple[tuple[Chunk, ...], tuple[SymbolRow, ...], tuple[ReferenceRow, ...]]:
     rel = task.entry.rel
     if lang is not None and grammar(lang.name) is not None:
         try:
@@ -177,7 +177,7 @@ def _chunk(task: LoadTask, text: str, lang: Lang | None, metadata: dict[str, obj
 
 
 def _from_tree(task: LoadTask, text: str, tree: Parsed, lang: Lang,
-               ) -> tuple[tuple[Chunk, ...], tuple[Symbol, ...], tuple[Reference, ...]]:
+               ) -> tuple[tuple[Chunk, ...], tuple[SymbolRow, ...], tuple[ReferenceRow, ...]]:
     """Chunks along the syntax tree, with the definitions and references it holds."""
     rel = task.entry.rel
     pieces = chunk_code(text, tree, lang, task.chunk_size)
@@ -191,6 +191,7 @@ def _from_tree(task: LoadTask, text: str, tree: Parsed, lang: Lang,
                             piece.start_line, piece.end_line, symbol=piece.symbol,
                             symbol_kind=piece.symbol_kind, terms=search_terms(context, piece.text)))
     defs = definitions(tree, lang)
-    symbols = tuple(Symbol(d.qualname, d.kind, d.start_line, d.end_line, d.signature, d.exported)
-                    for d in defs)
-    return tuple(chunks), symbols, tuple(references(tree, lang, defs))
+    # Bare tuples, not Symbols and References: see `Document.symbols`.
+    symbols = tuple((d.qualname, d.kind, d.start_line, d.end_line, d.signature, d.exported) for d in defs)
+    refs = tuple((r.kind, r.name, r.qualifier, r.alias, r.line, r.scope) for r in references(tree, lang, defs))
+    return tuple(chunks), symbols, refs

@@ -512,13 +512,13 @@ class PostgresStore(SQLiteStore):
                 db.executemany(
                     """INSERT INTO symbols (document_id, name, short, kind, start_line, end_line, signature, exported)
                        VALUES (?, ?, ?, ?, ?, ?, ?, ?)""",
-                    [(doc_id, clean(s.name), clean(s.name.rsplit(".", 1)[-1]), s.kind, s.start_line, s.end_line,
-                      clean(s.signature), int(s.exported)) for s in doc.symbols])
+                    [(doc_id, clean(name), clean(name.rsplit(".", 1)[-1]), kind, first, last, clean(signature),
+                      int(exported)) for name, kind, first, last, signature, exported in doc.symbols])
                 db.executemany(
                     "INSERT INTO refs (document_id, n, kind, name, qualifier, alias, line, scope) "
                     "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                    [(doc_id, n, r.kind, clean(r.name), clean(r.qualifier), clean(r.alias), r.line, clean(r.scope))
-                     for n, r in enumerate(doc.refs)])
+                    [(doc_id, n, kind, clean(name), clean(qualifier), clean(alias), line, clean(scope))
+                     for n, (kind, name, qualifier, alias, line, scope) in enumerate(doc.refs)])
                 if doc.text is not None:
                     db.execute("INSERT INTO code_text (document_id, text) VALUES (?, ?)", (doc_id, clean(doc.text)))
 

@@ -42,8 +42,8 @@ BM25_WEIGHTS = (8.0, 4.0, 1.0, 1.0)
 # code file's packed text (`_FileLines`, registered on every connection as mindex_lines).
 _FROM_FILE = "mindex_lines((SELECT packed FROM code_text WHERE document_id = c.document_id), c.start_line, c.end_line)"
 _CHUNK_TEXT = f"coalesce(nullif(c.text, ''), {_FROM_FILE}, '')"
-# The same while a batch is written: its files' lines are at hand (`_FileLines.given`).
-_BATCH_CHUNK_TEXT = f"coalesce(nullif(c.text, ''), mindex_given_lines(c.document_id, c.start_line, c.end_line), {_FROM_FILE}, '')"
+# The same while a batch is written: the writer has its chunks' texts (`_FileLines.given`).
+_BATCH_CHUNK_TEXT = f"coalesce(nullif(c.text, ''), mindex_given_text(c.id), {_FROM_FILE}, '')"
 _HIT_COLUMNS_WITH = """
     c.id, s.name, d.kind, d.path, c.title, c.context, c.start_line, c.end_line, c.page, {text},
     c.seq, d.mtime_ns, d.language, c.symbol, c.symbol_kind, c.ordinal, c.at, c.facets
@@ -135,7 +135,7 @@ class _FileLines:
 
     def __init__(self) -> None:
         self.files: OrderedDict[bytes, list[str]] = OrderedDict()
-        self.given: dict[int, list[str]] = {}  # by document id: a batch's files, which the writer has
+        self.given: dict[str, str] = {}  # by chunk id: texts of a batch's chunks stored as ''"
 
     def __call__(self, packed: bytes | None, first: int | None, last: int | None) -> str | None:
         if packed is None or first is None or last is None:
@@ -149,13 +149,10 @@ class _FileLines:
             self.files.move_to_end(packed)
         return _cut(lines, first, last)
 
-    def given_lines(self, document_id: int, first: int | None, last: int | None) -> str | None:
-        """`mindex_given_lines(document_id, first, last)`: the same cut from a file the
-        writer handed over (`given`), or NULL: no blob read, no inflating."""
-        lines = self.given.get(document_id)
-        if lines is None or first is None or last is None:
-            return None
-        return _cut(lines, first, last)
+    def given_text(self, chunk_id: str) -> str | None:
+        """`mindex_given_text(chunk_id)`: the text of a chunk the writer is writing and stored
+        as '' (`given`), or NULL: no blob read, no inflating, no lines joined again."""
+        return self.given.get(chunk_id)
 
 
 def _cut(lines: list[str], first: int, last: int) -> str:
@@ -245,7 +242,7 @@ class SQLiteStore:
                 conn.create_function("mindex_inflate", 1, inflate, deterministic=True)
                 self._file_lines = _FileLines()
                 conn.create_function("mindex_lines", 3, self._file_lines, deterministic=True)
-                conn.create_function("mindex_given_lines", 3, self._file_lines.given_lines)
+                conn.create_function("mindex_given_text", 1, self._file_lines.given_text)
                 if option:
                     conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
                 else:
@@ -479,21 +476,19 @@ class SQLiteStore:
                 doc_id = cursor.lastrowid
                 assert doc_id is not None
                 lines = doc.text.split("\n") if doc.text is not None else None
-                self._insert_chunks(db, doc_id, doc.chunks, last_seq, lines=lines)
+                self._insert_chunks(db, doc_id, doc.chunks, last_seq, lines=lines, given=self._file_lines.given)
                 db.executemany(
                     """INSERT INTO symbols (document_id, name, short, kind, start_line, end_line, signature, exported)
                        VALUES (?, ?, ?, ?, ?, ?, ?, ?)""",
-                    [(doc_id, s.name, s.name.rsplit(".", 1)[-1], s.kind, s.start_line, s.end_line, s.signature,
-                      int(s.exported)) for s in doc.symbols],
+                    [(doc_id, name, name.rsplit(".", 1)[-1], kind, first, last, signature, int(exported))
+                     for name, kind, first, last, signature, exported in doc.symbols],
                 )
-                self._insert_refs(db, doc_id, [(n, r.kind, r.name, r.qualifier, r.alias, r.line, r.scope)
-                                               for n, r in enumerate(doc.refs)], known={})
+                self._insert_refs(db, doc_id, [(n, *r) for n, r in enumerate(doc.refs)], known={})
                 if doc.text is not None and lines is not None:
                     packed = doc.packed if doc.packed is not None else pack(doc.text)
                     db.execute("INSERT INTO code_text (document_id, packed) VALUES (?, ?)", (doc_id, packed))
                     if trigrams:
                         db.execute("INSERT INTO code_trigrams (rowid, text) VALUES (?, ?)", (doc_id, doc.text))
-                    self._file_lines.given[doc_id] = lines  # the full-text rows below need no inflating
             try:
                 db.execute(f"""INSERT INTO chunks_fts (rowid, title, context, text, terms)
                                SELECT seq, title, context, {_BATCH_CHUNK_TEXT}, terms FROM chunks c WHERE seq > ?""",
@@ -524,18 +519,26 @@ class SQLiteStore:
 
     @staticmethod
     def _insert_chunks(db: sqlite3.Connection, doc_id: int, chunks: Sequence[Chunk], last_seq: int,
-                       first: int | None = None, lines: list[str] | None = None) -> None:
+                       first: int | None = None, lines: list[str] | None = None,
+                       given: dict[str, str] | None = None) -> None:
         """Insert a document's chunks (numbered from `first` when given, else by their own
         ordinals) and the facet rows of those that have facets; `last_seq` is the highest seq
         before the batch. With the lines of the code file stored beside them, a chunk that is
-        exactly some of those lines stores '' (read back through mindex_lines). The
-        full-text rows are the caller's: one INSERT ... SELECT a batch."""
+        exactly some of those lines stores '' (read back through mindex_lines), and its text
+        goes in `given` by chunk id. The full-text rows are the caller's: one INSERT ... SELECT
+        a batch."""
+        stored = [c.text for c in chunks]
+        if lines is not None:
+            for n, c in enumerate(chunks):
+                if _in_file(c.text, lines, c.start_line, c.end_line):
+                    stored[n] = ""
+                    if given is not None:
+                        given[c.id] = c.text
         db.executemany(
             """INSERT INTO chunks (id, document_id, ordinal, title, context, text, hash,
                start_line, end_line, page, symbol, symbol_kind, terms, at, facets)
                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
-            [(c.id, doc_id, c.ordinal if first is None else first + n, c.title, c.context,
-              "" if lines is not None and _in_file(c.text, lines, c.start_line, c.end_line) else c.text, c.hash,
+            [(c.id, doc_id, c.ordinal if first is None else first + n, c.title, c.context, stored[n], c.hash,
               c.start_line, c.end_line, c.page, c.symbol, c.symbol_kind, c.terms, c.at,
               json.dumps(c.facets, ensure_ascii=False) if c.facets is not None else None)
              for n, c in enumerate(chunks)])
