@@ -16,6 +16,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cache
+from importlib import resources
 from typing import TYPE_CHECKING
 
 from mindex.languages import Lang, grammar
@@ -82,6 +83,20 @@ class Parsed:
     # `definitions` meet the same nodes, and reading one is most of the time either spends.
     seen: dict[tuple[int, tuple[str, ...], str | None], Definition | None] = field(
         default_factory=dict, repr=False, compare=False)
+    _matches: list[tuple[int, dict[str, list[Node]]]] = field(default_factory=list, repr=False, compare=False)
+
+    def matches(self, lang: Lang) -> tuple[list[Node], list[dict[str, list[Node]]]]:
+        """The nodes that may be definitions, and the matches of the reference patterns (in
+        file order), from one walk of the tree with `_queries`."""
+        query, references = _queries(lang.name)
+        if query is None:
+            return [], []
+        if not self._matches:
+            from tree_sitter import QueryCursor
+
+            self._matches.extend(QueryCursor(query).matches(self.root))
+        candidates = [caps["d"][0] for index, caps in self._matches if index >= references and caps.get("d")]
+        return candidates, [caps for index, caps in self._matches if index < references]
 
 
 def parse_tree(data: bytes, lang: Lang, timeout: float) -> Parsed:
@@ -339,11 +354,8 @@ def definitions(tree: Parsed, lang: Lang) -> list[Definition]:
     A tree-sitter query finds the nodes whose type can be a definition (a tiny share of the
     tree); each one's enclosing scopes are the candidates that hold it, kept on a stack in
     document order, which gives the names a walk over every node would."""
-    from tree_sitter import QueryCursor
-
     root, src = tree.root, tree.src
-    query = _definition_query(lang.name)
-    candidates = QueryCursor(query).captures(root).get("d", []) if query is not None else []
+    candidates = tree.matches(lang)[0]
     candidates.sort(key=lambda n: (n.start_byte, -n.end_byte, _depth(n)))
     found: list[Definition] = []
     scopes: list[tuple[int, tuple[str, ...], str | None]] = []  # (end byte, names inside, kind)
@@ -377,18 +389,37 @@ def _depth(node: Node) -> int:
 
 
 @cache
-def _definition_query(lang_name: str) -> Query | None:
-    """A query capturing every node whose type is a definition (or wraps one) in `lang`."""
+def _queries(lang_name: str) -> tuple[Query | None, int]:
+    """One query to walk a language's trees with once (two walks took a third more time):
+    the reference patterns of `queries/<language>.scm` (see mindex.parse.refs) first, then
+    one capturing every node whose type is a definition or wraps one, as `@d`. Returns the
+    query and how many patterns are reference patterns."""
     from tree_sitter import Query
 
     from mindex.languages import BY_NAME
 
     language = grammar(lang_name)
     if language is None:
-        return None
+        return None, 0
     lang = BY_NAME[lang_name]
+    references = reference_patterns(lang_name) or ""
+    count = Query(language, references).pattern_count if references else 0
     types = sorted(t for t in {*lang.definitions, *WRAPPERS} if language.id_for_node_kind(t, True))
-    return Query(language, "[" + " ".join(f"({t})" for t in types) + "] @d") if types else None
+    definitions = "[" + " ".join(f"({t})" for t in types) + "] @d" if types else ""
+    text = "\n".join(part for part in (references, definitions) if part)
+    return (Query(language, text) if text else None), count
+
+
+def reference_patterns(name: str) -> str | None:
+    """A language's reference query file, with the files it names in `; inherits: a, b`
+    lines put in front."""
+    source = resources.files("mindex.parse") / "queries" / f"{name}.scm"
+    if not source.is_file():
+        return None
+    text = source.read_text(encoding="utf-8")
+    parents = [part.strip() for line in text.splitlines() if line.startswith("; inherits:")
+               for part in line.removeprefix("; inherits:").split(",")]
+    return "\n".join([*(reference_patterns(p) or "" for p in parents), text])
 
 
 def _join_equations(found: list[Definition]) -> list[Definition]:

@@ -13,38 +13,16 @@ of the index is known.
 from __future__ import annotations
 
 import re
-from functools import cache
-from importlib import resources
 from typing import TYPE_CHECKING
 
-from mindex.languages import Lang, grammar
+from mindex.languages import Lang
 from mindex.models import Reference as Ref
 from mindex.parse.code import Definition, Parsed
 
 if TYPE_CHECKING:
-    from tree_sitter import Node, Query
+    from tree_sitter import Node
 
 RECEIVER_CHARS = 80
-
-
-def _query_text(name: str) -> str | None:
-    """A query file with the files it names in `; inherits: a, b` lines put in front."""
-    source = resources.files("mindex.parse") / "queries" / f"{name}.scm"
-    if not source.is_file():
-        return None
-    text = source.read_text(encoding="utf-8")
-    parents = [part.strip() for line in text.splitlines() if line.startswith("; inherits:")
-               for part in line.removeprefix("; inherits:").split(",")]
-    return "\n".join([*(_query_text(p) or "" for p in parents), text])
-
-
-@cache
-def _query(lang_name: str) -> Query | None:
-    from tree_sitter import Query
-
-    text = _query_text(lang_name)
-    language = grammar(lang_name)
-    return Query(language, text) if language is not None and text is not None else None
 
 
 def _text(node: Node | None, src: bytes) -> str:
@@ -68,15 +46,13 @@ def _scopes(defs: list[Definition], lines: int) -> list[str]:
 
 def references(tree: Parsed, lang: Lang, defs: list[Definition]) -> list[Ref]:
     """Every reference in the tree, in file order."""
-    from tree_sitter import QueryCursor
-
-    query = _query(lang.name)
-    if query is None:
-        return []
     root, src = tree.root, tree.src
+    matches = tree.matches(lang)[1]
+    if not matches:
+        return []
     scopes = _scopes(defs, root.end_point[0] + 1)
     found: list[Ref] = []
-    for _, caps in QueryCursor(query).matches(root):
+    for caps in matches:
         first = {key: nodes[0] for key, nodes in caps.items() if nodes}
         anchor = next(iter(first.values()))
         line = anchor.start_point[0] + 1
