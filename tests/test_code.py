@@ -13,7 +13,11 @@ import pytest
 from mindex import Index, IndexSettings
 from mindex.config import EmbedSettings
 from mindex.languages import LANGUAGES, grammar, language_for
-from mindex.parse.code import chunk_code, definitions, parse_tree
+from mindex.models import Document
+from mindex.parse.code import ParseTimeout, chunk_code, definitions, parse_tree
+from mindex.sources import code as code_source
+from mindex.sources.docs import LoadTask
+from mindex.sources.walk import FileEntry
 
 SAMPLES = {
     "python": "import os\n\n\nclass Session(Base):\n    def send(self, request):\n        return request\n",
@@ -241,3 +245,29 @@ def test_code_nested_too_deeply_for_the_tree_walks_is_chunked_as_text(tmp_path: 
         assert {m.path for m in ix.grep(r"function findMe|def find_me").matches} == {"data.js", "expr.py"}
         assert ix.search("find_me", mode="keyword").hits[0].path == "expr.py"
         assert [s.name for _, s in ix.graph().find("shallow")] == ["shallow"]  # the rest still has its graph
+
+
+def test_a_parse_past_its_time_limit_stops_and_the_file_is_chunked_as_text(tmp_path: Path,
+                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """tree-sitter honours the time limit only when it reads through a callback (it ignores
+    it for bytes): a parse past the limit raises ParseTimeout, and the code source keeps the
+    file as text chunks with the reason, its words still searchable."""
+    lang = language_for("big.py")
+    assert lang is not None
+    big = b"".join(b"def f%d(a, b):\n    return helper(a) + b\n\n" % n for n in range(20_000))
+    with pytest.raises(ParseTimeout):
+        parse_tree(big, lang, 1e-4)
+    tree = parse_tree(big, lang, 60.0)
+    assert tree.src == big and tree.root.type == "module"
+    assert {d.name for d in definitions(tree, lang)} >= {"f0", "f19999"}
+
+    root = tmp_path / "slow"
+    root.mkdir()
+    (root / "big.py").write_bytes(big)
+    task = LoadTask("slow", str(root), FileEntry("big.py", str(root / "big.py"), len(big), 1), None, 1500, 0)
+    monkeypatch.setattr(code_source, "PARSE_TIMEOUT", 1e-4)
+    doc = code_source.load(task)
+    assert isinstance(doc, Document)
+    assert doc.metadata["parse"] == "parsing took longer than 0.0001 s; chunked as text"
+    assert not doc.symbols and not doc.refs and doc.chunks
+    assert any("def f19999(a, b):" in c.text for c in doc.chunks)
