@@ -3,13 +3,18 @@
 Texts are tokenised once, sorted by length and run in batches of about 16 (as fast as 32 on
 two cores, half the memory), truncated explicitly at the model's own max sequence length
 (MiniLM's tokenizer.json says 128; sentence-transformers uses 256), or for chunks at
-`embed.chunk_tokens` when that is shorter. Pooling and
-normalisation follow the model folder's sentence-transformers config.
+`embed.chunk_tokens` when that is shorter. A document batch's runs go in lanes, one per
+core, side by side on the session's threads: on two cores two runs at once embed 15-20%
+more chunks a second than one at a time (a lone run's threads wait on each other inside
+every layer), with less memory, as the lanes share the token budget. A query is one run
+on every thread. Pooling and normalisation follow the model folder's sentence-transformers
+config.
 """
 
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,8 +27,10 @@ from mindex.embed.base import Embedder, Vectors, normalise
 from mindex.errors import ConfigError, DependencyMissingError
 
 
-# Padded tokens a model run takes at most (see `embed_batch`).
+# Padded tokens in model runs at once, shared by the lanes (see `_embed`).
 BATCH_TOKENS = 1280
+# Lanes when `threads` is 0 (one per core): each holds a batch's activations.
+MAX_LANES = 4
 
 @dataclass(frozen=True)
 class OnnxModel:
@@ -90,6 +97,8 @@ class OnnxEmbedder(Embedder):
         self.model_id = model.model_id
         self.query_prefix, self.document_prefix = model.query_prefix, model.document_prefix
         self.batch_size = batch_size
+        self.lanes = threads or max(1, min(os.cpu_count() or 1, MAX_LANES))
+        self._pool: Any = None  # the lanes' threads
 
         def tokenizer(max_length: int) -> Any:
             made = Tokenizer.from_file(str(model.tokenizer_path))
@@ -108,18 +117,22 @@ class OnnxEmbedder(Embedder):
             # (the MCP server) keeps the model's full length.
             self.document_tokenizer = tokenizer(chunk_tokens)
             self.model_id = f"{model.model_id}/{chunk_tokens}"
+        self.session = self._session(threads)
+        self._lane_session: Any = None  # one thread a run, made at the first batch run in lanes
+        self.input_names = {i.name for i in self.session.get_inputs()}
+        output = self.session.get_outputs()[0]
+        self.dimensions = int(output.shape[-1])
+
+    def _session(self, threads: int) -> Any:
+        import onnxruntime as ort
+
         options = ort.SessionOptions()
         options.intra_op_num_threads = threads
         options.inter_op_num_threads = 1
         # Spinning threads burn the other core while Python prepares the next batch.
         options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         options.add_session_config_entry("session.inter_op.allow_spinning", "0")
-        self.session = ort.InferenceSession(
-            str(model.onnx_path), options, providers=["CPUExecutionProvider"]
-        )
-        self.input_names = {i.name for i in self.session.get_inputs()}
-        output = self.session.get_outputs()[0]
-        self.dimensions = int(output.shape[-1])
+        return ort.InferenceSession(str(self.model.onnx_path), options, providers=["CPUExecutionProvider"])
 
     def embed_batch(self, texts: Sequence[str]) -> Vectors:
         return self._embed(texts, self.tokenizer)
@@ -133,26 +146,42 @@ class OnnxEmbedder(Embedder):
         encodings = tokenizer.encode_batch(list(texts))
         order = sorted(range(len(encodings)), key=lambda i: len(encodings[i].ids))
         out = np.zeros((len(texts), self.dimensions), dtype=np.float32)
+        budget = max(256, BATCH_TOKENS // self.lanes)
+        batches: list[list[int]] = []
         start = 0
         while start < len(order):
-            # Shortest first; a batch takes texts while its padded size stays within the token
-            # budget (attention memory grows with batch x length^2): many short texts at once,
-            # five of full length (256 tokens: 370 MB peak instead of 700 at 16, same speed).
+            # Shortest first; a batch takes texts while its padded size stays within its
+            # lane's share of the token budget (attention memory grows with batch x
+            # length^2): many short texts at once, few of full length.
             end = start + 1
             while (end < len(order) and end - start < self.batch_size
-                   and (end - start + 1) * len(encodings[order[end]].ids) <= BATCH_TOKENS):
+                   and (end - start + 1) * len(encodings[order[end]].ids) <= budget):
                 end += 1
-            rows = order[start:end]
-            out[rows] = self._run([encodings[i] for i in rows])
+            batches.append(order[start:end])
             start = end
+        if self.lanes == 1 or len(batches) == 1:  # a query: one run on every thread
+            for rows in batches:
+                out[rows] = self._run([encodings[i] for i in rows], self.session)
+            return out
+        # Lanes run on a session of their own with one thread a run: two runs of the shared
+        # session (two threads each) were no faster than one at a time.
+        if self._pool is None:
+            from concurrent.futures import ThreadPoolExecutor
+
+            self._lane_session = self._session(1)
+            self._pool = ThreadPoolExecutor(self.lanes, thread_name_prefix="mindex-embed")
+        lane = self._lane_session
+        for rows, vectors in zip(batches, self._pool.map(lambda rows: self._run([encodings[i] for i in rows], lane),
+                                                           batches)):
+            out[rows] = vectors
         return out
 
-    def _run(self, encodings: list[Any]) -> Vectors:
+    def _run(self, encodings: list[Any], session: Any) -> Vectors:
         ids, mask = pad_batch(encodings)
         feeds = {"input_ids": ids, "attention_mask": mask}
         if "token_type_ids" in self.input_names:
             feeds["token_type_ids"] = np.zeros_like(ids)
-        hidden = self.session.run(None, feeds)[0]
+        hidden = session.run(None, feeds)[0]
         if self.model.pooling == "cls":
             pooled = hidden[:, 0, :]
         else:
