@@ -185,7 +185,8 @@ class EmbedSettings(Section):
     provider: str = setting("onnx", doc="onnx (local), ollama, openai, voyage, or none")
     model: str = setting("", doc="model name, or a folder with model.onnx; empty: provider default")
     batch_size: int | None = setting(None, ge=1, le=2048, doc="texts a request; empty: provider default")
-    threads: int = setting(0, ge=0, doc="ONNX Runtime threads; 0 = one per core")
+    threads: int = setting(0, ge=0, doc="ONNX Runtime threads for a query, and lanes of model runs side by "
+                           "side for chunks; 0 = one per core (up to 4 lanes)")
     chunk_tokens: int | None = setting(
         None, ge=16, doc="local model: tokens of each chunk it reads; empty: the model's own (MiniLM 256); "
         "128 embeds about 1.7x faster (quality per set in docs/configuration.md)")

@@ -305,7 +305,10 @@ def embed_pending(
     batch = batch or embedder.commit_every
     pin_embedder(store, embedder, force)
     store.drop_vectors(keep_model=embedder.identity)  # vectors of edited or deleted chunks
-    pending = sorted(store.pending_embeddings(embedder.identity), key=lambda row: row[1])
+    # By length, then hash: the same chunks make the same model batches whatever order a
+    # backend lists them in, and a vector depends a little on its batch (the int8 model
+    # scales each run's activations by the run's extremes).
+    pending = sorted(store.pending_embeddings(embedder.identity), key=lambda row: (row[1], row[0]))
     if progress:
         progress("embedding", 0, len(pending))
     done = 0
