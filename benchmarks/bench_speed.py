@@ -291,7 +291,7 @@ started = time.perf_counter()
 embedder.embed_documents([embedding_text(c, t) for c, t in texts.values()])
 print(len(texts) / (time.perf_counter() - started), resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, len(hashes))
 """
-    print(f"\n| local embedding ({sample:,} random chunks, all-MiniLM-L6-v2 int8, 2 threads) | throughput | peak memory | "
+    print(f"\n| local embedding ({sample:,} random chunks, all-MiniLM-L6-v2 int8, one lane a core) | throughput | peak memory | "
           "the whole tree, extrapolated |\n| --- | --- | --- | --- |")
     for tokens in (0, 128):  # the model's own 256 tokens a chunk, then embed.chunk_tokens = 128
         done = subprocess.run([sys.executable, "-c", script, str(tokens)], capture_output=True, text=True,
