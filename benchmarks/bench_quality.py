@@ -106,7 +106,7 @@ def code_units(root: Path) -> list[Unit]:
         text = path.read_text(encoding="utf-8", errors="replace")
         lines = text.split("\n")
         rel = path.relative_to(root).as_posix()
-        for d in definitions(parse_tree(text.encode(), lang, 30.0), lang):
+        for d in definitions(parse_tree(text.encode(), lang, 30.0)):
             if d.kind in ("function", "method"):
                 units.append(Unit(rel, d.start_line, d.end_line, "\n".join(lines[d.start_line - 1 : d.end_line])))
     return units

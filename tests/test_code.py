@@ -54,7 +54,7 @@ def test_every_language_of_the_table_parses_offline() -> None:
 @pytest.mark.parametrize("name", sorted(SAMPLES))
 def test_definitions_have_names_kinds_and_lines(name: str) -> None:
     lang = next(lang for lang in LANGUAGES if lang.name == name)
-    found = definitions(parse_tree(SAMPLES[name].encode(), lang, 5.0), lang)
+    found = definitions(parse_tree(SAMPLES[name].encode(), lang, 5.0))
     assert {(d.qualname, d.kind) for d in found} == EXPECTED[name]
     assert all(1 <= d.start_line <= d.end_line <= SAMPLES[name].count("\n") for d in found)
 
@@ -92,7 +92,7 @@ class Big:
 def test_chunks_follow_syntax_cover_every_line_once_and_say_where_they_are() -> None:
     lang = language_for("m.py")
     assert lang is not None
-    chunks = chunk_code(MODULE, parse_tree(MODULE.encode(), lang, 5.0), lang, budget=600)
+    chunks = chunk_code(MODULE, parse_tree(MODULE.encode(), lang, 5.0), budget=600)
     lines = MODULE.split("\n")
     covered = [n for c in chunks for n in range(c.start_line, c.end_line + 1)]
     assert covered == sorted(set(covered))  # no line twice, in order
@@ -221,7 +221,7 @@ EXACT_SYMBOLS = {
 def test_each_language_file_yields_exactly_its_definitions(name: str) -> None:
     lang = language_for(name)
     assert lang is not None
-    found = definitions(parse_tree((SYMBOL_FILES / name).read_bytes(), lang, 5.0), lang)
+    found = definitions(parse_tree((SYMBOL_FILES / name).read_bytes(), lang, 5.0))
     assert {(d.qualname, d.kind, d.start_line, d.end_line, d.exported) for d in found} == EXACT_SYMBOLS[name]
 
 
@@ -259,7 +259,7 @@ def test_a_parse_past_its_time_limit_stops_and_the_file_is_chunked_as_text(tmp_p
         parse_tree(big, lang, 1e-4)
     tree = parse_tree(big, lang, 60.0)
     assert tree.src == big and tree.root.type == "module"
-    assert {d.name for d in definitions(tree, lang)} >= {"f0", "f19999"}
+    assert {d.name for d in definitions(tree)} >= {"f0", "f19999"}
 
     root = tmp_path / "slow"
     root.mkdir()

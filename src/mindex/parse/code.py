@@ -15,7 +15,7 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, cached_property
 from importlib import resources
 from typing import TYPE_CHECKING
 
@@ -74,29 +74,27 @@ class ParseTimeout(Exception):
 @dataclass(frozen=True)
 class Parsed:
     """A syntax tree and the bytes it was parsed from. Node texts are read from `src` by
-    their byte offsets (`_text`): `node.text` reads through the parser's read callback again,
+    their byte offsets (`node_text`): `node.text` reads through the parser's read callback again,
     which made reading names and references a tenth of the parsers' time."""
 
     root: Node
     src: bytes
+    lang: Lang
     # Definitions already read, by (node id, enclosing names, owner's kind): chunking and
     # `definitions` meet the same nodes, and reading one is most of the time either spends.
     seen: dict[tuple[int, tuple[str, ...], str | None], Definition | None] = field(
         default_factory=dict, repr=False, compare=False)
-    _matches: list[tuple[int, dict[str, list[Node]]]] = field(default_factory=list, repr=False, compare=False)
 
-    def matches(self, lang: Lang) -> tuple[list[Node], list[dict[str, list[Node]]]]:
+    @cached_property
+    def matches(self) -> tuple[list[Node], list[dict[str, list[Node]]]]:
         """The nodes that may be definitions, and the matches of the reference patterns (in
         file order), from one walk of the tree with `_queries`."""
-        query, references = _queries(lang.name)
-        if query is None:
-            return [], []
-        if not self._matches:
-            from tree_sitter import QueryCursor
+        from tree_sitter import QueryCursor
 
-            self._matches.extend(QueryCursor(query).matches(self.root))
-        candidates = [caps["d"][0] for index, caps in self._matches if index >= references and caps.get("d")]
-        return candidates, [caps for index, caps in self._matches if index < references]
+        query, references = _queries(self.lang.name)
+        found = QueryCursor(query).matches(self.root) if query is not None else []
+        candidates = [caps["d"][0] for index, caps in found if index >= references and caps.get("d")]
+        return candidates, [caps for index, caps in found if index < references]
 
 
 def parse_tree(data: bytes, lang: Lang, timeout: float) -> Parsed:
@@ -113,15 +111,16 @@ def parse_tree(data: bytes, lang: Lang, timeout: float) -> Parsed:
                                       progress_callback=lambda *_state: time.perf_counter() > deadline)
     except ValueError:
         raise ParseTimeout(f"parsing took longer than {timeout:g} s") from None
-    return Parsed(tree.root_node, data)
+    return Parsed(tree.root_node, data, lang)
 
 
 def _bytes(node: Node, src: bytes) -> bytes:
     return src[node.start_byte:node.end_byte]
 
 
-def _text(node: Node, src: bytes) -> str:
-    return src[node.start_byte:node.end_byte].decode("utf-8", "replace")
+def node_text(node: Node, src: bytes) -> str:
+    """A node's text, read from the bytes it was parsed from."""
+    return _bytes(node, src).decode("utf-8", "replace")
 
 
 def _name(node: Node, src: bytes) -> str | None:
@@ -130,11 +129,11 @@ def _name(node: Node, src: bytes) -> str | None:
         if child is None:
             continue
         if child.type.endswith(("identifier", "name")) or child.type in ("type_identifier", "constant"):
-            return _text(child, src)
-        return _name(child, src) if child.named_child_count else _text(child, src)
+            return node_text(child, src)
+        return _name(child, src) if child.named_child_count else node_text(child, src)
     for child in node.named_children:  # grammars without fields: the first identifier
         if child.type.endswith("identifier") or child.type in ("name", "word", "constant"):
-            return _text(child, src)
+            return node_text(child, src)
     return None
 
 
@@ -145,7 +144,7 @@ def _signature(node: Node, name: str, src: bytes) -> str:
         params = declarator.child_by_field_name("parameters") if declarator is not None else None
     if params is None:
         return name
-    text = " ".join(_text(params, src).split())
+    text = " ".join(node_text(params, src).split())
     return name + (text if len(text) <= SIGNATURE_CHARS else text[: SIGNATURE_CHARS - 1] + "…)")
 
 
@@ -197,16 +196,15 @@ def _refine(lang: Lang, node: Node, kind: str, name: str) -> str | None:
     return kind
 
 
-def definition_of(node: Node, lang: Lang, tree: Parsed, parents: tuple[str, ...],
-                  owner: str | None = None) -> Definition | None:
+def definition_of(node: Node, tree: Parsed, parents: tuple[str, ...], owner: str | None = None) -> Definition | None:
     """The symbol this node defines, if its type is a definition in the language's row;
     `owner` is the kind of the definition it sits in (a function in a class is a method)."""
     inner = node.child_by_field_name(WRAPPERS[node.type]) if node.type in WRAPPERS else node
-    if inner is None or (kind := lang.definitions.get(inner.type)) is None:
+    if inner is None or (kind := tree.lang.definitions.get(inner.type)) is None:
         return None
     key = (node.id, parents, owner)
     if key not in tree.seen:
-        tree.seen[key] = _define(node, inner, kind, lang, tree.src, parents, owner)
+        tree.seen[key] = _define(node, inner, kind, tree.lang, tree.src, parents, owner)
     return tree.seen[key]
 
 
@@ -214,7 +212,7 @@ def _define(node: Node, inner: Node, kind: str, lang: Lang, src: bytes, parents:
             owner: str | None) -> Definition | None:
     path = lang.names.get(inner.type)
     target = _at_path(inner, path) if path is not None else None
-    name = (_text(target, src) if target is not None else None) if path is not None else _name(inner, src)
+    name = (node_text(target, src) if target is not None else None) if path is not None else _name(inner, src)
     if not name or (found := _refine(lang, inner, kind, name)) is None:
         return None
     kind, name = found, name.replace(":", ".") if lang.name == "lua" else name
@@ -236,7 +234,7 @@ def _go_receiver(node: Node, src: bytes) -> str:
     """The type a Go method belongs to: `Conn` for `func (c *Conn) Close()`."""
     receiver = node.child_by_field_name("receiver")
     found = [n for n in _walk(receiver) if n.type == "type_identifier"] if receiver is not None else []
-    return _text(found[0], src) if found else "?"
+    return node_text(found[0], src) if found else "?"
 
 
 def _walk(node: Node) -> Iterator[Node]:
@@ -254,7 +252,7 @@ _MODIFIER_TYPES = frozenset({"accessibility_modifier", "modifiers", "modifier", 
 def _exported(node: Node, inner: Node, lang: Lang, name: str, src: bytes) -> bool:
     """Whether a definition is visible outside its file (module, package, crate)."""
     # The text of the modifier nodes only: decoding every head would decode a whole body.
-    heads = {child.type: _text(child, src) if child.type in _MODIFIER_TYPES else ""
+    heads = {child.type: node_text(child, src) if child.type in _MODIFIER_TYPES else ""
              for child in inner.children[:4]}
     if lang.name == "go":
         return name[:1].isupper()
@@ -294,14 +292,14 @@ def module_constants(root: Node, lang: Lang, src: bytes) -> list[Definition]:
     def add(name_node: Node | None, kind: str, span: Node, exported: bool, parents: tuple[str, ...] = (),
             dotted: bool = False) -> None:
         if name_node is not None and (name_node.type == "identifier" or dotted):
-            name = _text(name_node, src)
+            name = node_text(name_node, src)
             found.append(Definition(name, kind, span.start_point[0] + 1, last_line(span, src), name, parents, exported))
 
     if lang.name == "python":
         for child in root.named_children:
             if child.type == "expression_statement" and child.named_children[0].type == "assignment":
                 target = child.named_children[0].child_by_field_name("left")
-                text = _text(target, src) if target is not None else ""
+                text = node_text(target, src) if target is not None else ""
                 if text.isupper() or (text.startswith("_") and text[1:].isupper()):
                     add(target, "constant", child, not text.startswith("_"))
     elif lang.name in ("javascript", "typescript", "tsx"):
@@ -339,7 +337,7 @@ def module_constants(root: Node, lang: Lang, src: bytes) -> list[Definition]:
             if node.type != "field_declaration":
                 continue
             modifiers = next((c for c in node.children if c.type == "modifiers"), None)
-            words = set(_text(modifiers, src).split()) if modifiers is not None else set()
+            words = set(node_text(modifiers, src).split()) if modifiers is not None else set()
             owner = node.parent.parent if node.parent is not None else None
             if {"static", "final"} <= words and owner is not None:
                 field = node.child_by_field_name("declarator")
@@ -348,15 +346,14 @@ def module_constants(root: Node, lang: Lang, src: bytes) -> list[Definition]:
     return found
 
 
-def definitions(tree: Parsed, lang: Lang) -> list[Definition]:
+def definitions(tree: Parsed) -> list[Definition]:
     """Every definition in the tree, outermost first, with its enclosing names.
 
     A tree-sitter query finds the nodes whose type can be a definition (a tiny share of the
     tree); each one's enclosing scopes are the candidates that hold it, kept on a stack in
     document order, which gives the names a walk over every node would."""
-    root, src = tree.root, tree.src
-    candidates = tree.matches(lang)[0]
-    candidates.sort(key=lambda n: (n.start_byte, -n.end_byte, _depth(n)))
+    root, src, lang = tree.root, tree.src, tree.lang
+    candidates = sorted(tree.matches[0], key=lambda n: (n.start_byte, -n.end_byte, _depth(n)))
     found: list[Definition] = []
     scopes: list[tuple[int, tuple[str, ...], str | None]] = []  # (end byte, names inside, kind)
     inner_of_wrapper: set[int] = set()
@@ -366,7 +363,7 @@ def definitions(tree: Parsed, lang: Lang) -> list[Definition]:
         while scopes and scopes[-1][0] <= node.start_byte:
             scopes.pop()
         parents, owner = (scopes[-1][1], scopes[-1][2]) if scopes else ((), None)
-        own = definition_of(node, lang, tree, parents, owner)
+        own = definition_of(node, tree, parents, owner)
         if own is None:
             continue
         found.append(own)
@@ -437,8 +434,7 @@ def _join_equations(found: list[Definition]) -> list[Definition]:
     return out
 
 
-def _atoms(node: Node, lang: Lang, tree: Parsed, budget: int, chain: tuple[Definition, ...],
-           out: list[_Atom]) -> list[_Atom]:
+def _atoms(node: Node, tree: Parsed, budget: int, chain: tuple[Definition, ...], out: list[_Atom]) -> list[_Atom]:
     """The tree cut into atoms, appended to `out` in order: a child that fits the budget is
     one, except that a class-like definition is always opened so each member becomes an atom
     of its own (definition-level chunks); a child over budget is opened too. (A list, not a
@@ -446,12 +442,12 @@ def _atoms(node: Node, lang: Lang, tree: Parsed, budget: int, chain: tuple[Defin
     scopes = [d for d in chain if d.kind not in NOT_SCOPES]
     parents, owner = ((*scopes[-1].parents, scopes[-1].name), scopes[-1].kind) if scopes else ((), None)
     for child in node.children:
-        own = definition_of(child, lang, tree, parents, owner)
+        own = definition_of(child, tree, parents, owner)
         size = child.end_byte - child.start_byte
         members = (own is not None and own.kind in OPENED) or (
-            own is None and owner in OPENED and child.named_child_count > 0 and _holds_definition(child, lang))
+            own is None and owner in OPENED and child.named_child_count > 0 and _holds_definition(child, tree.lang))
         if child.child_count and (size > budget or members):
-            _atoms(child, lang, tree, budget, (*chain, own) if own else chain, out)
+            _atoms(child, tree, budget, (*chain, own) if own else chain, out)
         else:
             out.append(_Atom(child.start_point[0], child.end_point[0], size, chain, own, "comment" in child.type))
     return out
@@ -506,10 +502,10 @@ def _label(group: list[_Atom]) -> tuple[tuple[str, ...], Definition | None]:
     return (*(d.name for d in chain[:-1]), chain[-1].signature), chain[-1]
 
 
-def chunk_code(text: str, tree: Parsed, lang: Lang, budget: int) -> list[CodeChunk]:
+def chunk_code(text: str, tree: Parsed, budget: int) -> list[CodeChunk]:
     """Cut a parsed file into chunks of whole lines (see the module docstring)."""
     lines = text.split("\n")
-    groups = _pack(_atoms(tree.root, lang, tree, budget, (), []), budget)
+    groups = _pack(_atoms(tree.root, tree, budget, (), []), budget)
     starts = [0] + [g[0].start_row for g in groups[1:]]
     chunks: list[CodeChunk] = []
     for n, group in enumerate(groups):

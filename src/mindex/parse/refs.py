@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from mindex.languages import Lang
 from mindex.models import Reference as Ref
-from mindex.parse.code import Definition, Parsed
+from mindex.parse.code import Definition, Parsed, node_text
 
 if TYPE_CHECKING:
     from tree_sitter import Node
@@ -29,7 +29,7 @@ def _text(node: Node | None, src: bytes) -> str:
     """A node's text, its runs of white space as one space."""
     if node is None:
         return ""
-    text = src[node.start_byte:node.end_byte].decode("utf-8", "replace")
+    text = node_text(node, src)
     return text if text.isidentifier() else " ".join(text.split())  # most are plain names
 
 
@@ -44,10 +44,10 @@ def _scopes(defs: list[Definition], lines: int) -> list[str]:
     return painted
 
 
-def references(tree: Parsed, lang: Lang, defs: list[Definition]) -> list[Ref]:
+def references(tree: Parsed, defs: list[Definition]) -> list[Ref]:
     """Every reference in the tree, in file order."""
-    root, src = tree.root, tree.src
-    matches = tree.matches(lang)[1]
+    root, src, lang = tree.root, tree.src, tree.lang
+    matches = tree.matches[1]
     if not matches:
         return []
     scopes = _scopes(defs, root.end_point[0] + 1)

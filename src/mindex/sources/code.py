@@ -167,7 +167,7 @@ def _chunk(task: LoadTask, text: str, lang: Lang | None, metadata: dict[str, obj
             metadata["parse"] = f"{exc}; chunked as text"
         else:
             try:
-                return _from_tree(task, text, tree, lang)
+                return _from_tree(task, text, tree)
             except RecursionError:
                 # Thousands of nested brackets (generated data, a fuzzer's file): the file
                 # is still searchable, without definitions or references.
@@ -176,11 +176,11 @@ def _chunk(task: LoadTask, text: str, lang: Lang | None, metadata: dict[str, obj
     return chunk_document(task.source, rel, parsed, task.chunk_size, task.chunk_overlap), (), ()
 
 
-def _from_tree(task: LoadTask, text: str, tree: Parsed, lang: Lang,
+def _from_tree(task: LoadTask, text: str, tree: Parsed,
                ) -> tuple[tuple[Chunk, ...], tuple[SymbolRow, ...], tuple[ReferenceRow, ...]]:
     """Chunks along the syntax tree, with the definitions and references it holds."""
     rel = task.entry.rel
-    pieces = chunk_code(text, tree, lang, task.chunk_size)
+    pieces = chunk_code(text, tree, task.chunk_size)
     chunks: list[Chunk] = []
     seen: dict[str, int] = {}
     for ordinal, piece in enumerate(pieces):
@@ -190,8 +190,8 @@ def _from_tree(task: LoadTask, text: str, tree: Parsed, lang: Lang,
                             piece.symbol or PurePosixPath(rel).name, context, piece.text, digest,
                             piece.start_line, piece.end_line, symbol=piece.symbol,
                             symbol_kind=piece.symbol_kind, terms=search_terms(context, piece.text)))
-    defs = definitions(tree, lang)
+    defs = definitions(tree)
     # Bare tuples, not Symbols and References: see `Document.symbols`.
     symbols = tuple((d.qualname, d.kind, d.start_line, d.end_line, d.signature, d.exported) for d in defs)
-    refs = tuple((r.kind, r.name, r.qualifier, r.alias, r.line, r.scope) for r in references(tree, lang, defs))
+    refs = tuple((r.kind, r.name, r.qualifier, r.alias, r.line, r.scope) for r in references(tree, defs))
     return tuple(chunks), symbols, refs

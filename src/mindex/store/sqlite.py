@@ -135,7 +135,7 @@ class _FileLines:
 
     def __init__(self) -> None:
         self.files: OrderedDict[bytes, list[str]] = OrderedDict()
-        self.given: dict[str, str] = {}  # by chunk id: texts of a batch's chunks stored as ''"
+        self.given: dict[str, str] = {}  # by chunk id: texts of a batch's chunks stored as ''
 
     def __call__(self, packed: bytes | None, first: int | None, last: int | None) -> str | None:
         if packed is None or first is None or last is None:
