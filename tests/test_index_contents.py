@@ -26,22 +26,32 @@ QUERIES = {
               "c.symbol_kind, c.terms, c.hash FROM chunks c JOIN documents d ON d.id = c.document_id",
     "symbols": "SELECT d.path, s.name, s.short, s.kind, s.start_line, s.end_line, s.signature, s.exported "
                "FROM symbols s JOIN documents d ON d.id = s.document_id",
-    "refs": "SELECT d.path, r.kind, r.name, r.qualifier, r.alias, r.line, coalesce(s.name, '') "
-            "FROM refs r JOIN documents d ON d.id = r.document_id "
-            "LEFT JOIN ref_scopes s ON s.document_id = r.document_id AND s.n = r.scope",
+    # SQLite packs a document's references into one row (schema v15): see `rows`
+    "refs": "SELECT d.path, r.packed FROM refs r JOIN documents d ON d.id = r.document_id",
 }
-# PostgreSQL keeps the enclosing definition's name in refs.scope (SQLite numbers it, v13).
+# PostgreSQL keeps one row a reference, the enclosing definition by name.
 POSTGRES_QUERIES = {**QUERIES, "refs": "SELECT d.path, r.kind, r.name, r.qualifier, r.alias, r.line, r.scope "
                                        "FROM refs r JOIN documents d ON d.id = r.document_id"}
+
+
+def rows(conn: sqlite3.Connection, table: str) -> list[tuple[object, ...]]:
+    """A table's rows as `QUERIES` reads them from SQLite, references one row each
+    (path, kind, name, qualifier, alias, line, scope)."""
+    from mindex.store.base import unpack_refs
+
+    found = conn.execute(QUERIES[table]).fetchall()
+    if table == "refs":
+        return [(path, *ref) for path, packed in found for ref in unpack_refs(packed)]
+    return found
 
 
 def contents(db: Path) -> dict[str, dict[str, object]]:
     """Each table's rows (sorted) as a count and a sha256."""
     conn = sqlite3.connect(db)
     out: dict[str, dict[str, object]] = {}
-    for table, sql in QUERIES.items():
-        rows = sorted(json.dumps(row, ensure_ascii=False) for row in conn.execute(sql))
-        out[table] = {"rows": len(rows), "sha256": hashlib.sha256("\n".join(rows).encode()).hexdigest()}
+    for table in QUERIES:
+        found = sorted(json.dumps(row, ensure_ascii=False) for row in rows(conn, table))
+        out[table] = {"rows": len(found), "sha256": hashlib.sha256("\n".join(found).encode()).hexdigest()}
     conn.close()
     return out
 

@@ -26,6 +26,7 @@ from mindex.errors import IndexLockedError, StoreError
 sys.path.insert(0, str(Path(__file__).parent))
 import pgserver  # noqa: E402
 from test_index_contents import FIXTURES, POSTGRES_QUERIES, QUERIES  # noqa: E402
+from test_index_contents import rows as sqlite_rows  # noqa: E402
 
 
 
@@ -52,7 +53,7 @@ def _rows(db: Path | str) -> dict[str, str]:
             tables = {t: [list(r) for r in conn.execute(sql).fetchall()] for t, sql in POSTGRES_QUERIES.items()}
     else:
         with sqlite3.connect(db) as conn:
-            tables = {t: [list(r) for r in conn.execute(sql).fetchall()] for t, sql in QUERIES.items()}
+            tables = {t: [list(r) for r in sqlite_rows(conn, t)] for t in QUERIES}
     return {t: hashlib.sha256("\n".join(sorted(json.dumps(r, ensure_ascii=False) for r in rows)).encode()).hexdigest()
             + f" ({len(rows)} rows)" for t, rows in tables.items()}
 

@@ -141,7 +141,7 @@ def test_a_v7_index_keeps_its_references_and_gets_its_code_text_back_on_the_next
         assert ix.store.conn.execute("SELECT count(*) FROM code_trigrams WHERE code_trigrams MATCH 'hel'").fetchone() == (0,)
 
 
-def test_a_v12_index_numbers_its_reference_scopes_and_reads_the_same_names(tmp_path: Path) -> None:
+def test_a_v12_index_packs_its_references_and_reads_the_same_names(tmp_path: Path) -> None:
     from mindex.store.sqlite import MIGRATIONS
 
     path = tmp_path / "v12.db"
@@ -164,9 +164,14 @@ def test_a_v12_index_numbers_its_reference_scopes_and_reads_the_same_names(tmp_p
     assert store.schema_version() == SCHEMA_VERSION
     assert [row[6] for row in store.ref_rows("document_id", 1)] == scopes
     assert [row[6] for row in store.ref_rows("document_id", 2)] == scopes[:2]
-    assert store.conn.execute("SELECT document_id, n, name FROM ref_scopes ORDER BY 1, 2").fetchall() == \
-        [(1, 1, "A.f"), (1, 2, "g"), (1, 3, "A.f.inner"), (2, 1, "A.f")]
-    assert store.conn.execute("SELECT DISTINCT typeof(scope) FROM refs").fetchall() == [("integer",)]
+    assert [row[5] for row in store.ref_rows("document_id", 1)] == [1, 2, 3, 4, 5, 6]
+    assert [(row[0], row[6]) for row in store.ref_rows("name", "h", "call")] == \
+        [(1, s) for s in scopes] + [(2, s) for s in scopes[:2]]
+    assert store.ref_rows("name", "h", "import") == []
+    # v13 numbered the scopes in ref_scopes; v15 packs each document's references into one row
+    assert store.conn.execute("SELECT document_id FROM refs ORDER BY 1").fetchall() == [(1,), (2,)]
+    assert store.conn.execute("SELECT * FROM ref_names ORDER BY 1, 2").fetchall() == [("h", 1), ("h", 2)]
+    assert store.conn.execute("SELECT 1 FROM sqlite_master WHERE name IN ('ref_scopes', 'refs_by_name')").fetchall() == []
     store.close()
 
 
@@ -249,7 +254,7 @@ def test_a_large_first_index_writes_in_bulk_and_rebuilds_its_indexes(tmp_path: P
     path = tmp_path / "i.db"
     SQLiteStore(path).close()
     expected = _secondary_indexes(path)
-    assert {"refs_by_name", "chunks_by_hash", "symbols_by_short"} <= expected
+    assert {"symbols_by_name", "chunks_by_hash", "symbols_by_short"} <= expected
     dropped: list[set[str]] = []
     monkeypatch.setattr(mindex.ingest, "BULK_FILES", 10)
     real_flush = mindex.ingest._BatchWriter.flush
@@ -268,9 +273,9 @@ def test_a_large_first_index_writes_in_bulk_and_rebuilds_its_indexes(tmp_path: P
     # A bulk load killed before its end: the next open builds the indexes again.
     store = SQLiteStore(path)
     with store.transaction() as db:
-        db.execute("DROP INDEX refs_by_name")
+        db.execute("DROP INDEX symbols_by_name")
         db.execute("INSERT INTO schema_meta VALUES ('bulk_load_indexes', ?)", (
-            '{"pid": 999999999, "indexes": {"refs_by_name": "CREATE INDEX refs_by_name ON refs (name, kind)"}}',))
+            '{"pid": 999999999, "indexes": {"symbols_by_name": "CREATE INDEX symbols_by_name ON symbols (name)"}}',))
     store.close()
     SQLiteStore(path).close()
     assert _secondary_indexes(path) == expected
@@ -292,3 +297,55 @@ def test_a_hand_edited_bulk_load_record_is_never_run_and_never_blocks_opening(tm
     assert store.get_meta("bulk_load_indexes") is None
     assert store.conn.execute("SELECT count(*) FROM sqlite_master WHERE name = 'y'").fetchone() == (0,)
     store.close()
+
+
+@pytest.mark.parametrize("refs", [
+    [],
+    [("call", "f", "", "", 3, ""), ("import", "os.path", "", "osp", 1, ""), ("call", "f", "self", "", 3, "A.m")],
+    # a NUL inside a name (the strings go as JSON then), lone surrogates, non-ASCII
+    [("call", "a\0b", "q", "", 2, "S.f"), ("call", "caf\u00e9\udcff", "", "x", 1, "\udc80")],
+    # lines and strings past 16 bits
+    [("call", f"n{n}", "", "", 70_000 + n, "") for n in range(70_000)],
+])
+def test_packed_references_read_back_exactly(refs: list[tuple[str, str, str, str, int, str]]) -> None:
+    from mindex.store.base import pack_refs, unpack_refs
+
+    assert unpack_refs(pack_refs(refs)) == refs
+
+
+def test_references_follow_edits_removals_and_a_copy_in_small_batches(tmp_path: Path) -> None:
+    from mindex.config import EmbedSettings, IndexSettings
+    from mindex.copy import copy_index
+
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    for n in range(6):
+        (repo / f"m{n}.py").write_text(
+            "import os\n\n\n" + "".join(f"def f{n}_{k}():\n    return os.path.join(helper(), 'x{k}')\n\n\n" for k in range(8)))
+    with Index(tmp_path / "i.db", IndexSettings(workers=1), embed=EmbedSettings(provider="none")) as ix:
+        ix.add_source(repo, name="repo", kind="code")
+        ix.index()
+        store = ix.store
+        assert {row[0] for row in store.ref_rows("name", "helper", "call")} == set(range(1, 7))
+        assert [row[5] for row in store.ref_rows("name", "helper", "call") if row[0] == 1] == [5, 9, 13, 17, 21, 25, 29, 33]
+        assert store.ref_rows("name", "helper", "import") == []
+        # an edit that drops the call takes the file's name rows with it
+        (repo / "m0.py").write_text("def f0():\n    return other()\n")
+        ix.index()
+        doc = store.conn.execute("SELECT id FROM documents WHERE path = 'm0.py'").fetchone()[0]
+        assert doc not in {row[0] for row in store.ref_rows("name", "helper", "call")}
+        assert [row[2] for row in store.ref_rows("document_id", doc)] == ["other"]
+        assert store.conn.execute("SELECT name FROM ref_names WHERE document_id = ?", (doc,)).fetchall() == [("other",)]
+        assert store.conn.execute("SELECT count(*) FROM ref_names WHERE document_id NOT IN (SELECT id FROM documents)"
+                                  ).fetchone() == (0,)
+        expected = sorted(store.conn.execute("SELECT * FROM ref_names").fetchall())
+        rows = [store.ref_rows("document_id", d) for (d,) in store.conn.execute("SELECT id FROM documents ORDER BY id")]
+        # a copy whose batches cut documents' references in two reads back the same
+        copy_index(tmp_path / "i.db", tmp_path / "copy.db", batch=7)
+        copied = SQLiteStore(tmp_path / "copy.db")
+        assert sorted(copied.conn.execute("SELECT * FROM ref_names").fetchall()) == expected
+        assert [copied.ref_rows("document_id", d) for (d,) in copied.conn.execute("SELECT id FROM documents ORDER BY id")] == rows
+        copied.close()
+        ix.remove_source("repo")
+        assert store.conn.execute("SELECT count(*) FROM ref_names").fetchone() == (0,)
+        assert store.conn.execute("SELECT count(*) FROM refs").fetchone() == (0,)

@@ -113,6 +113,7 @@ class Document:
     text: str | None = None  # code only: the decoded file, for grep
     refs: tuple[ReferenceRow, ...] = ()
     packed: bytes | None = None  # code only: `text` compressed as the store keeps it (made by the worker)
+    packed_refs: bytes | None = None  # code only: `refs` packed as SQLite keeps them (made by the worker)
 
 
 @dataclass(frozen=True)

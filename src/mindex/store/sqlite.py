@@ -28,9 +28,9 @@ from mindex.errors import (
     SourceExistsError,
     StoreError,
 )
-from mindex.models import Chunk, Document, Facets, Hit, SkippedFile, Source, SourceStats
+from mindex.models import Chunk, Document, Facets, Hit, ReferenceRow, SkippedFile, Source, SourceStats
 from mindex.pathglob import glob_match
-from mindex.store.base import ChunkSpan, inflate, pack
+from mindex.store.base import ChunkSpan, inflate, pack, pack_refs, ref_fields, unpack_refs
 from mindex.store.lock import WriteLock
 
 # BM25 column weights for (title, context, text, terms): a word in a heading or breadcrumb
@@ -126,6 +126,27 @@ class _TextCache:
         return text
 
 
+class _RefFields:
+    """Documents' references decoded (`ref_fields`), the most recent kept: the graph reads the
+    same files' references again as it follows a call. Keyed by the packed bytes themselves,
+    so a document written since is never served stale."""
+
+    KEEP = 4096  # documents
+
+    def __init__(self) -> None:
+        self.docs: OrderedDict[bytes, tuple[list[str], list[Any]]] = OrderedDict()
+
+    def __call__(self, packed: bytes) -> tuple[list[str], list[Any]]:
+        fields = self.docs.get(packed)
+        if fields is None:
+            fields = self.docs[packed] = ref_fields(packed)
+            if len(self.docs) > self.KEEP:
+                self.docs.popitem(last=False)
+        else:
+            self.docs.move_to_end(packed)
+        return fields
+
+
 class _FileLines:
     """`mindex_lines(packed, first, last)`: lines first..last (1-based, inclusive) of a code
     file's packed text, or NULL without one. The files' lines are kept for the next calls (a
@@ -153,6 +174,22 @@ class _FileLines:
         """`mindex_given_text(chunk_id)`: the text of a chunk the writer is writing and stored
         as '' (`given`), or NULL: no blob read, no inflating, no lines joined again."""
         return self.given.get(chunk_id)
+
+
+class _PackRefs:
+    """SQL aggregate `mindex_pack_refs(n, kind, name, qualifier, alias, line, scope)`: one
+    document's reference rows packed as `pack_refs` packs them, in `n` order (the migration
+    to schema v15)."""
+
+    def __init__(self) -> None:
+        self.rows: list[tuple[int, ReferenceRow]] = []
+
+    def step(self, n: int, kind: str, name: str, qualifier: str, alias: str, line: int, scope: str) -> None:
+        self.rows.append((n, (kind, name, qualifier, alias, line, scope)))
+
+    def finalize(self) -> bytes:
+        self.rows.sort(key=lambda row: row[0])
+        return pack_refs([ref for _, ref in self.rows])
 
 
 def _cut(lines: list[str], first: int, last: int) -> str:
@@ -195,13 +232,10 @@ class SQLiteStore:
     _CODE_TEXT = "mindex_inflate(packed)"  # a code file's text, as SQL
     _CHUNK_TEXT = _CHUNK_TEXT  # a chunk's text, as SQL (PostgreSQL: c.text)
     _HIT_COLUMNS = _HIT_COLUMNS
-    # References, and the name of the definition each sits in (schema v13: by number, in
-    # ref_scopes; PostgreSQL keeps the name in refs.scope).
-    _REFS = "refs r LEFT JOIN ref_scopes s ON s.document_id = r.document_id AND s.n = r.scope"
-    _REF_SCOPE = "coalesce(s.name, '')"
     # The rows that hang off a document, deleted with it; chunks before code_text, from which
-    # the full-text index is handed the text of chunks stored as ''.
-    _DOCUMENT_TABLES: tuple[str, ...] = ("chunks", "code_text", "refs", "ref_scopes", "symbols")
+    # the full-text index is handed the text of chunks stored as '', and ref_names before refs,
+    # whose packed rows say which names to delete (see `_delete_ref_names`).
+    _DOCUMENT_TABLES: tuple[str, ...] = ("chunks", "code_text", "ref_names", "refs", "symbols")
 
     def __init__(self, path: Path, lock_timeout: float = 30.0, create: bool = True) -> None:
         if not path.exists() and not create:
@@ -225,6 +259,7 @@ class SQLiteStore:
         self.conn.execute("PRAGMA foreign_keys = ON")
         self.conn.create_function("mindex_glob", 2, glob_match, deterministic=True)
         self._texts = _TextCache(TEXT_CACHE_CHARS)
+        self._ref_fields = _RefFields()
         self._migrate()
         if not self.read_only:
             self._restore_indexes()  # a bulk load killed before its end left them out
@@ -243,6 +278,8 @@ class SQLiteStore:
                 self._file_lines = _FileLines()
                 conn.create_function("mindex_lines", 3, self._file_lines, deterministic=True)
                 conn.create_function("mindex_given_text", 1, self._file_lines.given_text)
+                # the migration to v15 (typeshed knows only one-argument aggregates returning int)
+                conn.create_aggregate("mindex_pack_refs", 7, _PackRefs)  # type: ignore[arg-type]
                 if option:
                     conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
                 else:
@@ -483,7 +520,7 @@ class SQLiteStore:
                     [(doc_id, name, name.rsplit(".", 1)[-1], kind, first, last, signature, int(exported))
                      for name, kind, first, last, signature, exported in doc.symbols],
                 )
-                self._insert_refs(db, doc_id, [(n, *r) for n, r in enumerate(doc.refs)], known={})
+                self._insert_refs(db, doc_id, doc.refs, doc.packed_refs)
                 if doc.text is not None and lines is not None:
                     packed = doc.packed if doc.packed is not None else pack(doc.text)
                     db.execute("INSERT INTO code_text (document_id, packed) VALUES (?, ?)", (doc_id, packed))
@@ -497,25 +534,25 @@ class SQLiteStore:
                 self._file_lines.given.clear()
 
     @staticmethod
-    def _insert_refs(db: sqlite3.Connection, doc_id: int, refs: Sequence[Sequence[Any]],
-                     known: dict[str, int] | None = None) -> None:
-        """A document's references, (n, kind, name, qualifier, alias, line, scope name) each; the
-        scope names go to ref_scopes once, numbered after those the document already has
-        (`known`, read when not given: a new document has none)."""
+    def _insert_refs(db: sqlite3.Connection, doc_id: int, refs: Sequence[ReferenceRow],
+                     packed: bytes | None = None) -> None:
+        """A new document's references, (kind, name, qualifier, alias, line, scope) each, in its
+        order: one packed row (`packed` when a worker packed them), and a ref_names row per
+        name it calls."""
         if not refs:
             return
-        if known is None:
-            known = dict(db.execute("SELECT name, n FROM ref_scopes WHERE document_id = ?", (doc_id,)).fetchall())
-        fresh: dict[str, int] = {}
-        for *_, scope in refs:
-            if scope and scope not in known and scope not in fresh:
-                fresh[scope] = len(known) + len(fresh) + 1
-        db.executemany("INSERT INTO ref_scopes (document_id, n, name) VALUES (?, ?, ?)",
-                       [(doc_id, n, name) for name, n in fresh.items()])
-        numbers = {**known, **fresh}
-        db.executemany("INSERT INTO refs (document_id, n, kind, name, qualifier, alias, line, scope) "
-                       "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                       [(doc_id, *row[:-1], numbers[row[-1]] if row[-1] else 0) for row in refs])
+        db.execute("INSERT INTO refs (document_id, packed) VALUES (?, ?)", (doc_id, packed or pack_refs(refs)))
+        db.executemany("INSERT INTO ref_names (name, document_id) VALUES (?, ?)",
+                       [(name, doc_id) for name in {ref[1] for ref in refs}])
+
+    @staticmethod
+    def _delete_ref_names(db: sqlite3.Connection, doc_id: int) -> None:
+        """Delete a document's ref_names rows by their key, the names its packed references
+        hold (ref_names has no index by document: that would double its size)."""
+        row = db.execute("SELECT packed FROM refs WHERE document_id = ?", (doc_id,)).fetchone()
+        if row is not None:
+            db.executemany("DELETE FROM ref_names WHERE name = ? AND document_id = ?",
+                           [(name, doc_id) for name in {ref[1] for ref in unpack_refs(row[0])}])
 
     @staticmethod
     def _insert_chunks(db: sqlite3.Connection, doc_id: int, chunks: Sequence[Chunk], last_seq: int,
@@ -709,7 +746,10 @@ class SQLiteStore:
         ).fetchone()
         if row:
             for table in self._DOCUMENT_TABLES:  # chunks first (see _DOCUMENT_TABLES)
-                db.execute(f"DELETE FROM {table} WHERE document_id = ?", (row[0],))
+                if table == "ref_names":
+                    self._delete_ref_names(db, row[0])
+                else:
+                    db.execute(f"DELETE FROM {table} WHERE document_id = ?", (row[0],))
             db.execute("DELETE FROM documents WHERE id = ?", (row[0],))
 
     def finish_run(self, source_id: int, skipped: Sequence[SkippedFile]) -> None:
@@ -969,15 +1009,32 @@ class SQLiteStore:
     def ref_rows(self, column: str, value: str | int,
                  kind: str | None = None) -> list[tuple[int, str, str, str, str, int, str]]:
         """References where `column` (name or document_id) has `value`, optionally of one kind:
-        (document id, kind, name, qualifier, alias, line, scope)."""
-        where = {"name": "r.name = ?", "document_id": "r.document_id = ?"}[column]
-        params: list[str | int] = [value]
-        if kind is not None:
-            where += " AND r.kind = ?"
-            params.append(kind)
-        return self.conn.execute(
-            f"""SELECT r.document_id, r.kind, r.name, r.qualifier, r.alias, r.line, {self._REF_SCOPE}
-                FROM {self._REFS} WHERE {where} ORDER BY r.document_id, r.line, r.n""", params).fetchall()
+        (document id, kind, name, qualifier, alias, line, scope), by document, line and order."""
+        if column == "document_id":
+            documents = [int(value)]
+        elif column == "name":
+            documents = [d for (d,) in self.conn.execute("SELECT document_id FROM ref_names WHERE name = ?", (value,))]
+        else:
+            raise ValueError(f"references are looked up by name or document_id, not {column!r}")
+        out: list[tuple[int, str, str, str, str, int, str]] = []
+        for start in range(0, len(documents), 500):
+            part = documents[start:start + 500]
+            for doc_id, packed in self.conn.execute(
+                    f"SELECT document_id, packed FROM refs WHERE document_id IN ({','.join('?' * len(part))}) "
+                    "ORDER BY document_id", part):
+                strings, (kinds, names, qualifiers, aliases, scopes, lines) = self._ref_fields(packed)
+                if column == "name":  # compare numbers, and build only the references to the name
+                    wanted = strings.index(str(value)) if value in strings else -1
+                    chosen = [n for n, name in enumerate(names) if name == wanted]
+                else:
+                    chosen = list(range(len(names)))
+                if kind is not None:
+                    wanted = strings.index(kind) if kind in strings else -1
+                    chosen = [n for n in chosen if kinds[n] == wanted]
+                chosen.sort(key=lines.__getitem__)  # stable: a line's references in their order
+                out.extend((doc_id, strings[kinds[n]], strings[names[n]], strings[qualifiers[n]], strings[aliases[n]],
+                            lines[n], strings[scopes[n]]) for n in chosen)
+        return out
 
     def get_chunk(self, chunk_id: str) -> Hit:
         """Fetch a chunk by id, or by a unique prefix of at least 6 characters.
@@ -1028,6 +1085,8 @@ class SQLiteStore:
 
     def count_rows(self, table: str) -> int:
         """Rows of one of the `COPY_TABLES`."""
+        if table == "refs":  # one packed row a document
+            return sum(len(unpack_refs(packed)) for (packed,) in self.conn.execute("SELECT packed FROM refs"))
         (n,) = self.conn.execute(f"SELECT count(*) FROM {_copy_table(table)[0]}").fetchone()
         return int(n)
 
@@ -1039,9 +1098,8 @@ class SQLiteStore:
         if table == "chunks":  # whole texts, also of chunks read from their file
             select = ", ".join(self._CHUNK_TEXT if column == "text" else column for column in columns)
             name = "chunks c"
-        elif table == "refs":  # scope names, not SQLite's numbers
-            select = ", ".join(self._REF_SCOPE if column == "scope" else f"r.{column}" for column in columns)
-            name, keys = self._REFS, tuple(f"r.{key}" for key in keys)
+        elif table == "refs":  # one row a reference, from each document's packed row
+            return self._dump_refs(after, limit)
         where = f"WHERE ({', '.join(keys)}) > ({', '.join('?' * len(keys))})" if after is not None else ""
         extra = " AND key NOT IN ('schema_version', 'bulk_load_indexes', 'trigrams') AND key NOT LIKE 'copy:%'" \
             if table == "schema_meta" else ""
@@ -1063,10 +1121,15 @@ class SQLiteStore:
                 db.executemany("INSERT INTO code_trigrams (rowid, text) VALUES (?, ?)", [tuple(r) for r in rows])
             return
         if table == "refs":  # (document_id, n, ..., scope name) in key order; a document may span batches
-            by_document: dict[int, list[Sequence[Any]]] = {}
+            by_document: dict[int, list[ReferenceRow]] = {}
             for row in rows:
-                by_document.setdefault(row[0], []).append(row[1:])
+                by_document.setdefault(row[0], []).append(tuple(row[2:]))
             for doc_id, refs in by_document.items():
+                before = db.execute("SELECT packed FROM refs WHERE document_id = ?", (doc_id,)).fetchone()
+                if before is not None:
+                    self._delete_ref_names(db, doc_id)
+                    db.execute("DELETE FROM refs WHERE document_id = ?", (doc_id,))
+                    refs = unpack_refs(before[0]) + refs
                 self._insert_refs(db, doc_id, refs)
             return
         verb = "INSERT OR REPLACE" if table == "schema_meta" else "INSERT"
@@ -1077,10 +1140,24 @@ class SQLiteStore:
                        f"{self._CHUNK_TEXT}, terms FROM chunks c WHERE seq IN ({','.join('?' * len(rows))})",
                        [r[0] for r in rows])
 
+    def _dump_refs(self, after: Sequence[Any] | None, limit: int) -> list[tuple[Any, ...]]:
+        """`dump_rows` of refs: (document_id, n, kind, name, qualifier, alias, line, scope) after
+        the key `after`, in key order, unpacked from each document's row."""
+        first = tuple(after) if after is not None else (-1, -1)
+        out: list[tuple[Any, ...]] = []
+        for doc_id, packed in self.conn.execute(
+                "SELECT document_id, packed FROM refs WHERE document_id >= ? ORDER BY document_id", (first[0],)):
+            for n, ref in enumerate(unpack_refs(packed)):
+                if (doc_id, n) > first:
+                    out.append((doc_id, n, *ref))
+                    if len(out) == limit:
+                        return out
+        return out
+
     def clear_all(self) -> None:
         """Delete every row of every copied table (`mindex copy --replace`), in one transaction."""
         with self.transaction() as db:
-            db.execute("DELETE FROM ref_scopes")
+            db.execute("DELETE FROM ref_names")
             for table in reversed(COPY_TABLES):
                 db.execute(f"DELETE FROM {_copy_table(table)[0]}" +
                            (" WHERE key <> 'schema_version'" if table == "schema_meta" else ""))
