@@ -127,10 +127,16 @@ def test_bad_files_do_not_stop_it_and_a_missed_event_is_healed(watcher: queue.Qu
     # them as text: only the periodic reconcile can bring this one in.
     (repo / "pkg" / "notes.txt~").write_text("healed by the reconcile scan\n", encoding="utf-8")
     _until(lambda: "pkg/notes.txt~" in _paths(db), "a file only a reconcile sees")
-    reasons = []
-    while not watcher.empty():
-        reasons.append(watcher.get()["reason"])
-    assert "reconcile" in reasons
+    # The watcher prints a round once it has committed, so the index can show the file before
+    # the line arrives (under load it did): wait for the round that added it. Every reconcile
+    # prints a line, most adding nothing.
+    try:
+        update = watcher.get(timeout=DEADLINE)
+        while not update["sources"]["repo"]["added"]:
+            update = watcher.get(timeout=DEADLINE)
+    except queue.Empty:
+        raise AssertionError(f"no round reported adding the file within {DEADLINE} s") from None
+    assert update["reason"] == "reconcile"
 
 
 def test_serve_watch_answers_from_a_live_index(db: Path, repo: Path) -> None:
