@@ -6,12 +6,14 @@ import bisect
 import json
 import sys
 import zlib
-from array import array
 from collections.abc import Iterator, Sequence
 from contextlib import AbstractContextManager
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from mindex.models import Chunk, Document, Facets, Hit, ReferenceRow, SkippedFile, Source, SourceStats
+
+if TYPE_CHECKING:
+    from array import array
 
 
 def pack(text: str) -> bytes:
@@ -31,6 +33,8 @@ def pack_refs(refs: Sequence[ReferenceRow]) -> bytes:
     by NUL (as JSON in the rare file where one holds a NUL). A file repeats the same few
     callees, qualifiers and scopes: the stdlib's 353,000 references take 2.3 MB so, against
     26 MB as one row each with a by-name index; and a lookup reads numbers, not strings."""
+    from array import array  # here: a search never packs
+
     strings: dict[str, int] = {}
     number = strings.setdefault
     kinds, names, qualifiers, aliases, lines, scopes = zip(*refs) if refs else ((),) * 6
@@ -47,6 +51,8 @@ def pack_refs(refs: Sequence[ReferenceRow]) -> bytes:
 def ref_fields(packed: bytes) -> tuple[list[str], list[array[int]]]:
     """What `pack_refs` stored: the strings, and six columns (kind, name, qualifier, alias and
     scope as numbers into the strings; the line)."""
+    from array import array
+
     raw = zlib.decompress(packed)
     count, flags = _native(array("I", raw[:8]))
     code, width = ("I", 4) if flags & 1 else ("H", 2)
