@@ -381,3 +381,24 @@ def test_a_module_at_the_root_resolves_by_its_single_name(index: Index, tmp_path
     graph = index.graph()
     found = {(e.path, e.scope, round(e.confidence, 2)) for e in graph.callers(graph.targets("copyfileobj")[0])}
     assert found == {("http/server.py", "copy", 0.95), ("zipapp.py", "archive", 0.95)}
+
+
+def test_importers_find_every_style_of_import_in_file_and_line_order(index: Index, tmp_path: Path) -> None:
+    root = tmp_path / "imports"
+    files = {
+        "lib/tools.py": "def helper():\n    return 1\n",
+        "a.py": "import lib.tools\nfrom lib.tools import helper as h\n",
+        "b.py": "import lib.tools as lt\nfrom lib import tools\nfrom lib.tools import helper\n",
+        "c.py": "from lib.other import helper\nimport json\n",  # another module's helper; an unrelated module
+    }
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text, encoding="utf-8")
+    index.add_source(root, name="imports", kind="code")
+    index.index()
+    graph = index.graph()
+    (helper,) = graph.targets("helper")
+    found = [(e.path, e.line, e.reason) for e in graph.importers(helper)]
+    assert found == [("a.py", 1, "imports lib.tools"), ("a.py", 2, "imports helper"), ("b.py", 1, "imports lib.tools"),
+                     ("b.py", 3, "imports helper")]
+    assert [(e.path, e.line, e.reason) for e in graph.importers(helper)] == found  # asked again: the same

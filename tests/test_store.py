@@ -171,7 +171,8 @@ def test_a_v12_index_packs_its_references_and_reads_the_same_names(tmp_path: Pat
     # v13 numbered the scopes in ref_scopes; v15 packs each document's references into one row
     assert store.conn.execute("SELECT document_id FROM refs ORDER BY 1").fetchall() == [(1,), (2,)]
     assert store.conn.execute("SELECT * FROM ref_names ORDER BY 1, 2").fetchall() == [("h", 1), ("h", 2)]
-    assert store.conn.execute("SELECT 1 FROM sqlite_master WHERE name IN ('ref_scopes', 'refs_by_name')").fetchall() == []
+    assert store.conn.execute("SELECT 1 FROM sqlite_master WHERE name IN ('ref_scopes', 'refs_by_name', "
+                              "'symbols_by_name')").fetchall() == []
     store.close()
 
 
@@ -254,7 +255,7 @@ def test_a_large_first_index_writes_in_bulk_and_rebuilds_its_indexes(tmp_path: P
     path = tmp_path / "i.db"
     SQLiteStore(path).close()
     expected = _secondary_indexes(path)
-    assert {"symbols_by_name", "chunks_by_hash", "symbols_by_short"} <= expected
+    assert {"chunks_by_document", "chunks_by_hash", "symbols_by_short"} <= expected
     dropped: list[set[str]] = []
     monkeypatch.setattr(mindex.ingest, "BULK_FILES", 10)
     real_flush = mindex.ingest._BatchWriter.flush
@@ -273,9 +274,10 @@ def test_a_large_first_index_writes_in_bulk_and_rebuilds_its_indexes(tmp_path: P
     # A bulk load killed before its end: the next open builds the indexes again.
     store = SQLiteStore(path)
     with store.transaction() as db:
-        db.execute("DROP INDEX symbols_by_name")
+        db.execute("DROP INDEX symbols_by_short")
         db.execute("INSERT INTO schema_meta VALUES ('bulk_load_indexes', ?)", (
-            '{"pid": 999999999, "indexes": {"symbols_by_name": "CREATE INDEX symbols_by_name ON symbols (name)"}}',))
+            '{"pid": 999999999, "indexes": {"symbols_by_short": "CREATE INDEX symbols_by_short ON symbols '
+            '(short COLLATE NOCASE)"}}',))
     store.close()
     SQLiteStore(path).close()
     assert _secondary_indexes(path) == expected

@@ -116,6 +116,10 @@ class CodeGraph:
         self._spans: dict[int, list[ChunkSpan]] = {}
         self._roots = {stats.source.name: stats.source.root for stats in store.list_sources()}
         self._packages: dict[str, str] = {}
+        # every file's imports, by the name they bring in and by the file a whole module is
+        # (see `_imports_of`): made at the first `importers`, which `impact` asks per caller
+        self._import_names: dict[str, list[tuple[int, int, _Ref]]] | None = None
+        self._module_imports: dict[int, list[tuple[int, int, _Ref]]] = {}
 
     # -- symbols ---------------------------------------------------------------------------
 
@@ -481,21 +485,36 @@ class CodeGraph:
         return found
 
     def importers(self, target: SymbolRef) -> list[Edge]:
-        """Imports that reach `target`: its name imported from its file, or its whole module."""
+        """Imports that reach `target`: its name imported from its file, or its whole module
+        (`import pkg.mod`, `from pkg.mod import *`), in the order of the files and their imports."""
         short = target.name.split(".")[0]
-        edges = []
-        for doc_id in self.files:
-            for imp in self.imports(doc_id):
-                if imp.name not in ("", "*", short) and imp.alias != short:
-                    continue
-                module = imp.qualifier
-                files = self.module_files(doc_id, module, imp.name)
-                if not imp.name and not files:
-                    continue
-                if target.document_id in files or (
-                        imp.name == short and target.document_id in self.module_files(doc_id, module)):
-                    edges.append(self._edge(imp, target, 1.0, f"imports {imp.name or module}"))
-        return edges
+        names, modules = self._imports_of()
+        found = []
+        for place in names.get(short, ()):
+            imp = place[2]
+            if target.document_id in self.module_files(imp.document_id, imp.qualifier, imp.name) or (
+                    imp.name == short and target.document_id in self.module_files(imp.document_id, imp.qualifier)):
+                found.append(place)
+        found += modules.get(target.document_id, ())
+        return [self._edge(imp, target, 1.0, f"imports {imp.name or imp.qualifier}") for _, _, imp in sorted(
+            found, key=lambda place: place[:2])]
+
+    def _imports_of(self) -> tuple[dict[str, list[tuple[int, int, _Ref]]], dict[int, list[tuple[int, int, _Ref]]]]:
+        """Every file's imports as (file's place, import's place, import): by the name or alias
+        they bring in, and, for whole modules, by each file the module is. Made once: impact
+        asks `importers` for every caller it finds (thousands for a test helper), and going
+        through every file's imports each time took minutes on the standard library."""
+        if self._import_names is None:
+            self._import_names = {}
+            for place, doc_id in enumerate(self.files):
+                for n, imp in enumerate(self.imports(doc_id)):
+                    if imp.name in ("", "*"):
+                        for file in self.module_files(doc_id, imp.qualifier, imp.name):
+                            self._module_imports.setdefault(file, []).append((place, n, imp))
+                    else:
+                        for key in {imp.name, imp.alias} - {""}:
+                            self._import_names.setdefault(key, []).append((place, n, imp))
+        return self._import_names, self._module_imports
 
     def impact(self, target: SymbolRef, depth: int = 2, min_confidence: float = 0.5) -> list[dict[str, Any]]:
         """What may break if `target` changes: callers, their callers, ... up to `depth`, and

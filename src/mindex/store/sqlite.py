@@ -996,11 +996,20 @@ class SQLiteStore:
         """Symbols where `column` (name, short, document_id, or short_like / short_nocase
         for LIKE and case-insensitive matches) has `value`: (id, document id, name, kind,
         start, end, signature, exported)."""
-        where = {"name": "name = ?", "short": "short = ?", "document_id": "document_id = ?",
-                 "short_like": "short LIKE ? ESCAPE '\\'", "short_nocase": "short = ? COLLATE NOCASE"}[column]
+        # The one index by name is on `short` without case (v15): an exact name or short name
+        # is looked up through it, then compared exactly (a plain `short = ?` read the whole
+        # index: 4 ms a lookup on the stdlib, against 0.02).
+        where = {"name": "short = ? COLLATE NOCASE AND name = ?", "short": "short = ? COLLATE NOCASE AND short = ?",
+                 "document_id": "document_id = ?", "short_like": "short LIKE ? ESCAPE '\\'",
+                 "short_nocase": "short = ? COLLATE NOCASE"}[column]
+        params: tuple[str | int, ...] = (value,)
+        if column == "name":
+            params = (str(value).rsplit(".", 1)[-1], value)
+        elif column == "short":
+            params = (value, value)
         return self.conn.execute(
             f"""SELECT id, document_id, name, kind, start_line, end_line, signature, exported FROM symbols
-                WHERE {where} ORDER BY document_id, start_line""", (value,)).fetchall()
+                WHERE {where} ORDER BY document_id, start_line""", params).fetchall()
 
     def symbol_shorts(self) -> list[str]:
         """Every distinct short symbol name (for fuzzy lookups)."""
