@@ -91,6 +91,29 @@ def test_bad_inputs_are_skipped_with_reasons_and_good_files_still_indexed(index:
     assert {s["path"] for s in status["skipped"]} == set(reasons)
 
 
+def test_a_file_skipped_for_its_bytes_is_not_read_again_until_it_changes(index: Index, docs_dir: Path) -> None:
+    blob = docs_dir / "guide" / "blob.md"
+    blob.write_bytes(b"# Title\x00\x01\x02 binary, wombat")
+    (docs_dir / "guide" / "blank.txt").write_text("   \n\n")
+    index.settings = IndexSettings(workers=1)
+    index.add_source(docs_dir, name="docs")
+    reasons = {s.path: s.reason for s in index.index()["docs"].skipped}
+    assert reasons["guide/blob.md"] == "binary content in a .md file" and reasons["guide/blank.txt"] == "empty file"
+    # The same size and mtime with other bytes: the run trusts the marker and does not read it
+    stamp = blob.stat()
+    blob.write_bytes(b"# Title, now text wombat".ljust(stamp.st_size, b"."))
+    os.utime(blob, ns=(stamp.st_atime_ns, stamp.st_mtime_ns))
+    report = index.index()["docs"]
+    assert {s.path: s.reason for s in report.skipped} == reasons and "guide/blob.md" not in paths(index)
+    assert {s["path"]: s["reason"] for s in index.status()["skipped"]} == reasons  # and kept for the next run
+    # A new mtime: read again, and now it is text
+    os.utime(blob, ns=(stamp.st_atime_ns, stamp.st_mtime_ns + 1_000_000_000))
+    report = index.index()["docs"]
+    assert report.added == 1 and "guide/blob.md" in paths(index)
+    assert "guide/blob.md" not in {s.path for s in report.skipped}
+    assert index.search("wombat").hits[0].path == "guide/blob.md"
+
+
 def test_unreadable_file_is_skipped_not_fatal(tmp_path: Path) -> None:
     folder = tmp_path / "a.md"
     folder.mkdir()  # opening a folder as a file fails like an unreadable file does

@@ -14,7 +14,6 @@ import signal
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from contextlib import nullcontext
 from typing import TYPE_CHECKING
 
@@ -63,6 +62,8 @@ def _load_all(
     if workers <= 1 or len(tasks) < PARALLEL_THRESHOLD:
         yield from map(load, tasks)
         return
+    from concurrent.futures import ProcessPoolExecutor  # here: a run with nothing to parse never starts one
+
     pool = ProcessPoolExecutor(max_workers=workers, initializer=_follow_parent, initargs=(os.getpid(),))
     try:
         yield from pool.map(load, tasks, chunksize=max(1, min(16, len(tasks) // (workers * 8))))
@@ -108,6 +109,9 @@ def _index_source(store: Store, source: Source, settings: IndexSettings, real_ro
     entries, skipped = kind.discover(source)
     report.skipped.extend(skipped)
     markers = store.document_markers(source.id)
+    # Files skipped for their bytes last time, skipped again without a read while unchanged
+    # (the stdlib has 81: reading them every run started a worker pool for a no-op run).
+    remembered = {} if reparse else store.skipped_markers(source.id)
     tasks: list[LoadTask] = []
     present: set[str] = set()
     for entry in entries:
@@ -121,6 +125,8 @@ def _index_source(store: Store, source: Source, settings: IndexSettings, real_ro
             present.discard(entry.rel)
         elif not reparse and known is not None and known[0] == entry.size and known[1] == entry.mtime_ns:
             report.unchanged += 1
+        elif known is None and remembered.get(entry.rel, (None, None))[:2] == (entry.size, entry.mtime_ns):
+            report.skipped.append(SkippedFile(entry.rel, remembered[entry.rel][2], entry.size, entry.mtime_ns))
         else:
             tasks.append(
                 LoadTask(source.name, real_root, entry, known[2] if known and not reparse else None,

@@ -122,6 +122,10 @@ class SkippedFile:
 
     path: str
     reason: str
+    # Set when the reason lies in the file's bytes (empty, binary, generated or minified): the
+    # file's size and mtime then, so an unchanged file is not read again to be skipped again.
+    size: int | None = None
+    mtime_ns: int | None = None
 
 
 @dataclass(frozen=True)

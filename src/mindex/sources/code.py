@@ -143,7 +143,7 @@ def load(task: LoadTask) -> LoadResult:
     data, digest = read
     reason = _skip_by_content(data)
     if reason:
-        return SkippedFile(entry.rel, reason)
+        return SkippedFile(entry.rel, reason, entry.size, entry.mtime_ns)
     text, encoding = decode(data)
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     lang = language_for(entry.rel)

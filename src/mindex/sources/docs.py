@@ -86,7 +86,7 @@ def _parse(task: LoadTask, data: bytes) -> tuple[ParsedDocument, dict[str, objec
         except DependencyMissingError:
             return SkippedFile(entry.rel, "PDF support is not installed: pip install 'mindex[pdf]'")
     if _looks_binary(data):
-        return SkippedFile(entry.rel, f"binary content in a {suffix} file")
+        return SkippedFile(entry.rel, f"binary content in a {suffix} file", entry.size, entry.mtime_ns)
     text, encoding = decode(data)
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     parsed = PARSERS[suffix](text, entry.rel)
@@ -108,7 +108,7 @@ def read_changed(task: LoadTask) -> tuple[bytes, str] | LoadResult:
     except OSError as exc:
         return SkippedFile(entry.rel, f"unreadable: {exc.strerror or exc}")
     if not data.strip():
-        return SkippedFile(entry.rel, "empty file")
+        return SkippedFile(entry.rel, "empty file", entry.size, entry.mtime_ns)
     digest = hashlib.sha256(data).hexdigest()
     return Unchanged(entry) if digest == task.known_hash else (data, digest)
 

@@ -472,6 +472,14 @@ class SQLiteStore:
             out.append(SourceStats(source, docs, chunks))
         return out
 
+    def skipped_markers(self, source_id: int) -> dict[str, tuple[int, int, str]]:
+        """Map each file the last run skipped for its bytes to (size, mtime_ns, reason)."""
+        rows = self.conn.execute(
+            "SELECT path, size, mtime_ns, reason FROM skipped_files WHERE source_id = ? AND size IS NOT NULL",
+            (source_id,),
+        )
+        return {path: (size, mtime, reason) for path, size, mtime, reason in rows}
+
     def document_markers(self, source_id: int) -> dict[str, tuple[int, int, str]]:
         """Map each stored path of a source to (size, mtime_ns, content_hash)."""
         rows = self.conn.execute(
@@ -757,8 +765,8 @@ class SQLiteStore:
         with self.transaction() as db:
             db.execute("DELETE FROM skipped_files WHERE source_id = ?", (source_id,))
             db.executemany(
-                "INSERT OR REPLACE INTO skipped_files (source_id, path, reason) VALUES (?, ?, ?)",
-                [(source_id, s.path, s.reason) for s in skipped],
+                "INSERT OR REPLACE INTO skipped_files (source_id, path, reason, size, mtime_ns) VALUES (?, ?, ?, ?, ?)",
+                [(source_id, s.path, s.reason, s.size, s.mtime_ns) for s in skipped],
             )
             db.execute("UPDATE sources SET indexed_at = ? WHERE id = ?", (time.time(), source_id))
 
@@ -1192,7 +1200,7 @@ _COPY: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "code_text": (("document_id",), ("document_id", "text")),
     "vectors": (("model", "hash"), ("model", "hash", "vector")),
     "chunk_contexts": (("model", "hash"), ("model", "hash", "context")),
-    "skipped_files": (("source_id", "path"), ("source_id", "path", "reason")),
+    "skipped_files": (("source_id", "path"), ("source_id", "path", "reason", "size", "mtime_ns")),
     "kg_entities": (("id",), ("id", "type", "title", "confidence", "at", "path")),
     "kg_relations": (("src", "rel", "dst"), ("src", "rel", "dst")),
     "workflows": (("id",), ("id", "issue", "branch", "worktree", "phase", "status", "retries", "created_at",
