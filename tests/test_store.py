@@ -351,3 +351,34 @@ def test_references_follow_edits_removals_and_a_copy_in_small_batches(tmp_path: 
         ix.remove_source("repo")
         assert store.conn.execute("SELECT count(*) FROM ref_names").fetchone() == (0,)
         assert store.conn.execute("SELECT count(*) FROM refs").fetchone() == (0,)
+
+
+def test_a_v16_index_cuts_its_chunk_hashes_and_keeps_their_vectors_and_contexts(tmp_path: Path, docs_dir: Path) -> None:
+    from mindex.config import EmbedSettings, IndexSettings
+
+    path = tmp_path / "i.db"
+    with Index(path, IndexSettings(workers=1), embed=EmbedSettings(provider="none")) as ix:
+        ix.add_source(docs_dir, name="docs")
+        ix.index()
+    conn = sqlite3.connect(path)  # as v16 left it: 40-character hashes, vectors and contexts keyed by them
+    conn.execute("UPDATE chunks SET hash = hash || substr(id || id || id, 1, 24)")
+    rows = conn.execute("SELECT seq, hash FROM chunks ORDER BY seq").fetchall()
+    conn.executemany("INSERT INTO vectors (model, hash, vector) VALUES ('m', ?, ?)", [(h, bytes([seq % 256]) * 4)
+                                                                                       for seq, h in rows])
+    conn.executemany("INSERT INTO chunk_contexts (model, hash, context) VALUES ('w', ?, ?)", [(h, f"ctx {seq}")
+                                                                                             for seq, h in rows])
+    conn.execute("UPDATE schema_meta SET value = '16' WHERE key = 'schema_version'")
+    conn.commit()
+    conn.close()
+    store = SQLiteStore(path)
+    assert store.schema_version() == SCHEMA_VERSION
+    cut = store.conn.execute("SELECT seq, hash FROM chunks ORDER BY seq").fetchall()
+    assert cut == [(seq, h[:16]) for seq, h in rows]
+    assert store.conn.execute("SELECT c.seq, v.vector, x.context FROM chunks c JOIN vectors v ON v.hash = c.hash "
+                              "JOIN chunk_contexts x ON x.hash = c.hash ORDER BY c.seq").fetchall() == \
+        [(seq, bytes([seq % 256]) * 4, f"ctx {seq}") for seq, _ in rows]
+    assert store.pending_embeddings("m") == []
+    # the full-text index was left alone, and still answers
+    store.conn.execute("INSERT INTO chunks_fts (chunks_fts, rank) VALUES ('integrity-check', 0)")
+    assert store.conn.execute("SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH 'pool'").fetchone()[0] > 0
+    store.close()

@@ -161,8 +161,15 @@ def chunk_id(source: str, path: str, context: str, text: str, repeat: int) -> st
 
 
 def chunk_hash(context: str, text: str) -> str:
-    """A chunk's content hash: what its vector is keyed by."""
-    return hashlib.sha1(f"{context}\n{text}".encode("utf-8", "surrogatepass")).hexdigest()
+    """A chunk's content hash, what its vector is keyed by (see `text_hash`)."""
+    return text_hash(f"{context}\n{text}")
+
+
+def text_hash(text: str) -> str:
+    """16 hex characters (64 bits of the SHA-1; schema v17, 40 before): enough to tell apart
+    billions of texts in a fraction of the bytes. Chunk hashes and the keys of LLM-written
+    contexts are made by it."""
+    return hashlib.sha1(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
 
 
 def chunk_identity(source: str, path: str, context: str, text: str, seen: dict[str, int]) -> tuple[str, str]:

@@ -10,11 +10,11 @@ that reaches it saves the contexts written so far and stops between batches.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+from mindex.chunk import text_hash
 from mindex.config import ContextSettings
 from mindex.embed.base import Embedder, Vectors
 from mindex.errors import BudgetExceededError, ConfigError
@@ -101,7 +101,7 @@ class ContextualEmbedder(Embedder):
         return self.inner.embed_query(text)
 
     def embed_documents(self, texts: Sequence[str]) -> Vectors:
-        hashes = [hashlib.sha1(t.encode("utf-8", "surrogatepass")).hexdigest() for t in texts]
+        hashes = [text_hash(t) for t in texts]
         known = self.store.contexts_for(self.writer.identity, hashes)
         missing = list(dict.fromkeys(h for h in hashes if h not in known))
         if missing:
