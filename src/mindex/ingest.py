@@ -125,8 +125,8 @@ def _index_source(store: Store, source: Source, settings: IndexSettings, real_ro
             present.discard(entry.rel)
         elif not reparse and known is not None and known[0] == entry.size and known[1] == entry.mtime_ns:
             report.unchanged += 1
-        elif known is None and remembered.get(entry.rel, (None, None))[:2] == (entry.size, entry.mtime_ns):
-            report.skipped.append(SkippedFile(entry.rel, remembered[entry.rel][2], entry.size, entry.mtime_ns))
+        elif known is None and (seen := remembered.get(entry.rel)) and seen[:2] == (entry.size, entry.mtime_ns):
+            report.skipped.append(SkippedFile(entry.rel, seen[2], entry.size, entry.mtime_ns))
         else:
             tasks.append(
                 LoadTask(source.name, real_root, entry, known[2] if known and not reparse else None,

@@ -292,7 +292,8 @@ class PostgresStore(SQLiteStore):
     _CODE_TEXT = "text"
     _CHUNK_TEXT = "c.text"  # every chunk keeps its text here
     _HIT_COLUMNS = PLAIN_HIT_COLUMNS
-    _DOCUMENT_TABLES = ("chunks", "code_text", "refs", "symbols")  # one row a reference, its scope by name
+    _DOCUMENT_TABLES = ("chunks", "code_text", "refs", "symbols")
+    _PACKED_REFS = False  # one row a reference, its scope by name
 
     def __init__(self, url: str, lock_timeout: float = 30.0, create: bool = True, pool_size: int = 4) -> None:
         psycopg = _driver()
@@ -772,18 +773,7 @@ class PostgresStore(SQLiteStore):
 
     # -- mindex copy -----------------------------------------------------------------------
 
-    def count_rows(self, table: str) -> int:
-        from mindex.store.sqlite import _copy_table
-
-        (n,) = self.conn.execute(f"SELECT count(*) FROM {_copy_table(table)[0]}").fetchone()
-        return int(n)
-
     def dump_rows(self, table: str, after: Sequence[Any] | None, limit: int) -> list[tuple[Any, ...]]:
-        if table == "refs":
-            where = "WHERE (document_id, n) > (?, ?)" if after is not None else ""
-            return [tuple(row) for row in self.conn.execute(
-                f"SELECT document_id, n, kind, name, qualifier, alias, line, scope FROM refs {where} "
-                "ORDER BY document_id, n LIMIT ?", (*(after or ()), limit)).fetchall()]
         if table != "vectors":
             return super().dump_rows(table, after, limit)
         import numpy as np

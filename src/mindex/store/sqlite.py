@@ -17,6 +17,7 @@ from dataclasses import replace
 from collections import OrderedDict
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -126,25 +127,11 @@ class _TextCache:
         return text
 
 
-class _RefFields:
-    """Documents' references decoded (`ref_fields`), the most recent kept: the graph reads the
-    same files' references again as it follows a call. Keyed by the packed bytes themselves,
-    so a document written since is never served stale."""
-
-    KEEP = 2048  # documents: all 1,600 of the stdlib's that hold references take about 19 MB decoded
-
-    def __init__(self) -> None:
-        self.docs: OrderedDict[bytes, tuple[list[str], list[Any]]] = OrderedDict()
-
-    def __call__(self, packed: bytes) -> tuple[list[str], list[Any]]:
-        fields = self.docs.get(packed)
-        if fields is None:
-            fields = self.docs[packed] = ref_fields(packed)
-            if len(self.docs) > self.KEEP:
-                self.docs.popitem(last=False)
-        else:
-            self.docs.move_to_end(packed)
-        return fields
+# Documents' references decoded (`ref_fields`) kept per store, the graph reads the same
+# files' references again as it follows a call; keyed by the packed bytes themselves, so a
+# document written since is never served stale. All 1,600 of the stdlib's documents that
+# hold references take about 19 MB decoded.
+REF_DOCUMENTS_KEPT = 2048
 
 
 class _FileLines:
@@ -155,20 +142,13 @@ class _FileLines:
     KEEP = 64  # files
 
     def __init__(self) -> None:
-        self.files: OrderedDict[bytes, list[str]] = OrderedDict()
+        self.lines = lru_cache(maxsize=self.KEEP)(_lines_of)
         self.given: dict[str, str] = {}  # by chunk id: texts of a batch's chunks stored as ''
 
     def __call__(self, packed: bytes | None, first: int | None, last: int | None) -> str | None:
         if packed is None or first is None or last is None:
             return None
-        lines = self.files.get(packed)
-        if lines is None:
-            lines = self.files[packed] = inflate(packed).split("\n")
-            if len(self.files) > self.KEEP:
-                self.files.popitem(last=False)
-        else:
-            self.files.move_to_end(packed)
-        return _cut(lines, first, last)
+        return _cut(self.lines(packed), first, last)
 
     def given_text(self, chunk_id: str) -> str | None:
         """`mindex_given_text(chunk_id)`: the text of a chunk the writer is writing and stored
@@ -190,6 +170,11 @@ class _PackRefs:
     def finalize(self) -> bytes:
         self.rows.sort(key=lambda row: row[0])
         return pack_refs([ref for _, ref in self.rows])
+
+
+def _lines_of(packed: bytes) -> list[str]:
+    """A code file's lines, from its packed text."""
+    return inflate(packed).split("\n")
 
 
 def _cut(lines: list[str], first: int, last: int) -> str:
@@ -236,6 +221,8 @@ class SQLiteStore:
     # the full-text index is handed the text of chunks stored as '', and ref_names before refs,
     # whose packed rows say which names to delete (see `_delete_ref_names`).
     _DOCUMENT_TABLES: tuple[str, ...] = ("chunks", "code_text", "ref_names", "refs", "symbols")
+    # A document's references are one packed row (schema v15); PostgreSQL keeps a row each.
+    _PACKED_REFS = True
 
     def __init__(self, path: Path, lock_timeout: float = 30.0, create: bool = True) -> None:
         if not path.exists() and not create:
@@ -259,7 +246,7 @@ class SQLiteStore:
         self.conn.execute("PRAGMA foreign_keys = ON")
         self.conn.create_function("mindex_glob", 2, glob_match, deterministic=True)
         self._texts = _TextCache(TEXT_CACHE_CHARS)
-        self._ref_fields = _RefFields()
+        self._ref_fields = lru_cache(maxsize=REF_DOCUMENTS_KEPT)(ref_fields)
         self._migrate()
         if not self.read_only:
             self._restore_indexes()  # a bulk load killed before its end left them out
@@ -550,7 +537,7 @@ class SQLiteStore:
         if not refs:
             return
         db.execute("INSERT INTO refs (document_id, packed) VALUES (?, ?)", (doc_id, packed or pack_refs(refs)))
-        db.executemany("INSERT INTO ref_names (name, document_id) VALUES (?, ?)",
+        db.executemany("INSERT OR IGNORE INTO ref_names (name, document_id) VALUES (?, ?)",
                        [(name, doc_id) for name in {ref[1] for ref in refs}])
 
     @staticmethod
@@ -559,8 +546,9 @@ class SQLiteStore:
         hold (ref_names has no index by document: that would double its size)."""
         row = db.execute("SELECT packed FROM refs WHERE document_id = ?", (doc_id,)).fetchone()
         if row is not None:
+            strings, columns = ref_fields(row[0])
             db.executemany("DELETE FROM ref_names WHERE name = ? AND document_id = ?",
-                           [(name, doc_id) for name in {ref[1] for ref in unpack_refs(row[0])}])
+                           [(strings[n], doc_id) for n in set(columns[1])])
 
     @staticmethod
     def _insert_chunks(db: sqlite3.Connection, doc_id: int, chunks: Sequence[Chunk], last_seq: int,
@@ -1102,7 +1090,7 @@ class SQLiteStore:
 
     def count_rows(self, table: str) -> int:
         """Rows of one of the `COPY_TABLES`."""
-        if table == "refs":  # one packed row a document
+        if table == "refs" and self._PACKED_REFS:
             return sum(len(unpack_refs(packed)) for (packed,) in self.conn.execute("SELECT packed FROM refs"))
         (n,) = self.conn.execute(f"SELECT count(*) FROM {_copy_table(table)[0]}").fetchone()
         return int(n)
@@ -1115,7 +1103,7 @@ class SQLiteStore:
         if table == "chunks":  # whole texts, also of chunks read from their file
             select = ", ".join(self._CHUNK_TEXT if column == "text" else column for column in columns)
             name = "chunks c"
-        elif table == "refs":  # one row a reference, from each document's packed row
+        elif table == "refs" and self._PACKED_REFS:  # one row a reference, from each document's packed row
             return self._dump_refs(after, limit)
         where = f"WHERE ({', '.join(keys)}) > ({', '.join('?' * len(keys))})" if after is not None else ""
         extra = " AND key NOT IN ('schema_version', 'bulk_load_indexes', 'trigrams') AND key NOT LIKE 'copy:%'" \
@@ -1143,8 +1131,7 @@ class SQLiteStore:
                 by_document.setdefault(row[0], []).append(tuple(row[2:]))
             for doc_id, refs in by_document.items():
                 before = db.execute("SELECT packed FROM refs WHERE document_id = ?", (doc_id,)).fetchone()
-                if before is not None:
-                    self._delete_ref_names(db, doc_id)
+                if before is not None:  # its names so far stay in ref_names; `_insert_refs` adds the rest
                     db.execute("DELETE FROM refs WHERE document_id = ?", (doc_id,))
                     refs = unpack_refs(before[0]) + refs
                 self._insert_refs(db, doc_id, refs)
