@@ -382,3 +382,32 @@ def test_a_v16_index_cuts_its_chunk_hashes_and_keeps_their_vectors_and_contexts(
     store.conn.execute("INSERT INTO chunks_fts (chunks_fts, rank) VALUES ('integrity-check', 0)")
     assert store.conn.execute("SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH 'pool'").fetchone()[0] > 0
     store.close()
+
+
+@pytest.mark.parametrize("damage", [b"\x78\x9cgarbage", b"", b"not zlib at all"])
+def test_a_damaged_references_row_is_named_and_an_edit_of_its_file_heals_it(tmp_path: Path, damage: bytes) -> None:
+    import zlib
+
+    from mindex.config import EmbedSettings, IndexSettings
+
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / "a.py").write_text("def helper():\n    return 1\n\n\ndef main():\n    return helper()\n")
+    with Index(tmp_path / "i.db", IndexSettings(workers=1), embed=EmbedSettings(provider="none")) as ix:
+        ix.add_source(repo, name="repo", kind="code")
+        ix.index()
+        store = ix.store
+        with store.transaction() as db:
+            db.execute("UPDATE refs SET packed = ?", (damage,))
+        with pytest.raises(StoreError, match=r"stored references of a file are damaged .* run `mindex index`"):
+            store.ref_rows("name", "helper")
+        # a packed row whose numbers point past its strings is caught too
+        with store.transaction() as db:
+            db.execute("UPDATE refs SET packed = ?", (zlib.compress(b"\x01\x00\x00\x00\x00\x00\x00\x00" + b"\x09\x00" * 6),))
+        with pytest.raises(StoreError, match="damaged"):
+            store.ref_rows("document_id", 1)
+        (repo / "a.py").write_text("def helper():\n    return 2\n\n\ndef main():\n    return helper() + helper()\n")
+        assert ix.index()["repo"].updated == 1  # the damaged row goes with the old file
+        assert [row[5] for row in store.ref_rows("name", "helper", "call")] == [6, 6]
+        assert store.conn.execute("SELECT count(*) FROM ref_names WHERE document_id NOT IN "
+                                  "(SELECT id FROM documents)").fetchone() == (0,)

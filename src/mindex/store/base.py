@@ -10,6 +10,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any, Protocol
 
+from mindex.errors import StoreError
 from mindex.models import Chunk, Document, Facets, Hit, ReferenceRow, SkippedFile, Source, SourceStats
 
 if TYPE_CHECKING:
@@ -50,16 +51,29 @@ def pack_refs(refs: Sequence[ReferenceRow]) -> bytes:
 
 def ref_fields(packed: bytes) -> tuple[list[str], list[array[int]]]:
     """What `pack_refs` stored: the strings, and six columns (kind, name, qualifier, alias and
-    scope as numbers into the strings; the line)."""
+    scope as numbers into the strings; the line).
+
+    Raises:
+        StoreError: the row is damaged (the index file was edited or corrupted).
+    """
     from array import array
 
-    raw = zlib.decompress(packed)
-    count, flags = _native(array("I", raw[:8]))
-    code, width = ("I", 4) if flags & 1 else ("H", 2)
-    size = count * width
-    columns = [_native(array(code, raw[8 + i * size:8 + (i + 1) * size])) for i in range(6)]
-    body = raw[8 + 6 * size:].decode("utf-8", "surrogatepass")
-    return (json.loads(body) if flags & 2 else body.split("\0")), columns
+    try:
+        raw = zlib.decompress(packed)
+        count, flags = _native(array("I", raw[:8]))
+        code, width = ("I", 4) if flags & 1 else ("H", 2)
+        size = count * width
+        if len(raw) < 8 + 6 * size:
+            raise ValueError("shorter than its header says")
+        columns = [_native(array(code, raw[8 + i * size:8 + (i + 1) * size])) for i in range(6)]
+        body = raw[8 + 6 * size:].decode("utf-8", "surrogatepass")
+        strings: list[str] = json.loads(body) if flags & 2 else body.split("\0")
+        if count and max(max(column) for column in columns[:5]) >= len(strings):
+            raise ValueError("a number past its strings")
+    except (zlib.error, ValueError, TypeError) as exc:
+        raise StoreError(f"the index's stored references of a file are damaged ({exc}); move the index file "
+                         "aside and run `mindex index` to rebuild it") from None
+    return strings, columns
 
 
 def unpack_refs(packed: bytes) -> list[ReferenceRow]:

@@ -545,10 +545,15 @@ class SQLiteStore:
         """Delete a document's ref_names rows by their key, the names its packed references
         hold (ref_names has no index by document: that would double its size)."""
         row = db.execute("SELECT packed FROM refs WHERE document_id = ?", (doc_id,)).fetchone()
-        if row is not None:
+        if row is None:
+            return
+        try:
             strings, columns = ref_fields(row[0])
-            db.executemany("DELETE FROM ref_names WHERE name = ? AND document_id = ?",
-                           [(strings[n], doc_id) for n in set(columns[1])])
+        except StoreError:  # a damaged row: find its names the slow way, and the file heals
+            db.execute("DELETE FROM ref_names WHERE document_id = ?", (doc_id,))
+            return
+        db.executemany("DELETE FROM ref_names WHERE name = ? AND document_id = ?",
+                       [(strings[n], doc_id) for n in set(columns[1])])
 
     @staticmethod
     def _insert_chunks(db: sqlite3.Connection, doc_id: int, chunks: Sequence[Chunk], last_seq: int,
