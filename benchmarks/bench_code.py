@@ -95,8 +95,7 @@ def main() -> None:
         edited = index.index(embed=False)["stdlib"]
         edit = time.perf_counter() - started
         db_mb = sum(p.stat().st_size for p in Path(tmp).glob("code.db*")) / 1e6
-        counts = index.store.conn.execute(
-            "SELECT (SELECT count(*) FROM symbols), (SELECT count(*) FROM refs)").fetchone()
+        counts = (index.store.count_rows("symbols"), index.store.count_rows("refs"))  # packed: a row a file
         docs = report.added
         print(f"Tree: {tree} — {docs:,} files indexed, {len(report.skipped)} skipped, "
               f"{report.bytes / 1e6:.0f} MB of text; index file {db_mb:.0f} MB; {os.cpu_count()} cores.\n")

@@ -22,26 +22,35 @@ FIXTURES = Path(__file__).parent / "fixtures" / "code"
 RECORD = FIXTURES / "index-contents.json"
 
 QUERIES = {
-    "chunks": "SELECT d.path, c.ordinal, c.id, c.start_line, c.end_line, c.title, c.context, c.symbol, "
+    # a code chunk's symbol is its title (schema v18 dropped the copy in chunks.symbol)
+    "chunks": "SELECT d.path, c.ordinal, c.id, c.start_line, c.end_line, c.title, c.context, "
+              "CASE WHEN c.symbol_kind IS NOT NULL THEN c.title END, "
               "c.symbol_kind, c.terms, c.hash FROM chunks c JOIN documents d ON d.id = c.document_id",
-    "symbols": "SELECT d.path, s.name, s.short, s.kind, s.start_line, s.end_line, s.signature, s.exported "
-               "FROM symbols s JOIN documents d ON d.id = s.document_id",
-    # SQLite packs a document's references into one row (schema v15): see `rows`
+    # SQLite packs a document's definitions (schema v18) and references (v15) into one row
+    # each: see `rows`
+    "symbols": "SELECT d.path, s.packed FROM symbols s JOIN documents d ON d.id = s.document_id",
     "refs": "SELECT d.path, r.packed FROM refs r JOIN documents d ON d.id = r.document_id",
 }
-# PostgreSQL keeps one row a reference, the enclosing definition by name.
-POSTGRES_QUERIES = {**QUERIES, "refs": "SELECT d.path, r.kind, r.name, r.qualifier, r.alias, r.line, r.scope "
-                                       "FROM refs r JOIN documents d ON d.id = r.document_id"}
+# PostgreSQL keeps one row a definition, and a reference, the enclosing definition by name.
+POSTGRES_QUERIES = {**QUERIES,
+                    "symbols": "SELECT d.path, s.name, s.short, s.kind, s.start_line, s.end_line, s.signature, "
+                               "s.exported FROM symbols s JOIN documents d ON d.id = s.document_id",
+                    "refs": "SELECT d.path, r.kind, r.name, r.qualifier, r.alias, r.line, r.scope "
+                            "FROM refs r JOIN documents d ON d.id = r.document_id"}
 
 
 def rows(conn: sqlite3.Connection, table: str) -> list[tuple[object, ...]]:
-    """A table's rows as `QUERIES` reads them from SQLite, references one row each
-    (path, kind, name, qualifier, alias, line, scope)."""
-    from mindex.store.base import unpack_refs
+    """A table's rows as `QUERIES` reads them from SQLite: definitions one row each (path,
+    name, short name, kind, start, end, signature, exported), references likewise (path,
+    kind, name, qualifier, alias, line, scope)."""
+    from mindex.store.base import short_name, unpack_refs, unpack_symbols
 
     found = conn.execute(QUERIES[table]).fetchall()
     if table == "refs":
         return [(path, *ref) for path, packed in found for ref in unpack_refs(packed)]
+    if table == "symbols":
+        return [(path, name, short_name(name), kind, start, end, signature, int(exported))
+                for path, packed in found for name, kind, start, end, signature, exported in unpack_symbols(packed)]
     return found
 
 

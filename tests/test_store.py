@@ -227,7 +227,7 @@ def test_chunks_that_keep_their_own_text_are_read_and_replaced_like_the_others(t
         shown = {h.symbol: h.text for h in ix.search("zebra OR yak", mode="keyword").hits}
         assert shown == {"alpha": "def alpha():\n    return 'zebra'", "beta": "def beta():\n    return 'yak'"}
         # as a v11 index stored it: the text in the row (the update trigger re-indexes it)
-        db.execute("UPDATE chunks SET text = ? WHERE symbol = 'alpha'", (shown["alpha"],))
+        db.execute("UPDATE chunks SET text = ? WHERE title = 'alpha'", (shown["alpha"],))
         assert [h.text for h in ix.search("zebra", mode="keyword").hits] == [shown["alpha"]]
         (repo / "a.py").write_text("def gamma():\n    return 'okapi'\n")
         ix.index()
@@ -255,7 +255,7 @@ def test_a_large_first_index_writes_in_bulk_and_rebuilds_its_indexes(tmp_path: P
     path = tmp_path / "i.db"
     SQLiteStore(path).close()
     expected = _secondary_indexes(path)
-    assert {"chunks_by_document", "chunks_by_hash", "symbols_by_short"} <= expected
+    assert {"chunks_by_document", "chunks_by_hash"} <= expected
     dropped: list[set[str]] = []
     monkeypatch.setattr(mindex.ingest, "BULK_FILES", 10)
     real_flush = mindex.ingest._BatchWriter.flush
@@ -274,10 +274,9 @@ def test_a_large_first_index_writes_in_bulk_and_rebuilds_its_indexes(tmp_path: P
     # A bulk load killed before its end: the next open builds the indexes again.
     store = SQLiteStore(path)
     with store.transaction() as db:
-        db.execute("DROP INDEX symbols_by_short")
+        db.execute("DROP INDEX chunks_by_hash")
         db.execute("INSERT INTO schema_meta VALUES ('bulk_load_indexes', ?)", (
-            '{"pid": 999999999, "indexes": {"symbols_by_short": "CREATE INDEX symbols_by_short ON symbols '
-            '(short COLLATE NOCASE)"}}',))
+            '{"pid": 999999999, "indexes": {"chunks_by_hash": "CREATE INDEX chunks_by_hash ON chunks (hash)"}}',))
     store.close()
     SQLiteStore(path).close()
     assert _secondary_indexes(path) == expected
@@ -342,15 +341,22 @@ def test_references_follow_edits_removals_and_a_copy_in_small_batches(tmp_path: 
                                   ).fetchone() == (0,)
         expected = sorted(store.conn.execute("SELECT * FROM ref_names").fetchall())
         rows = [store.ref_rows("document_id", d) for (d,) in store.conn.execute("SELECT id FROM documents ORDER BY id")]
-        # a copy whose batches cut documents' references in two reads back the same
+        names = sorted(store.conn.execute("SELECT * FROM symbol_names").fetchall())
+        definitions = [store.symbol_rows("document_id", d)
+                       for (d,) in store.conn.execute("SELECT id FROM documents ORDER BY id")]
+        assert sorted(len(found) for found in definitions) == [1, 8, 8, 8, 8, 8]
+        # a copy whose batches cut documents' references and definitions in two reads back the same
         copy_index(tmp_path / "i.db", tmp_path / "copy.db", batch=7)
         copied = SQLiteStore(tmp_path / "copy.db")
         assert sorted(copied.conn.execute("SELECT * FROM ref_names").fetchall()) == expected
         assert [copied.ref_rows("document_id", d) for (d,) in copied.conn.execute("SELECT id FROM documents ORDER BY id")] == rows
+        assert sorted(copied.conn.execute("SELECT * FROM symbol_names").fetchall()) == names
+        assert [copied.symbol_rows("document_id", d)
+                for (d,) in copied.conn.execute("SELECT id FROM documents ORDER BY id")] == definitions
         copied.close()
         ix.remove_source("repo")
-        assert store.conn.execute("SELECT count(*) FROM ref_names").fetchone() == (0,)
-        assert store.conn.execute("SELECT count(*) FROM refs").fetchone() == (0,)
+        for table in ("ref_names", "refs", "symbol_names", "symbols"):
+            assert store.conn.execute(f"SELECT count(*) FROM {table}").fetchone() == (0,)
 
 
 def test_a_v16_index_cuts_its_chunk_hashes_and_keeps_their_vectors_and_contexts(tmp_path: Path, docs_dir: Path) -> None:
@@ -360,6 +366,7 @@ def test_a_v16_index_cuts_its_chunk_hashes_and_keeps_their_vectors_and_contexts(
     with Index(path, IndexSettings(workers=1), embed=EmbedSettings(provider="none")) as ix:
         ix.add_source(docs_dir, name="docs")
         ix.index()
+    _as_v17(path)
     conn = sqlite3.connect(path)  # as v16 left it: 40-character hashes, vectors and contexts keyed by them
     conn.execute("UPDATE chunks SET hash = hash || substr(id || id || id, 1, 24)")
     rows = conn.execute("SELECT seq, hash FROM chunks ORDER BY seq").fetchall()
@@ -384,8 +391,77 @@ def test_a_v16_index_cuts_its_chunk_hashes_and_keeps_their_vectors_and_contexts(
     store.close()
 
 
+def _as_v17(path: Path) -> None:
+    """Give an index file the v17 shapes of what v18 changed: a row a definition with its
+    indexes by short name and by document, and chunks.symbol (a code chunk's title)."""
+    from mindex.store.base import short_name, unpack_symbols
+
+    conn = sqlite3.connect(path)
+    packed = conn.execute("SELECT document_id, packed FROM symbols ORDER BY document_id").fetchall()
+    conn.executescript("""
+        DROP TABLE symbols;
+        DROP TABLE symbol_names;
+        CREATE TABLE symbols (
+            id INTEGER PRIMARY KEY, document_id INTEGER NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
+            name TEXT NOT NULL, short TEXT NOT NULL, kind TEXT NOT NULL, start_line INTEGER NOT NULL,
+            end_line INTEGER NOT NULL, signature TEXT NOT NULL, exported INTEGER NOT NULL DEFAULT 1);
+        CREATE INDEX symbols_by_short ON symbols (short COLLATE NOCASE);
+        CREATE INDEX symbols_by_document ON symbols (document_id);
+        ALTER TABLE chunks ADD COLUMN symbol TEXT;
+        UPDATE chunks SET symbol = title WHERE symbol_kind IS NOT NULL;
+        UPDATE schema_meta SET value = '17' WHERE key = 'schema_version';
+    """)
+    conn.executemany("INSERT INTO symbols (document_id, name, short, kind, start_line, end_line, signature, exported) "
+                     "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                     [(doc_id, name, short_name(name), kind, start, end, signature, int(exported))
+                      for doc_id, row in packed for name, kind, start, end, signature, exported in unpack_symbols(row)])
+    conn.commit()
+    conn.close()
+
+
+def test_a_v17_index_packs_its_definitions_and_answers_every_lookup_the_same(tmp_path: Path) -> None:
+    from mindex.config import EmbedSettings, IndexSettings
+    from test_index_contents import contents
+
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / "a.py").write_text("class Pool:\n    def get(self):\n        return 1\n\n    def GET(self):\n"
+                               "        return 2\n\n\ndef get():\n    return Pool().get()\n\n\nLIMIT = 3\n")
+    (repo / "b.py").write_text("from a import get\n\n\nclass Getter:\n    def get(self):\n        return get()\n")
+    (repo / "c.py").write_text("import os\n")  # no definitions: no row
+    path = tmp_path / "i.db"
+    lookups = [("name", "Pool.get"), ("name", "get"), ("short", "get"), ("short", "GET"), ("short_nocase", "get"),
+               ("short_like", "ge%"), ("short_like", "%ette%"), ("document_id", 1), ("document_id", 3)]
+
+    def answers(store: SQLiteStore) -> list[object]:
+        return [store.symbol_rows(column, value) for column, value in lookups] + [
+            sorted(store.symbol_shorts(), key=str.lower), store.symbol_spans([1, 2, 3]),
+            [h.symbol for h in store.keyword_search("get", 10, symbol_kind="method")]]
+
+    with Index(path, IndexSettings(workers=1), embed=EmbedSettings(provider="none")) as ix:
+        ix.add_source(repo, name="repo", kind="code")
+        ix.index()
+        before, digest = answers(ix.store), contents(path)
+    assert before[2] == [(1 << 32 | 1, 1, "Pool.get", "method", 2, 3, "get(self)", 1),
+                         (1 << 32 | 3, 1, "get", "function", 9, 10, "get()", 1),
+                         (2 << 32 | 1, 2, "Getter.get", "method", 5, 6, "get(self)", 1)]
+    assert [row[2] for row in before[3]] == ["Pool.GET"] and len(before[4]) == 4
+    assert [row[2] for row in before[5]] == ["Pool.get", "Pool.GET", "get", "Getter", "Getter.get"]
+    assert [row[2] for row in before[6]] == ["Getter"] and before[8] == []
+    assert before[-1] and set(before[-1]) <= {"Pool.get", "Pool.GET", "Getter.get"}
+    _as_v17(path)
+    store = SQLiteStore(path)
+    assert store.schema_version() == SCHEMA_VERSION
+    assert answers(store) == before
+    assert store.conn.execute("SELECT document_id FROM symbols ORDER BY 1").fetchall() == [(1,), (2,)]
+    assert store.conn.execute("SELECT 1 FROM sqlite_master WHERE name IN ('symbols_by_short', 'symbols_by_document')"
+                              ).fetchall() == []
+    store.close()
+    assert contents(path) == digest
+
+
 @pytest.mark.parametrize("damage", [b"\x78\x9cgarbage", b"", b"not zlib at all"])
-def test_a_damaged_references_row_is_named_and_an_edit_of_its_file_heals_it(tmp_path: Path, damage: bytes) -> None:
+def test_a_damaged_packed_row_is_named_and_an_edit_of_its_file_heals_it(tmp_path: Path, damage: bytes) -> None:
     import zlib
 
     from mindex.config import EmbedSettings, IndexSettings
@@ -399,8 +475,14 @@ def test_a_damaged_references_row_is_named_and_an_edit_of_its_file_heals_it(tmp_
         store = ix.store
         with store.transaction() as db:
             db.execute("UPDATE refs SET packed = ?", (damage,))
+            db.execute("UPDATE symbols SET packed = ?", (damage,))
         with pytest.raises(StoreError, match=r"stored references of a file are damaged .* run `mindex index`"):
             store.ref_rows("name", "helper")
+        with pytest.raises(StoreError, match=r"stored definitions of a file are damaged .* run `mindex index`"):
+            store.symbol_rows("short", "helper")
+        # the symbol-kind filter reads the chunk's own kind, and counts a damaged row as no definitions
+        assert [h.symbol for h in store.keyword_search("helper", 5, symbol_kind="function")] == ["helper", "main"]
+        assert store.keyword_search("helper", 5, symbol_kind="class") == []
         # a packed row whose numbers point past its strings is caught too
         with store.transaction() as db:
             db.execute("UPDATE refs SET packed = ?", (zlib.compress(b"\x01\x00\x00\x00\x00\x00\x00\x00" + b"\x09\x00" * 6),))
@@ -409,5 +491,7 @@ def test_a_damaged_references_row_is_named_and_an_edit_of_its_file_heals_it(tmp_
         (repo / "a.py").write_text("def helper():\n    return 2\n\n\ndef main():\n    return helper() + helper()\n")
         assert ix.index()["repo"].updated == 1  # the damaged row goes with the old file
         assert [row[5] for row in store.ref_rows("name", "helper", "call")] == [6, 6]
-        assert store.conn.execute("SELECT count(*) FROM ref_names WHERE document_id NOT IN "
-                                  "(SELECT id FROM documents)").fetchone() == (0,)
+        assert [row[2] for row in store.symbol_rows("short", "helper")] == ["helper"]
+        for table in ("ref_names", "symbol_names"):
+            assert store.conn.execute(f"SELECT count(*) FROM {table} WHERE document_id NOT IN "
+                                      "(SELECT id FROM documents)").fetchone() == (0,)

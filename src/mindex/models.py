@@ -114,6 +114,7 @@ class Document:
     refs: tuple[ReferenceRow, ...] = ()
     packed: bytes | None = None  # code only: `text` compressed as the store keeps it (made by the worker)
     packed_refs: bytes | None = None  # code only: `refs` packed as SQLite keeps them (made by the worker)
+    packed_symbols: bytes | None = None  # code only: `symbols` packed as SQLite keeps them (the worker's)
 
 
 @dataclass(frozen=True)

@@ -23,7 +23,7 @@ from mindex.models import Chunk, Document, ReferenceRow, SkippedFile, Source, Sy
 from mindex.parse.code import Parsed, ParseTimeout, chunk_code, definitions, parse_tree
 from mindex.parse.refs import references
 from mindex.parse.text import parse_text
-from mindex.store.base import pack, pack_refs
+from mindex.store.base import pack, pack_refs, pack_symbols
 from mindex.sources.docs import LoadResult, LoadTask, _looks_binary, decode, parser_failed, read_changed
 from mindex.sources.confine import LEAVES_SOURCE, resolves_inside
 from mindex.terms import search_terms
@@ -154,7 +154,8 @@ def load(task: LoadTask) -> LoadResult:
         return parser_failed(entry.rel, exc)
     # Compressed here, in the worker, so the single writer does not spend its time on it.
     return Document(entry.rel, "code", PurePosixPath(entry.rel).name, len(data), entry.mtime_ns, digest, metadata,
-                    chunks, symbols, text, refs, pack(text), pack_refs(refs) if refs else None)
+                    chunks, symbols, text, refs, pack(text), pack_refs(refs) if refs else None,
+                    pack_symbols(symbols) if symbols else None)
 
 
 def _chunk(task: LoadTask, text: str, lang: Lang | None, metadata: dict[str, object],

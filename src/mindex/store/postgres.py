@@ -294,6 +294,7 @@ class PostgresStore(SQLiteStore):
     _HIT_COLUMNS = PLAIN_HIT_COLUMNS
     _DOCUMENT_TABLES = ("chunks", "code_text", "refs", "symbols")
     _PACKED_REFS = False  # one row a reference, its scope by name
+    _PACKED_SYMBOLS = False  # one row a definition
 
     def __init__(self, url: str, lock_timeout: float = 30.0, create: bool = True, pool_size: int = 4) -> None:
         psycopg = _driver()
@@ -615,7 +616,7 @@ class PostgresStore(SQLiteStore):
         SQLite. PostgreSQL's own `ts_rank` knows no document frequencies: on the dev sets it
         ranked far below BM25 (code-ts keyword nDCG@10 0.150 against 0.337). Document
         frequencies and the mean length are read once per data version."""
-        where, params = _filters(source, kind, path, language, symbol_kind, facets)
+        where, params = _filters(source, kind, path, language, symbol_kind, facets, self._PACKED_SYMBOLS)
         lexemes = self._lexemes(tsquery(match)[1])
         count, mean = self._corpus()
         # FTS5's BM25: a term's frequency is summed over the fields, each occurrence counting
@@ -759,6 +760,33 @@ class PostgresStore(SQLiteStore):
             "last_indexed": one("SELECT max(indexed_at) FROM sources").fetchone()[0],
             "skipped": [{"source": s, "path": p, "reason": r} for s, p, r in skipped],
         }
+
+    def symbol_spans(self, document_ids: Sequence[int]) -> dict[int, list[tuple[int, int, str]]]:
+        """As SQLite's, from one row a definition."""
+        spans: dict[int, list[tuple[int, int, str]]] = {}
+        rows = self._select_in(
+            "SELECT document_id, start_line, end_line, name FROM symbols WHERE document_id IN ({})", (), document_ids)
+        for doc_id, start, end, name in rows:
+            spans.setdefault(doc_id, []).append((start, end, name))
+        return spans
+
+    def symbol_rows(self, column: str, value: str | int) -> list[tuple[int, int, str, str, int, int, str, int]]:
+        """As SQLite's, from one row a definition."""
+        where = {"name": "short = ? COLLATE NOCASE AND name = ?", "short": "short = ? COLLATE NOCASE AND short = ?",
+                 "document_id": "document_id = ?", "short_like": "short LIKE ? ESCAPE '\\'",
+                 "short_nocase": "short = ? COLLATE NOCASE"}[column]
+        params: tuple[str | int, ...] = (value,)
+        if column == "name":
+            params = (str(value).rsplit(".", 1)[-1], value)
+        elif column == "short":
+            params = (value, value)
+        return self.conn.execute(
+            f"""SELECT id, document_id, name, kind, start_line, end_line, signature, exported FROM symbols
+                WHERE {where} ORDER BY document_id, start_line""", params).fetchall()
+
+    def symbol_shorts(self) -> list[str]:
+        """Every distinct short symbol name (for fuzzy lookups)."""
+        return [row[0] for row in self.conn.execute("SELECT DISTINCT short FROM symbols")]
 
     def ref_rows(self, column: str, value: str | int,
                  kind: str | None = None) -> list[tuple[int, str, str, str, str, int, str]]:

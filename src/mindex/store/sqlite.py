@@ -29,9 +29,19 @@ from mindex.errors import (
     SourceExistsError,
     StoreError,
 )
-from mindex.models import Chunk, Document, Facets, Hit, ReferenceRow, SkippedFile, Source, SourceStats
+from mindex.models import Chunk, Document, Facets, Hit, ReferenceRow, SkippedFile, Source, SourceStats, SymbolRow
 from mindex.pathglob import glob_match
-from mindex.store.base import ChunkSpan, inflate, pack, pack_refs, ref_fields, unpack_refs
+from mindex.store.base import (
+    ChunkSpan,
+    inflate,
+    pack,
+    pack_refs,
+    pack_symbols,
+    ref_fields,
+    short_name,
+    unpack_refs,
+    unpack_symbols,
+)
 from mindex.store.lock import WriteLock
 
 # BM25 column weights for (title, context, text, terms): a word in a heading or breadcrumb
@@ -47,10 +57,12 @@ _CHUNK_TEXT = f"coalesce(nullif(c.text, ''), {_FROM_FILE}, '')"
 _BATCH_CHUNK_TEXT = f"coalesce(nullif(c.text, ''), mindex_given_text(c.id), {_FROM_FILE}, '')"
 _HIT_COLUMNS_WITH = """
     c.id, s.name, d.kind, d.path, c.title, c.context, c.start_line, c.end_line, c.page, {text},
-    c.seq, d.mtime_ns, d.language, c.symbol, c.symbol_kind, c.ordinal, c.at, c.facets
+    c.seq, d.mtime_ns, d.language, {symbol}, c.symbol_kind, c.ordinal, c.at, c.facets
 """
-_HIT_COLUMNS = _HIT_COLUMNS_WITH.format(text=_CHUNK_TEXT)
-PLAIN_HIT_COLUMNS = _HIT_COLUMNS_WITH.format(text="c.text")  # PostgreSQL: every chunk keeps its text
+# A code chunk's symbol is its title (schema v18 dropped the copy in chunks.symbol).
+_CHUNK_SYMBOL = "CASE WHEN c.symbol_kind IS NOT NULL THEN c.title END"
+_HIT_COLUMNS = _HIT_COLUMNS_WITH.format(text=_CHUNK_TEXT, symbol=_CHUNK_SYMBOL)
+PLAIN_HIT_COLUMNS = _HIT_COLUMNS_WITH.format(text="c.text", symbol=_CHUNK_SYMBOL)  # PostgreSQL: every chunk keeps its text
 # Every chunk query that shows or filters by source and path joins the same three tables.
 _CHUNK_JOINS = "JOIN documents d ON d.id = c.document_id JOIN sources s ON s.id = d.source_id"
 # A chunk's vector for a model; an empty one marks a chunk that needs none (imports only)
@@ -132,6 +144,11 @@ class _TextCache:
 # document written since is never served stale. All 1,600 of the stdlib's documents that
 # hold references take about 19 MB decoded.
 REF_DOCUMENTS_KEPT = 2048
+# The same for documents' definitions (`unpack_symbols`): all of the stdlib's take about 12 MB.
+SYMBOL_DOCUMENTS_KEPT = 2048
+# Definitions' short names compared as symbol_names' NOCASE collation compares them: ASCII
+# letters without case, every other character as it is.
+_ASCII_LOWER = {code: code + 32 for code in range(ord("A"), ord("Z") + 1)}
 
 
 class _FileLines:
@@ -170,6 +187,27 @@ class _PackRefs:
     def finalize(self) -> bytes:
         self.rows.sort(key=lambda row: row[0])
         return pack_refs([ref for _, ref in self.rows])
+
+
+class _PackSymbols:
+    """SQL aggregate `mindex_pack_symbols(id, name, kind, start, end, signature, exported)`:
+    one document's symbol rows packed as `pack_symbols` packs them, in id order (the migration
+    to schema v18)."""
+
+    def __init__(self) -> None:
+        self.rows: list[tuple[int, SymbolRow]] = []
+
+    def step(self, n: int, name: str, kind: str, start: int, end: int, signature: str, exported: int) -> None:
+        self.rows.append((n, (name, kind, start, end, signature, bool(exported))))
+
+    def finalize(self) -> bytes:
+        self.rows.sort(key=lambda row: row[0])
+        return pack_symbols([symbol for _, symbol in self.rows])
+
+
+def _nocase(text: str) -> str:
+    """`text` as NOCASE compares it (ASCII letters lower-cased)."""
+    return text.translate(_ASCII_LOWER)
 
 
 def _lines_of(packed: bytes) -> list[str]:
@@ -219,10 +257,13 @@ class SQLiteStore:
     _HIT_COLUMNS = _HIT_COLUMNS
     # The rows that hang off a document, deleted with it; chunks before code_text, from which
     # the full-text index is handed the text of chunks stored as '', and ref_names before refs,
-    # whose packed rows say which names to delete (see `_delete_ref_names`).
-    _DOCUMENT_TABLES: tuple[str, ...] = ("chunks", "code_text", "ref_names", "refs", "symbols")
-    # A document's references are one packed row (schema v15); PostgreSQL keeps a row each.
+    # whose packed rows say which names to delete (see `_delete_names`); symbol_names
+    # before symbols likewise.
+    _DOCUMENT_TABLES: tuple[str, ...] = ("chunks", "code_text", "ref_names", "refs", "symbol_names", "symbols")
+    # A document's references are one packed row (schema v15), its definitions too (v18);
+    # PostgreSQL keeps a row each.
     _PACKED_REFS = True
+    _PACKED_SYMBOLS = True
 
     def __init__(self, path: Path, lock_timeout: float = 30.0, create: bool = True) -> None:
         if not path.exists() and not create:
@@ -242,11 +283,12 @@ class SQLiteStore:
                     "point --db (or MINDEX_DB) at a writable folder"
                 ) from None
             self.read_only = _read_only(path)
+        self._ref_fields = lru_cache(maxsize=REF_DOCUMENTS_KEPT)(ref_fields)
+        self._unpacked_symbols = lru_cache(maxsize=SYMBOL_DOCUMENTS_KEPT)(unpack_symbols)
         self.conn = self._connect(max(lock_timeout, 5.0))
         self.conn.execute("PRAGMA foreign_keys = ON")
         self.conn.create_function("mindex_glob", 2, glob_match, deterministic=True)
         self._texts = _TextCache(TEXT_CACHE_CHARS)
-        self._ref_fields = lru_cache(maxsize=REF_DOCUMENTS_KEPT)(ref_fields)
         self._migrate()
         if not self.read_only:
             self._restore_indexes()  # a bulk load killed before its end left them out
@@ -267,6 +309,8 @@ class SQLiteStore:
                 conn.create_function("mindex_given_text", 1, self._file_lines.given_text)
                 # the migration to v15 (typeshed knows only one-argument aggregates returning int)
                 conn.create_aggregate("mindex_pack_refs", 7, _PackRefs)  # type: ignore[arg-type]
+                conn.create_aggregate("mindex_pack_symbols", 7, _PackSymbols)  # type: ignore[arg-type]
+                conn.create_function("mindex_defines", 4, self._defines, deterministic=True)
                 if option:
                     conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
                 else:
@@ -509,12 +553,7 @@ class SQLiteStore:
                 assert doc_id is not None
                 lines = doc.text.split("\n") if doc.text is not None else None
                 self._insert_chunks(db, doc_id, doc.chunks, last_seq, lines=lines, given=self._file_lines.given)
-                db.executemany(
-                    """INSERT INTO symbols (document_id, name, short, kind, start_line, end_line, signature, exported)
-                       VALUES (?, ?, ?, ?, ?, ?, ?, ?)""",
-                    [(doc_id, name, name.rsplit(".", 1)[-1], kind, first, last, signature, int(exported))
-                     for name, kind, first, last, signature, exported in doc.symbols],
-                )
+                self._insert_symbols(db, doc_id, doc.symbols, doc.packed_symbols)
                 self._insert_refs(db, doc_id, doc.refs, doc.packed_refs)
                 if doc.text is not None and lines is not None:
                     packed = doc.packed if doc.packed is not None else pack(doc.text)
@@ -541,19 +580,37 @@ class SQLiteStore:
                        [(name, doc_id) for name in {ref[1] for ref in refs}])
 
     @staticmethod
-    def _delete_ref_names(db: sqlite3.Connection, doc_id: int) -> None:
-        """Delete a document's ref_names rows by their key, the names its packed references
-        hold (ref_names has no index by document: that would double its size)."""
-        row = db.execute("SELECT packed FROM refs WHERE document_id = ?", (doc_id,)).fetchone()
+    def _insert_symbols(db: sqlite3.Connection, doc_id: int, symbols: Sequence[SymbolRow],
+                        packed: bytes | None = None) -> None:
+        """A new document's definitions, (name, kind, start, end, signature, exported) each, in
+        its order: one packed row (`packed` when a worker packed them), and a symbol_names
+        row per short name it defines."""
+        if not symbols:
+            return
+        db.execute("INSERT INTO symbols (document_id, packed) VALUES (?, ?)",
+                   (doc_id, packed or pack_symbols(symbols)))
+        db.executemany("INSERT OR IGNORE INTO symbol_names (short, document_id) VALUES (?, ?)",  # the first spelling kept
+                       [(short, doc_id) for short in sorted({short_name(symbol[0]) for symbol in symbols})])
+
+    @staticmethod
+    def _delete_names(db: sqlite3.Connection, doc_id: int, table: str) -> None:
+        """Delete a document's rows of `table` (ref_names or symbol_names) by their key, the
+        names its packed references or definitions hold (neither has an index by document:
+        that would double its size)."""
+        packed_in, column = ("refs", "name") if table == "ref_names" else ("symbols", "short")
+        row = db.execute(f"SELECT packed FROM {packed_in} WHERE document_id = ?", (doc_id,)).fetchone()
         if row is None:
             return
         try:
-            strings, columns = ref_fields(row[0])
+            if packed_in == "refs":
+                strings, columns = ref_fields(row[0])
+                names = {strings[n] for n in set(columns[1])}
+            else:
+                names = {short_name(symbol[0]) for symbol in unpack_symbols(row[0])}
         except StoreError:  # a damaged row: find its names the slow way, and the file heals
-            db.execute("DELETE FROM ref_names WHERE document_id = ?", (doc_id,))
+            db.execute(f"DELETE FROM {table} WHERE document_id = ?", (doc_id,))
             return
-        db.executemany("DELETE FROM ref_names WHERE name = ? AND document_id = ?",
-                       [(strings[n], doc_id) for n in set(columns[1])])
+        db.executemany(f"DELETE FROM {table} WHERE {column} = ? AND document_id = ?", [(name, doc_id) for name in names])
 
     @staticmethod
     def _insert_chunks(db: sqlite3.Connection, doc_id: int, chunks: Sequence[Chunk], last_seq: int,
@@ -574,10 +631,10 @@ class SQLiteStore:
                         given[c.id] = c.text
         db.executemany(
             """INSERT INTO chunks (id, document_id, ordinal, title, context, text, hash,
-               start_line, end_line, page, symbol, symbol_kind, terms, at, facets)
-               VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+               start_line, end_line, page, symbol_kind, terms, at, facets)
+               VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
             [(c.id, doc_id, c.ordinal if first is None else first + n, c.title, c.context, stored[n], c.hash,
-              c.start_line, c.end_line, c.page, c.symbol, c.symbol_kind, c.terms, c.at,
+              c.start_line, c.end_line, c.page, c.symbol_kind, c.terms, c.at,
               json.dumps(c.facets, ensure_ascii=False) if c.facets is not None else None)
              for n, c in enumerate(chunks)])
         faceted = {c.id: c.facets for c in chunks if c.facets}
@@ -747,8 +804,8 @@ class SQLiteStore:
         ).fetchone()
         if row:
             for table in self._DOCUMENT_TABLES:  # chunks first (see _DOCUMENT_TABLES)
-                if table == "ref_names":
-                    self._delete_ref_names(db, row[0])
+                if table in ("ref_names", "symbol_names"):
+                    self._delete_names(db, row[0], table)
                 else:
                     db.execute(f"DELETE FROM {table} WHERE document_id = ?", (row[0],))
             db.execute("DELETE FROM documents WHERE id = ?", (row[0],))
@@ -858,7 +915,7 @@ class SQLiteStore:
                       language: str | None = None, symbol_kind: str | None = None,
                       facets: Facets | None = None) -> list[int]:
         """Chunk seqs passing the filters (for filtering before vector top-k)."""
-        where, params = _filters(source, kind, path, language, symbol_kind, facets)
+        where, params = _filters(source, kind, path, language, symbol_kind, facets, self._PACKED_SYMBOLS)
         where.append("1")
         return [row[0] for row in self.conn.execute(
             f"""SELECT c.seq FROM chunks c {_CHUNK_JOINS} WHERE {' AND '.join(where)}""", params
@@ -899,7 +956,7 @@ class SQLiteStore:
         build every match's row and snippet before sorting: on a 100k-chunk index that was
         most of a search's time. Hits come without snippets (search writes them for the page).
         """
-        where, params = _filters(source, kind, path, language, symbol_kind, facets)
+        where, params = _filters(source, kind, path, language, symbol_kind, facets, self._PACKED_SYMBOLS)
         weights = ", ".join(str(w) for w in BM25_WEIGHTS)
         joins = f"JOIN chunks c ON c.seq = chunks_fts.rowid {_CHUNK_JOINS}" if where else ""
         ranked = self.conn.execute(
@@ -971,7 +1028,7 @@ class SQLiteStore:
         """Per document, its chunks' (start line, end line, id, symbol) in line order."""
         spans: dict[int, list[ChunkSpan]] = {}
         rows = self._select_in(
-            "SELECT document_id, start_line, end_line, id, symbol FROM chunks WHERE document_id IN ({})",
+            f"SELECT document_id, start_line, end_line, id, {_CHUNK_SYMBOL} FROM chunks c WHERE document_id IN ({{}})",
             (), document_ids)
         for doc_id, start, end, cid, symbol in sorted(rows, key=lambda r: (r[0], r[1] or 0)):
             if start is not None:
@@ -980,12 +1037,26 @@ class SQLiteStore:
 
     def symbol_spans(self, document_ids: Sequence[int]) -> dict[int, list[tuple[int, int, str]]]:
         """Per document, its definitions' (start line, end line, qualified name)."""
-        spans: dict[int, list[tuple[int, int, str]]] = {}
-        rows = self._select_in(
-            "SELECT document_id, start_line, end_line, name FROM symbols WHERE document_id IN ({})", (), document_ids)
-        for doc_id, start, end, name in rows:
-            spans.setdefault(doc_id, []).append((start, end, name))
-        return spans
+        return {doc_id: [(start, end, name) for name, _, start, end, _, _ in symbols]
+                for doc_id, symbols in self._symbols_of(document_ids).items()}
+
+    def _symbols_of(self, document_ids: Sequence[int]) -> dict[int, list[SymbolRow]]:
+        """Per document that has any, its definitions in their order (decoded rows kept)."""
+        rows = self._select_in("SELECT document_id, packed FROM symbols WHERE document_id IN ({})", (), document_ids)
+        return {doc_id: self._unpacked_symbols(packed) for doc_id, packed in rows}
+
+    def _defines(self, packed: bytes | None, kind: str, first: int | None, last: int | None) -> int:
+        """`mindex_defines(packed, kind, first, last)`: 1 when a document's packed definitions
+        hold one of `kind` starting on lines first..last, else 0 (the symbol-kind filter; a
+        damaged row, which SQLite would report only as "user-defined function raised
+        exception", counts as none: `mindex graph` and `symbols` name the damage)."""
+        if packed is None or first is None or last is None:
+            return 0
+        try:
+            symbols = self._unpacked_symbols(packed)
+        except StoreError:
+            return 0
+        return int(any(k == kind and first <= start <= last for _, k, start, _, _, _ in symbols))
 
     def code_files(self) -> list[tuple[int, str, str, str | None]]:
         """(document id, source, path, language) of every code file."""
@@ -996,25 +1067,44 @@ class SQLiteStore:
     def symbol_rows(self, column: str, value: str | int) -> list[tuple[int, int, str, str, int, int, str, int]]:
         """Symbols where `column` (name, short, document_id, or short_like / short_nocase
         for LIKE and case-insensitive matches) has `value`: (id, document id, name, kind,
-        start, end, signature, exported)."""
-        # The one index by name is on `short` without case (v15): an exact name or short name
-        # is looked up through it, then compared exactly (a plain `short = ?` read the whole
-        # index: 4 ms a lookup on the stdlib, against 0.02).
-        where = {"name": "short = ? COLLATE NOCASE AND name = ?", "short": "short = ? COLLATE NOCASE AND short = ?",
-                 "document_id": "document_id = ?", "short_like": "short LIKE ? ESCAPE '\\'",
-                 "short_nocase": "short = ? COLLATE NOCASE"}[column]
-        params: tuple[str | int, ...] = (value,)
-        if column == "name":
-            params = (str(value).rsplit(".", 1)[-1], value)
-        elif column == "short":
-            params = (value, value)
-        return self.conn.execute(
-            f"""SELECT id, document_id, name, kind, start_line, end_line, signature, exported FROM symbols
-                WHERE {where} ORDER BY document_id, start_line""", params).fetchall()
+        start, end, signature, exported), by document and first line. An id is the document's
+        number and the definition's place in it, the same for the same index contents."""
+        # symbol_names (schema v18) knows which documents define a short name, without case;
+        # their packed definitions are then compared exactly.
+        wanted: dict[int, set[str]] = {}  # short_like: per document, the matching names as NOCASE sees them
+        if column == "document_id":
+            documents = [int(value)]
+        elif column == "short_like":
+            for short, doc_id in self.conn.execute(
+                    "SELECT short, document_id FROM symbol_names WHERE short LIKE ? ESCAPE '\\'", (value,)):
+                wanted.setdefault(doc_id, set()).add(_nocase(short))
+            documents = sorted(wanted)
+        else:
+            key = short_name(str(value)) if column == "name" else str(value)
+            documents = [doc_id for (doc_id,) in self.conn.execute(
+                "SELECT document_id FROM symbol_names WHERE short = ?", (key,))]
+        out: list[tuple[int, int, str, str, int, int, str, int]] = []
+        for doc_id, symbols in sorted(self._symbols_of(documents).items()):
+            if column == "document_id":
+                chosen: Sequence[int] = range(len(symbols))
+            elif column == "name":
+                chosen = [n for n, symbol in enumerate(symbols) if symbol[0] == value]
+            elif column == "short":
+                chosen = [n for n, symbol in enumerate(symbols) if symbol[0].rpartition(".")[2] == value]
+            else:  # without case: str.lower() rejects most names cheaply, NOCASE's own folding decides
+                spellings = wanted.get(doc_id) or {_nocase(str(value))}
+                lowered = {spelling.lower() for spelling in spellings}
+                chosen = [n for n, symbol in enumerate(symbols)
+                          if (short := symbol[0].rpartition(".")[2]).lower() in lowered and _nocase(short) in spellings]
+            rows = [(doc_id << 32 | n, doc_id, *symbols[n][:4], symbols[n][4], int(symbols[n][5])) for n in chosen]
+            rows.sort(key=lambda row: row[4])  # by first line; a line's definitions in their order
+            out += rows
+        return out
 
     def symbol_shorts(self) -> list[str]:
-        """Every distinct short symbol name (for fuzzy lookups)."""
-        return [row[0] for row in self.conn.execute("SELECT DISTINCT short FROM symbols")]
+        """Every distinct short symbol name, one spelling of those that differ only in the case
+        of ASCII letters (for fuzzy lookups, which ignore case)."""
+        return [row[0] for row in self.conn.execute("SELECT DISTINCT short FROM symbol_names")]
 
     def ref_rows(self, column: str, value: str | int,
                  kind: str | None = None) -> list[tuple[int, str, str, str, str, int, str]]:
@@ -1097,6 +1187,8 @@ class SQLiteStore:
         """Rows of one of the `COPY_TABLES`."""
         if table == "refs" and self._PACKED_REFS:
             return sum(len(unpack_refs(packed)) for (packed,) in self.conn.execute("SELECT packed FROM refs"))
+        if table == "symbols" and self._PACKED_SYMBOLS:
+            return sum(len(unpack_symbols(packed)) for (packed,) in self.conn.execute("SELECT packed FROM symbols"))
         (n,) = self.conn.execute(f"SELECT count(*) FROM {_copy_table(table)[0]}").fetchone()
         return int(n)
 
@@ -1110,6 +1202,8 @@ class SQLiteStore:
             name = "chunks c"
         elif table == "refs" and self._PACKED_REFS:  # one row a reference, from each document's packed row
             return self._dump_refs(after, limit)
+        elif table == "symbols" and self._PACKED_SYMBOLS:  # one row a definition, likewise
+            return self._dump_symbols(after, limit)
         where = f"WHERE ({', '.join(keys)}) > ({', '.join('?' * len(keys))})" if after is not None else ""
         extra = " AND key NOT IN ('schema_version', 'bulk_load_indexes', 'trigrams') AND key NOT LIKE 'copy:%'" \
             if table == "schema_meta" else ""
@@ -1130,16 +1224,21 @@ class SQLiteStore:
             if _trigrams_built(db):
                 db.executemany("INSERT INTO code_trigrams (rowid, text) VALUES (?, ?)", [tuple(r) for r in rows])
             return
-        if table == "refs":  # (document_id, n, ..., scope name) in key order; a document may span batches
-            by_document: dict[int, list[ReferenceRow]] = {}
-            for row in rows:
-                by_document.setdefault(row[0], []).append(tuple(row[2:]))
-            for doc_id, refs in by_document.items():
-                before = db.execute("SELECT packed FROM refs WHERE document_id = ?", (doc_id,)).fetchone()
-                if before is not None:  # its names so far stay in ref_names; `_insert_refs` adds the rest
-                    db.execute("DELETE FROM refs WHERE document_id = ?", (doc_id,))
-                    refs = unpack_refs(before[0]) + refs
-                self._insert_refs(db, doc_id, refs)
+        if table in ("refs", "symbols"):  # in key order; a document's rows may span batches
+            if table == "refs":  # (document_id, n, kind, name, qualifier, alias, line, scope name)
+                items = [(row[0], tuple(row[2:])) for row in rows]
+            else:  # (id, document_id, name, short, kind, start, end, signature, exported)
+                items = [(row[1], (row[2], *row[4:8], bool(row[8]))) for row in rows]
+            by_document: dict[int, list[Any]] = {}
+            for doc_id, item in items:
+                by_document.setdefault(doc_id, []).append(item)
+            unpacked, insert = (unpack_refs, self._insert_refs) if table == "refs" else (unpack_symbols, self._insert_symbols)
+            for doc_id, found in by_document.items():
+                before = db.execute(f"SELECT packed FROM {table} WHERE document_id = ?", (doc_id,)).fetchone()
+                if before is not None:  # its names so far stay; the insert adds the rest
+                    db.execute(f"DELETE FROM {table} WHERE document_id = ?", (doc_id,))
+                    found = list(unpacked(before[0])) + found
+                insert(db, doc_id, found)
             return
         verb = "INSERT OR REPLACE" if table == "schema_meta" else "INSERT"
         db.executemany(f"{verb} INTO {name} ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})",
@@ -1163,10 +1262,28 @@ class SQLiteStore:
                         return out
         return out
 
+    def _dump_symbols(self, after: Sequence[Any] | None, limit: int) -> list[tuple[Any, ...]]:
+        """`dump_rows` of symbols: (id, document_id, name, short, kind, start, end, signature,
+        exported) after the key `after`, in id order, unpacked from each document's row; an
+        id is the document's number and the definition's place in it (as `symbol_rows`)."""
+        first = int(after[0]) if after is not None else -1
+        out: list[tuple[Any, ...]] = []
+        for doc_id, packed in self.conn.execute(
+                "SELECT document_id, packed FROM symbols WHERE document_id >= ? ORDER BY document_id",
+                (max(first, 0) >> 32,)):
+            for n, (name, kind, start, end, signature, exported) in enumerate(unpack_symbols(packed)):
+                if doc_id << 32 | n > first:
+                    out.append((doc_id << 32 | n, doc_id, name, short_name(name), kind, start, end, signature,
+                                int(exported)))
+                    if len(out) == limit:
+                        return out
+        return out
+
     def clear_all(self) -> None:
         """Delete every row of every copied table (`mindex copy --replace`), in one transaction."""
         with self.transaction() as db:
             db.execute("DELETE FROM ref_names")
+            db.execute("DELETE FROM symbol_names")
             for table in reversed(COPY_TABLES):
                 db.execute(f"DELETE FROM {_copy_table(table)[0]}" +
                            (" WHERE key <> 'schema_version'" if table == "schema_meta" else ""))
@@ -1184,7 +1301,7 @@ _COPY: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "documents": (("id",), ("id", "source_id", "path", "kind", "title", "size", "mtime_ns", "content_hash", "metadata",
                             "indexed_at", "language")),
     "chunks": (("seq",), ("seq", "id", "document_id", "ordinal", "title", "context", "text", "hash", "start_line",
-                          "end_line", "page", "symbol", "symbol_kind", "terms", "at", "facets")),
+                          "end_line", "page", "symbol_kind", "terms", "at", "facets")),
     "chunk_facets": (("seq", "name", "value"), ("seq", "name", "value")),
     "symbols": (("id",), ("id", "document_id", "name", "short", "kind", "start_line", "end_line", "signature",
                           "exported")),
@@ -1282,9 +1399,11 @@ def _facet_filters(facets: Facets) -> tuple[list[str], list[Any]]:
 
 
 def _filters(source: str | None, kind: str | None, path: str | None, language: str | None = None,
-             symbol_kind: str | None = None, facets: Facets | None = None) -> tuple[list[str], list[Any]]:
+             symbol_kind: str | None = None, facets: Facets | None = None,
+             packed_symbols: bool = True) -> tuple[list[str], list[Any]]:
     """WHERE clauses and parameters for the search filters (aliases s, d, c as in the queries;
-    the symbol kind is the chunk's own, or that of any definition starting inside it)."""
+    the symbol kind is the chunk's own, or that of any definition starting inside it, asked
+    of the document's packed definitions, or with `packed_symbols` false of its symbol rows)."""
     where: list[str] = []
     params: list[Any] = []
     if facets is not None:
@@ -1295,7 +1414,9 @@ def _filters(source: str | None, kind: str | None, path: str | None, language: s
             where.append(clause)
             params.append(value)
     if symbol_kind:
-        where.append("(c.symbol_kind = ? OR EXISTS (SELECT 1 FROM symbols y WHERE y.document_id = d.id "
+        where.append("(c.symbol_kind = ? OR mindex_defines((SELECT packed FROM symbols WHERE document_id = d.id), "
+                     "?, c.start_line, c.end_line))" if packed_symbols else
+                     "(c.symbol_kind = ? OR EXISTS (SELECT 1 FROM symbols y WHERE y.document_id = d.id "
                      "AND y.kind = ? AND y.start_line BETWEEN c.start_line AND c.end_line))")
         params += [symbol_kind, symbol_kind]
     return where, params
