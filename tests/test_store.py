@@ -314,6 +314,20 @@ def test_packed_references_read_back_exactly(refs: list[tuple[str, str, str, str
     assert unpack_refs(pack_refs(refs)) == refs
 
 
+@pytest.mark.parametrize("symbols", [
+    [],
+    [("A", "class", 1, 9, "class A(Base)", True), ("A.m", "method", 2, 3, "m(self)", True), ("_h", "function", 5, 5, "_h()", False)],
+    # a NUL inside a name (the strings go as JSON then), lone surrogates, non-ASCII
+    [("a\0b", "function", 2, 2, "a\0b()", True), ("caf\u00e9\udcff", "constant", 1, 1, "", False)],
+    # lines and strings past 16 bits
+    [(f"f{n}", "function", 70_000 + n, 70_001 + n, f"f{n}()", n % 2 == 0) for n in range(40_000)],
+])
+def test_packed_definitions_read_back_exactly(symbols: list[tuple[str, str, int, int, str, bool]]) -> None:
+    from mindex.store.base import pack_symbols, unpack_symbols
+
+    assert unpack_symbols(pack_symbols(symbols)) == symbols
+
+
 def test_references_follow_edits_removals_and_a_copy_in_small_batches(tmp_path: Path) -> None:
     from mindex.config import EmbedSettings, IndexSettings
     from mindex.copy import copy_index
