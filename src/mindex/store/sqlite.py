@@ -7,6 +7,7 @@ committed batch. Readers need no lock at all.
 
 from __future__ import annotations
 
+import bisect
 import json
 import logging
 import re
@@ -285,6 +286,7 @@ class SQLiteStore:
             self.read_only = _read_only(path)
         self._ref_fields = lru_cache(maxsize=REF_DOCUMENTS_KEPT)(ref_fields)
         self._unpacked_symbols = lru_cache(maxsize=SYMBOL_DOCUMENTS_KEPT)(unpack_symbols)
+        self._kind_starts = lru_cache(maxsize=SYMBOL_DOCUMENTS_KEPT)(self._starts_by_kind)
         self.conn = self._connect(max(lock_timeout, 5.0))
         self.conn.execute("PRAGMA foreign_keys = ON")
         self.conn.create_function("mindex_glob", 2, glob_match, deterministic=True)
@@ -1053,10 +1055,23 @@ class SQLiteStore:
         if packed is None or first is None or last is None:
             return 0
         try:
-            symbols = self._unpacked_symbols(packed)
+            starts = self._kind_starts(packed).get(kind)
         except StoreError:
             return 0
-        return int(any(k == kind and first <= start <= last for _, k, start, _, _, _ in symbols))
+        if not starts:
+            return 0
+        at = bisect.bisect_left(starts, first)
+        return int(at < len(starts) and starts[at] <= last)
+
+    def _starts_by_kind(self, packed: bytes) -> dict[str, list[int]]:
+        """A document's definitions' first lines by kind, sorted (what `mindex_defines` asks
+        for every chunk a filtered vector search may return: a bisection, not a scan)."""
+        starts: dict[str, list[int]] = {}
+        for _, kind, start, _, _, _ in self._unpacked_symbols(packed):
+            starts.setdefault(kind, []).append(start)
+        for lines in starts.values():
+            lines.sort()
+        return starts
 
     def code_files(self) -> list[tuple[int, str, str, str | None]]:
         """(document id, source, path, language) of every code file."""
