@@ -451,7 +451,8 @@ def test_a_v17_index_packs_its_definitions_and_answers_every_lookup_the_same(tmp
         return [store.symbol_rows(column, value) for column, value in lookups] + [
             sorted(store.symbol_shorts(), key=str.lower), store.symbol_spans([1, 2, 3]),
             [h.symbol for h in store.keyword_search("get", 10, symbol_kind="method")],
-            {kind: store.filtered_seqs(None, None, None, None, kind) for kind in ("method", "class", "constant")}]
+            {kind: store.filtered_seqs(None, None, None, None, kind) for kind in ("method", "class", "constant")},
+            store.filtered_seqs(None, None, "b*"), store.filtered_seqs(None, None, "*.py", symbol_kind="class")]
 
     with Index(path, IndexSettings(workers=1), embed=EmbedSettings(provider="none")) as ix:
         ix.add_source(repo, name="repo", kind="code")
@@ -463,12 +464,14 @@ def test_a_v17_index_packs_its_definitions_and_answers_every_lookup_the_same(tmp
     assert [row[2] for row in before[3]] == ["Pool.GET"] and len(before[4]) == 4
     assert [row[2] for row in before[5]] == ["Pool.get", "Pool.GET", "get", "Getter", "Getter.get"]
     assert [row[2] for row in before[6]] == ["Getter"] and before[8] == []
-    assert before[-2] and set(before[-2]) <= {"Pool.get", "Pool.GET", "Getter.get"}
+    assert before[-4] and set(before[-4]) <= {"Pool.get", "Pool.GET", "Getter.get"}
     # a chunk passes a symbol-kind filter by its own kind, or by a definition of that kind starting
     # in it (the constant LIMIT, in the chunk of a.py's last lines)
     titles = dict(sqlite3.connect(path).execute("SELECT seq, title FROM chunks").fetchall())
-    assert {kind: [titles[seq] for seq in seqs] for kind, seqs in before[-1].items()} == {
+    assert {kind: [titles[seq] for seq in seqs] for kind, seqs in before[-3].items()} == {
         "method": ["Pool.get", "Pool.GET", "Getter.get"], "class": ["Pool", "Getter"], "constant": ["a.py"]}
+    assert [titles[seq] for seq in before[-2]] == ["b.py", "Getter", "Getter.get"]  # a path glob, per document
+    assert [titles[seq] for seq in before[-1]] == ["Pool", "Getter"]
     _as_v17(path)
     store = SQLiteStore(path)
     assert store.schema_version() == SCHEMA_VERSION

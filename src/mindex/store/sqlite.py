@@ -917,7 +917,7 @@ class SQLiteStore:
                       language: str | None = None, symbol_kind: str | None = None,
                       facets: Facets | None = None) -> list[int]:
         """Chunk seqs passing the filters (for filtering before vector top-k)."""
-        where, params = _filters(source, kind, path, language, symbol_kind, facets, self._PACKED_SYMBOLS)
+        where, params = _filters(source, kind, path, language, symbol_kind, facets, self._PACKED_SYMBOLS, every_chunk=True)
         where.append("1")
         return [row[0] for row in self.conn.execute(
             f"""SELECT c.seq FROM chunks c {_CHUNK_JOINS} WHERE {' AND '.join(where)}""", params
@@ -1415,15 +1415,18 @@ def _facet_filters(facets: Facets) -> tuple[list[str], list[Any]]:
 
 def _filters(source: str | None, kind: str | None, path: str | None, language: str | None = None,
              symbol_kind: str | None = None, facets: Facets | None = None,
-             packed_symbols: bool = True) -> tuple[list[str], list[Any]]:
+             packed_symbols: bool = True, every_chunk: bool = False) -> tuple[list[str], list[Any]]:
     """WHERE clauses and parameters for the search filters (aliases s, d, c as in the queries;
     the symbol kind is the chunk's own, or that of any definition starting inside it, asked
-    of the document's packed definitions, or with `packed_symbols` false of its symbol rows)."""
+    of the document's packed definitions, or with `packed_symbols` false of its symbol rows).
+    With `every_chunk` (a filter over all chunks, not over a query's matches) the path glob
+    is matched once a document instead of once a chunk."""
     where: list[str] = []
     params: list[Any] = []
     if facets is not None:
         where, params = _facet_filters(facets)
-    for clause, value in (("s.name = ?", source), ("d.kind = ?", kind), ("mindex_glob(?, d.path)", path),
+    glob = "d.id IN (SELECT id FROM documents WHERE mindex_glob(?, path))" if every_chunk else "mindex_glob(?, d.path)"
+    for clause, value in (("s.name = ?", source), ("d.kind = ?", kind), (glob, path),
                           ("d.language = ?", language)):
         if value:
             where.append(clause)
