@@ -194,6 +194,8 @@ def test_symbols_exports_outline_and_constants(graph_index: Index) -> None:
     assert [s.name for s in graph.exports(graph.document("web/util.js"))] == ["fmt", "log"]
     found = graph.find("Usr")
     assert found and found[0][1].name == "User" and found[0][0] == "fuzzy"
+    # among close spellings the closest comes first, not the shortest
+    assert [(how, s.name) for how, s in graph.find("cleanap")] == [("fuzzy", "cleanup"), ("fuzzy", "clean")]
     assert [(how, s.name) for how, s in graph.find("User")] == [("exact", "User"), ("fuzzy", "create_user")]
     assert [(how, s.name) for how, s in graph.find("ren")] == [("prefix", "User.rename")]
     (user,) = graph.targets("User")

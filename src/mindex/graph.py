@@ -151,7 +151,8 @@ class CodeGraph:
     def find(self, query: str, kind: str | None = None, path: str | None = None,
              limit: int = 50) -> list[tuple[str, SymbolRef]]:
         """Definitions by name: exact (qualified or last part), then prefix, then fuzzy
-        (close spellings and substrings, case-insensitive). Returns (match type, symbol)."""
+        (close spellings, the closest first, then substrings; case-insensitive). Returns
+        (match type, symbol)."""
         found: dict[int, tuple[str, SymbolRef]] = {}
         last = query.rsplit(".", 1)[-1]
         for symbol in self._exact(query):
@@ -161,15 +162,21 @@ class CodeGraph:
             found.setdefault(row[0], ("prefix", self._symbol(row)))
         # Misspellings keep about the same length: comparing only those keeps this fast.
         spellings = {s.lower() for s in self.store.symbol_shorts() if abs(len(s) - len(last)) <= 2}
-        close = difflib.get_close_matches(last.lower(), spellings, n=10, cutoff=0.75)
+        close = difflib.get_close_matches(last.lower(), spellings, n=10, cutoff=0.75)  # the closest first
         for spelling in close:
             for row in self.store.symbol_rows("short_nocase", spelling):
                 found.setdefault(row[0], ("fuzzy", self._symbol(row)))
         for row in self.store.symbol_rows("short_like", "%" + like + "%"):
             found.setdefault(row[0], ("fuzzy", self._symbol(row)))
         order = {"exact": 0, "prefix": 1, "fuzzy": 2}
-        ranked = sorted(found.values(), key=lambda m: (order[m[0]], len(m[1].name), m[1].source, m[1].path,
-                                                      m[1].start_line))
+        closeness = {spelling: n for n, spelling in enumerate(close)}
+
+        def rank(match: tuple[str, SymbolRef]) -> tuple[int, int, int, str, str, int]:
+            how, s = match
+            near = closeness.get(s.name.rsplit(".", 1)[-1].lower(), len(close)) if how == "fuzzy" else 0
+            return order[how], near, len(s.name), s.source, s.path, s.start_line
+
+        ranked = sorted(found.values(), key=rank)
         return [(how, s) for how, s in ranked
                 if (kind is None or s.kind == kind) and glob_match(path, s.path)][:limit]
 
