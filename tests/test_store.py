@@ -473,8 +473,16 @@ def test_a_v17_index_packs_its_definitions_and_answers_every_lookup_the_same(tmp
     assert [titles[seq] for seq in before[-2]] == ["b.py", "Getter", "Getter.get"]  # a path glob, per document
     assert [titles[seq] for seq in before[-1]] == ["Pool", "Getter"]
     _as_v17(path)
+    conn = sqlite3.connect(path)  # and a bulk load of v17 killed before it built its indexes again
+    conn.execute("DROP INDEX symbols_by_short")
+    conn.execute("INSERT INTO schema_meta VALUES ('bulk_load_indexes', ?)", (
+        '{"pid": 999999999, "indexes": {"symbols_by_short": "CREATE INDEX symbols_by_short ON symbols '
+        '(short COLLATE NOCASE)"}}',))
+    conn.commit()
+    conn.close()
     store = SQLiteStore(path)
     assert store.schema_version() == SCHEMA_VERSION
+    assert store.get_meta("bulk_load_indexes") is None
     assert answers(store) == before
     assert store.conn.execute("SELECT document_id FROM symbols ORDER BY 1").fetchall() == [(1,), (2,)]
     assert store.conn.execute("SELECT 1 FROM sqlite_master WHERE name IN ('symbols_by_short', 'symbols_by_document')"
