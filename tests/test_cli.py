@@ -50,6 +50,10 @@ def test_add_index_search_get_sources_status_remove(run, docs_dir: Path, tmp_pat
     assert listed[0]["name"] == "docs" and listed[0]["documents"] == 7
     status = json.loads(run("status", "--json"))
     assert status["documents"] == 7 and status["schema_version"] == SCHEMA_VERSION
+    compacted = json.loads(run("compact", "--json"))  # SQLite: merged and rewritten; PostgreSQL: VACUUM (ANALYZE)
+    assert set(compacted) == {"db", "before_bytes", "after_bytes", "seconds"} and compacted["after_bytes"] > 0
+    assert "given back" in run("compact")
+    assert json.loads(run("search", "connection pool", "--json"))["results"][0]["path"] == "guide/pooling.md"
     assert "Removed source docs" in run("remove", "docs")
     assert json.loads(run("search", "pool", "--json"))["results"] == []
 

@@ -55,7 +55,7 @@ def test_read_commands_work_on_a_read_only_index(built: Path) -> None:
 def test_write_commands_say_the_index_is_read_only(built: Path, tmp_path: Path) -> None:
     db = str(built / "index.db")
     before = (built / "index.db").read_bytes()
-    for command in (["index"], ["add", str(tmp_path)], ["remove", "docs"], ["embed"]):
+    for command in (["index"], ["add", str(tmp_path)], ["remove", "docs"], ["embed"], ["compact"]):
         done = _read_only(built, *MINDEX, "--db", db, *command)
         assert done.returncode == 1, (command, done.stderr)
         assert "read-only" in done.stderr and "move it aside" not in done.stderr, done.stderr

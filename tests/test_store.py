@@ -526,3 +526,47 @@ def test_a_damaged_packed_row_is_named_and_an_edit_of_its_file_heals_it(tmp_path
         for table in ("ref_names", "symbol_names"):
             assert store.conn.execute(f"SELECT count(*) FROM {table} WHERE document_id NOT IN "
                                       "(SELECT id FROM documents)").fetchone() == (0,)
+
+
+def test_compact_gives_back_the_room_edits_leave_and_answers_the_same(tmp_path: Path) -> None:
+    from mindex.config import EmbedSettings, IndexSettings
+
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    for n in range(30):
+        (repo / f"m{n}.py").write_text("".join(f"def f{n}_{k}(value):\n    return parse_{k}(value) + {n}\n\n\n"
+                                               for k in range(40)))
+    path = tmp_path / "i.db"
+    with Index(path, IndexSettings(workers=1), embed=EmbedSettings(provider="none")) as ix:
+        ix.add_source(repo, name="repo", kind="code")
+        ix.index()
+        assert ix.grep("parse_7").matches  # grep's trigram index is built, and compacted too
+        for edit in range(4):  # each run rewrites every file's rows
+            for n in range(30):
+                (repo / f"m{n}.py").write_text((repo / f"m{n}.py").read_text() + f"\n# edit {edit}\n")
+            ix.index()
+        queries = ["parse value", "f3_17", "return parse"]
+        before = [[h.id for h in ix.search(q, 20, mode="keyword").hits] for q in queries]
+        lines = [(m.path, m.line) for m in ix.grep(r"parse_1\d\(").matches]
+        report = ix.compact()
+        assert report["after_bytes"] < report["before_bytes"] * 0.9, report
+        assert path.stat().st_size == report["after_bytes"]  # the write-ahead log emptied
+        db = ix.store.conn
+        for table in ("chunks_fts", "code_trigrams"):
+            db.execute(f"INSERT INTO {table} ({table}, rank) VALUES ('integrity-check', 0)")
+        assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+        assert [[h.id for h in ix.search(q, 20, mode="keyword").hits] for q in queries] == before
+        assert [(m.path, m.line) for m in ix.grep(r"parse_1\d\(").matches] == lines
+        # a disk too full for the merged segments: a clear error, and the index as it was
+        (repo / "m0.py").write_text("def g():\n    return 1\n")
+        ix.index()
+        db.execute("VACUUM")  # no free pages left to merge into
+        db.execute(f"PRAGMA max_page_count = {db.execute('PRAGMA page_count').fetchone()[0]}")
+        with pytest.raises(StoreError, match=r"is full: compacting needs room .* the index is unchanged.*mindex compact"):
+            ix.compact()
+        assert not db.in_transaction
+        assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+        assert [h.id for h in ix.search("parse value", 20, mode="keyword").hits]
+        db.execute("PRAGMA max_page_count = 1073741823")
+        assert ix.compact()["after_bytes"] > 0
+

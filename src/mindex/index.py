@@ -664,6 +664,20 @@ class Index:
         """
         return self.store.get_chunk(chunk_id.strip())
 
+    def compact(self) -> dict[str, Any]:
+        """Give back the room edits leave behind: the full-text indexes merged, the file
+        rewritten without free pages (SQLite); `VACUUM (ANALYZE)` on PostgreSQL. Returns
+        db, before_bytes, after_bytes and seconds.
+
+        Raises:
+            ReadOnlyIndexError: the index cannot be written.
+            StoreError: not enough disk for the rewrite (the index is unchanged).
+        """
+        started = time.perf_counter()
+        report = self.store.compact()
+        report["seconds"] = round(time.perf_counter() - started, 3)
+        return report
+
     def status(self) -> dict[str, Any]:
         """Database path, schema, counts, size and the files skipped by the last runs."""
         stats = self.store.stats()

@@ -761,6 +761,16 @@ class PostgresStore(SQLiteStore):
             "skipped": [{"source": s, "path": p, "reason": r} for s, p, r in skipped],
         }
 
+    def compact(self) -> dict[str, Any]:
+        """`VACUUM (ANALYZE)` of the database: PostgreSQL keeps the space it frees for the
+        next rows (autovacuum does the same in time) and refreshes the planner's statistics;
+        the files shrink only when their last pages were freed."""
+        before = self.conn.execute("SELECT pg_database_size(current_database())").fetchone()[0]
+        with self._connection() as conn:  # autocommit: VACUUM cannot run inside a transaction
+            conn.execute("VACUUM (ANALYZE)")
+        after = self.conn.execute("SELECT pg_database_size(current_database())").fetchone()[0]
+        return {"db": redact(self.url), "before_bytes": before, "after_bytes": after}
+
     def symbol_spans(self, document_ids: Sequence[int]) -> dict[int, list[tuple[int, int, str]]]:
         """As SQLite's, from one row a definition."""
         spans: dict[int, list[tuple[int, int, str]]] = {}

@@ -1184,9 +1184,7 @@ class SQLiteStore:
         return {
             "db": str(self.path),
             "schema_version": self.schema_version(),
-            "db_bytes": sum(
-                p.stat().st_size for p in (self.path, Path(f"{self.path}-wal")) if p.exists()
-            ),
+            "db_bytes": self._bytes(),
             "sources": one("SELECT count(*) FROM sources").fetchone()[0],
             "documents": one("SELECT count(*) FROM documents").fetchone()[0],
             "chunks": one("SELECT count(*) FROM chunks").fetchone()[0],
@@ -1195,6 +1193,41 @@ class SQLiteStore:
             "skipped": [{"source": s, "path": p, "reason": r} for s, p, r in skipped],
         }
 
+
+    def _bytes(self) -> int:
+        """The index file and its write-ahead log, in bytes."""
+        return sum(p.stat().st_size for p in (self.path, Path(f"{self.path}-wal")) if p.exists())
+
+    def compact(self) -> dict[str, Any]:
+        """Give back the room edits leave behind (`mindex compact`): merge each full-text
+        index's segments into one (FTS5 `optimize`), then rewrite the file without free
+        pages (`VACUUM`) and empty the write-ahead log. Returns the sizes before and after.
+
+        Raises:
+            ReadOnlyIndexError: the index cannot be written.
+            StoreError: the disk is full (the index is unchanged).
+        """
+        self.ensure_writable()
+        before = self._bytes()
+        with self.lock:
+            try:
+                self.conn.execute("BEGIN IMMEDIATE")
+                self.conn.execute("INSERT INTO chunks_fts (chunks_fts) VALUES ('optimize')")
+                if _trigrams_built(self.conn):
+                    self.conn.execute("INSERT INTO code_trigrams (code_trigrams) VALUES ('optimize')")
+                self.conn.execute("COMMIT")
+                self.conn.execute("VACUUM")
+                self.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            except sqlite3.OperationalError as exc:
+                if self.conn.in_transaction:
+                    self.conn.execute("ROLLBACK")
+                if "full" in str(exc):
+                    raise StoreError(
+                        f"the disk holding {self.path} (or the temporary folder) is full: compacting needs room "
+                        f"for two more copies of the index, about {2 * before / 1e6:,.0f} MB; the index is unchanged. "
+                        "Free some space and rerun `mindex compact`") from None
+                raise _explain(exc, self.path) from exc
+        return {"db": str(self.path), "before_bytes": before, "after_bytes": self._bytes()}
 
     # -- copying a whole index to another backend (mindex copy) -------------------------------
 
