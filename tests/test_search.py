@@ -201,3 +201,18 @@ def test_consecutive_markdown_sections_merge_across_the_blank_line(index: Index,
     merged = sorted(index.search("walrus", merge=True).hits, key=lambda h: h.start_line or 0)
     assert [(h.start_line, h.end_line) for h in merged] == [(1, 7), (13, 15)]
     assert "Size it by walrus" in merged[0].text and "Nothing here" not in merged[0].text
+
+
+def test_a_hit_copied_with_changes_is_what_dataclasses_replace_gives() -> None:
+    import dataclasses
+
+    from mindex.models import Hit
+
+    hit = Hit("id", "src", "code", "a.py", "t", "ctx", 1, 2, None, 0.5, "", "text", explain={"keyword": {"rank": 1}})
+    changed = hit.but(score=2.0, explain={"fused": 2.0})
+    assert changed == dataclasses.replace(hit, score=2.0, explain={"fused": 2.0})
+    assert (hit.score, hit.explain) == (0.5, {"keyword": {"rank": 1}}) and changed.text == "text"
+    with pytest.raises(TypeError, match="no field nope"):
+        hit.but(nope=1)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        changed.score = 3.0  # type: ignore[misc]

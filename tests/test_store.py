@@ -570,3 +570,22 @@ def test_compact_gives_back_the_room_edits_leave_and_answers_the_same(tmp_path: 
         db.execute("PRAGMA max_page_count = 1073741823")
         assert ix.compact()["after_bytes"] > 0
 
+
+
+def test_kept_texts_and_lines_stay_within_their_size() -> None:
+    from mindex.store.base import pack
+    from mindex.store.sqlite import _FileLines, _TextCache
+
+    texts = _TextCache(200)
+    for key in "abcd":
+        texts.put(key, key * 45)
+    assert texts.put("big", "z" * 51) and texts.get("big") is None  # over a quarter of the limit: not kept
+    assert texts.get("a") == "a" * 45  # a is now the most recently used
+    texts.put("e", "e" * 45)  # 225 > 200: the least recently used goes
+    assert texts.get("b") is None and texts.get("a") and texts.get("e") and texts.size == 180
+    lines = _FileLines()
+    lines.kept.limit = 50
+    small, large = pack("one\ntwo"), pack("\n".join(["line"] * 20))  # 7 and 99 characters
+    assert lines(small, 2, 2) == "two" and lines(large, 19, 20) == "line\nline"
+    assert list(lines.kept.items) == [large]  # the newest is kept however large; the older made room
+    assert lines(pack("one\nTWO"), 2, 2) == "TWO"  # keyed by the packed bytes: never stale

@@ -154,6 +154,21 @@ class Hit:
     ordinal: int | None = None  # the chunk's place in its document (merging neighbours); not in JSON
     facets: dict[str, Any] | None = None  # memory and knowledge: id, type, at, tags, files, ...
 
+    def but(self, **changes: Any) -> Hit:
+        """A copy with some fields changed: `dataclasses.replace` without its call of
+        `__init__` (this class has no `__post_init__`), 8× faster where every candidate of a
+        query gets its fused score (1,600 a localization question: 25 ms).
+
+        Raises:
+            TypeError: a name that is not a field.
+        """
+        unknown = changes.keys() - self.__dict__.keys()
+        if unknown:
+            raise TypeError(f"Hit has no field {', '.join(sorted(unknown))}")
+        new = object.__new__(Hit)
+        new.__dict__.update(self.__dict__, **changes)
+        return new
+
     def to_dict(self) -> dict[str, Any]:
         """Return the documented JSON shape (`page`, `explain` only where present)."""
         out: dict[str, Any] = {

@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 from typing import Any
@@ -109,8 +109,10 @@ def candidate_features(query: str, legs: dict[str, list[Hit]],
 
 
 def _share(wanted: frozenset[str], *texts: str) -> float:
-    """The share of the words in `wanted` that one of `texts` holds."""
-    return sum(1 for w in wanted if any(w in text for text in texts)) / len(wanted)
+    """The share of the words in `wanted` that one of `texts` holds (searched joined by NUL,
+    which no query word holds: one substring test a word, not one a text)."""
+    joined = "\0".join(texts)
+    return len([w for w in wanted if w in joined]) / len(wanted)
 
 
 def learned_fusion(query: str, legs: dict[str, list[Hit]], weights: dict[str, float],
@@ -137,5 +139,5 @@ def learned_fusion(query: str, legs: dict[str, list[Hit]], weights: dict[str, fl
         explain: dict[str, Any] = {leg: {"rank": p[hit.id][0], "score": round(p[hit.id][1], 6)}
                                    for leg, p in places.items() if hit.id in p}
         explain["fused"] = round(float(scores[i]), 6)
-        out.append(replace(hit, score=float(scores[i]), explain=explain))
+        out.append(hit.but(score=float(scores[i]), explain=explain))
     return out

@@ -14,7 +14,6 @@ import re
 import math
 import time
 from collections.abc import Callable
-from dataclasses import replace
 from functools import cache, lru_cache
 from typing import TYPE_CHECKING, Any
 
@@ -159,8 +158,8 @@ def lexical_search(
         for hit in extra:
             if hit.id not in seen:
                 below = not hits or hit.score < hits[-1].score
-                hits.append(hit if below else replace(hit, score=hits[-1].score * 0.999))
-    page = tuple(replace(hit, snippet=make_snippet(hit.text, query)) if snippets else hit for hit in hits[offset:wanted])
+                hits.append(hit if below else hit.but(score=hits[-1].score * 0.999))
+    page = tuple(hit.but(snippet=make_snippet(hit.text, query)) if snippets else hit for hit in hits[offset:wanted])
     took = (time.perf_counter() - started) * 1000
     return SearchResult(query, "keyword", took, page)
 
@@ -190,7 +189,7 @@ def semantic_leg(
     def hits() -> list[Hit]:
         ranked = future.result()
         found = store.hits_by_seq([seq for seq, _ in ranked])
-        return [replace(found[seq], score=score) for seq, score in ranked if seq in found]
+        return [found[seq].but(score=score) for seq, score in ranked if seq in found]
 
     return hits
 
@@ -205,7 +204,7 @@ def _worker() -> ThreadPoolExecutor:
 
 def with_snippets(hits: list[Hit], query: str) -> list[Hit]:
     """`hits` with a snippet written for each that has none (`make_snippet`)."""
-    return [hit if hit.snippet else replace(hit, snippet=make_snippet(hit.text, query)) for hit in hits]
+    return [hit if hit.snippet else hit.but(snippet=make_snippet(hit.text, query)) for hit in hits]
 
 
 def fuse(legs: dict[str, list[Hit]], weights: dict[str, float], k: int = 60) -> list[Hit]:
@@ -224,7 +223,7 @@ def fuse(legs: dict[str, list[Hit]], weights: dict[str, float], k: int = 60) -> 
             explain.setdefault(hit.id, {})[leg] = {"rank": rank, "score": round(hit.score, 6)}
     order = sorted(fused, key=lambda cid: -fused[cid])
     return [
-        replace(first[cid], score=fused[cid], explain={**explain[cid], "fused": round(fused[cid], 6)})
+        first[cid].but(score=fused[cid], explain={**explain[cid], "fused": round(fused[cid], 6)})
         for cid in order
     ]
 
@@ -282,7 +281,7 @@ def decay(hits: list[Hit], half_lives: dict[str, float], now: float | None = Non
             age = max(0.0, now - hit.modified) / 86400
             factor = 0.5 ** (age / days)
             score = hit.score + math.log(max(factor, 1e-300)) if logits else hit.score * factor
-            hit = replace(hit, score=score,
+            hit = hit.but(score=score,
                           explain={**(hit.explain or {}), "recency": {"age_days": round(age, 1), "factor": round(factor, 4)}})
         out.append(hit)
     return sorted(out, key=lambda h: -h.score)
@@ -312,8 +311,8 @@ def expand(
             known = by_id.get(hit.id)
             if known is not None and known.score >= score:
                 continue  # already ranked at least as high on its own
-            base = known or replace(hit, snippet=" ".join(hit.text.split())[:240])
-            by_id[hit.id] = replace(base, score=score, explain={
+            base = known or hit.but(snippet=" ".join(hit.text.split())[:240])
+            by_id[hit.id] = base.but(score=score, explain={
                 **(base.explain or {}), "hop": {"from": seed.id, "similarity": round(sim, 4)}})
     return sorted(by_id.values(), key=lambda h: -h.score)
 
@@ -329,7 +328,7 @@ def collapse_sections(hits: list[Hit]) -> list[Hit]:
         key = (hit.source, hit.path, hit.context, (hit.facets or {}).get("id"))
         counts[key] = counts.get(key, 0) + 1
         best.setdefault(key, hit)
-    return [hit if counts[key] == 1 else replace(hit, explain={**(hit.explain or {}), "section": {"chunks": counts[key]}})
+    return [hit if counts[key] == 1 else hit.but(explain={**(hit.explain or {}), "section": {"chunks": counts[key]}})
             for key, hit in best.items()]
 
 
@@ -343,7 +342,7 @@ def group_by_file(hits: list[Hit]) -> list[Hit]:
         key = (hit.source, hit.path)
         counts[key] = counts.get(key, 0) + 1
         best.setdefault(key, hit)
-    return [replace(hit, explain={**(hit.explain or {}), "file": {"chunks": counts[key]}})
+    return [hit.but(explain={**(hit.explain or {}), "file": {"chunks": counts[key]}})
             for key, hit in best.items()]
 
 
@@ -387,6 +386,6 @@ def _joined(a: Hit, b: Hit) -> Hit:
             break
     text = "\n\n".join(head + tail)
     merged = (a.explain or {}).get("merged", [a.id]) + [b.id]
-    return replace(a, start_line=min(a.start_line or 0, b.start_line or 0),
+    return a.but(start_line=min(a.start_line or 0, b.start_line or 0),
                    end_line=max(a.end_line or 0, b.end_line or 0), text=text,
                    explain={**(a.explain or {}), "merged": merged})

@@ -12,7 +12,6 @@ from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
-from dataclasses import replace
 from typing import Any, ClassVar
 
 from mindex.errors import MindexError
@@ -64,7 +63,7 @@ def apply_rerank(
     took = round((time.perf_counter() - started) * 1000, 1)
     order = sorted(range(len(head)), key=lambda i: -scores[i])
     ranked = [
-        replace(head[i], score=float(scores[i]), explain={
+        head[i].but(score=float(scores[i]), explain={
             **(head[i].explain or {}), "rerank": {"rank": rank, "score": round(float(scores[i]), 6),
                                                   "before": i + 1, "model": reranker.model_id, "ms": took}})
         for rank, i in enumerate(order, 1)
@@ -81,7 +80,7 @@ def _check(scores: Any, expected: int) -> None:
 
 
 def _fallback(hits: list[Hit], reason: str) -> list[Hit]:
-    return [replace(h, explain={**(h.explain or {}), "rerank": {"skipped": reason}}) for h in hits]
+    return [h.but(explain={**(h.explain or {}), "rerank": {"skipped": reason}}) for h in hits]
 
 
 def scores_from_indexed(items: Sequence[Any], count: int, index_key: str, score_key: str) -> list[float]:

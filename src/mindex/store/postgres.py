@@ -677,7 +677,7 @@ class PostgresStore(SQLiteStore):
         if not ranked:
             return []
         found = self.hits_by_seq([seq for seq, _ in ranked])
-        return [replace(found[seq], score=score) for seq, score in ranked if seq in found]
+        return [found[seq].but(score=score) for seq, score in ranked if seq in found]
 
     def _corpus(self) -> tuple[int, float]:
         """(chunks, their mean length in words over all fields), per data version."""

@@ -14,7 +14,6 @@ import re
 import os
 import sqlite3
 import time
-from dataclasses import replace
 from collections import OrderedDict
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -119,25 +118,30 @@ TEXT_CACHE_CHARS = 32_000_000
 
 
 class _TextCache:
-    """Least recently used texts, up to a total number of characters."""
+    """Least recently used values up to a total size in characters: inflated texts (grep),
+    files' lines (chunk texts). A value over a quarter of the limit is not kept, or, with
+    `keep_any`, is kept while it is the newest, the older ones making room."""
 
-    def __init__(self, limit: int) -> None:
+    def __init__(self, limit: int, keep_any: bool = False) -> None:
         self.limit, self.size = limit, 0
-        self.items: OrderedDict[tuple[int, str], str] = OrderedDict()
+        self.largest = None if keep_any else limit // 4
+        self.items: OrderedDict[Any, tuple[Any, int]] = OrderedDict()
 
-    def get(self, key: tuple[int, str]) -> str | None:
-        text = self.items.get(key)
-        if text is not None:
-            self.items.move_to_end(key)
-        return text
+    def get(self, key: Any) -> Any:
+        found = self.items.get(key)
+        if found is None:
+            return None
+        self.items.move_to_end(key)
+        return found[0]
 
-    def put(self, key: tuple[int, str], text: str) -> str:
-        if len(text) <= self.limit // 4:
-            self.items[key] = text
-            self.size += len(text)
-            while self.size > self.limit:
-                self.size -= len(self.items.popitem(last=False)[1])
-        return text
+    def put(self, key: Any, value: Any, size: int | None = None) -> Any:
+        size = len(value) if size is None else size
+        if self.largest is None or size <= self.largest:
+            self.items[key] = (value, size)
+            self.size += size
+            while self.size > self.limit and len(self.items) > 1:
+                self.size -= self.items.popitem(last=False)[1][1]
+        return value
 
 
 # Documents' references decoded (`ref_fields`) kept per store, the graph reads the same
@@ -154,14 +158,25 @@ _ASCII_LOWER = {code: code + 32 for code in range(ord("A"), ord("Z") + 1)}
 
 class _FileLines:
     """`mindex_lines(packed, first, last)`: lines first..last (1-based, inclusive) of a code
-    file's packed text, or NULL without one. The files' lines are kept for the next calls (a
-    document's chunks come one after another); one instance per connection."""
+    file's packed text, or NULL without one. Files' lines are kept for the next calls, keyed
+    by the packed bytes (never stale), up to `KEEP_CHARS` characters: a document's chunks
+    come one after another, and a localization question's candidates come from a hundred
+    files or more (64 files kept made a cold one inflate 40% more). One instance per
+    connection."""
 
-    KEEP = 64  # files
+    KEEP_CHARS = 8_000_000
 
     def __init__(self) -> None:
-        self.lines = lru_cache(maxsize=self.KEEP)(_lines_of)
+        self.kept = _TextCache(self.KEEP_CHARS, keep_any=True)  # a huge file is kept while its chunks are read
         self.given: dict[str, str] = {}  # by chunk id: texts of a batch's chunks stored as ''
+
+    def lines(self, packed: bytes) -> list[str]:
+        """A code file's lines, from its packed text."""
+        found: list[str] | None = self.kept.get(packed)
+        if found is None:
+            text = inflate(packed)
+            found = self.kept.put(packed, text.split("\n"), len(text))
+        return found
 
     def __call__(self, packed: bytes | None, first: int | None, last: int | None) -> str | None:
         if packed is None or first is None or last is None:
@@ -209,11 +224,6 @@ class _PackSymbols:
 def _nocase(text: str) -> str:
     """`text` as NOCASE compares it (ASCII letters lower-cased)."""
     return text.translate(_ASCII_LOWER)
-
-
-def _lines_of(packed: bytes) -> list[str]:
-    """A code file's lines, from its packed text."""
-    return inflate(packed).split("\n")
 
 
 def _cut(lines: list[str], first: int, last: int) -> str:
@@ -969,7 +979,7 @@ class SQLiteStore:
         if not ranked:
             return []
         found = self.hits_by_seq([seq for seq, _ in ranked])
-        return [replace(found[seq], score=score) for seq, score in ranked if seq in found]
+        return [found[seq].but(score=score) for seq, score in ranked if seq in found]
 
     def code_texts(
         self, match: str | None, source: str | None = None, path: str | None = None,
