@@ -22,11 +22,12 @@ import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 from mindex.errors import ConfigError, GrepTimeoutError
-from mindex.store.base import Store, chunk_at
+from mindex.models import Changeable
+from mindex.store.base import Store
 
 from re import _constants as sre_constants  # type: ignore[attr-defined]  # re's own parser (3.11+)
 from re import _parser as sre_parse  # type: ignore[attr-defined]
@@ -40,7 +41,7 @@ _LOOKAROUND = re.compile(r"\(\?<?[=!]|\\[AZ]")
 
 
 @dataclass(frozen=True)
-class GrepMatch:
+class GrepMatch(Changeable):
     """One matching line (or, in multiline mode, one match's lines) with its context."""
 
     source: str
@@ -393,17 +394,25 @@ def grep(
 def _join_chunks(store: Store, found: list[tuple[int, GrepMatch]]) -> list[GrepMatch]:
     """Each match with the id of the chunk holding its first line and the innermost
     definition around it (per file, each definition paints the matched lines it holds,
-    inner ones last, so many matches cost little)."""
+    inner ones last, and one walk through the chunks' spans in line order finds each line's
+    chunk, so many matches cost little)."""
     ids = sorted({doc_id for doc_id, _ in found})
     spans, symbols = store.chunk_spans(ids), store.symbol_spans(ids)
     lines: dict[int, list[int]] = {}
     for doc_id, match in found:
         lines.setdefault(doc_id, []).append(match.line)
     innermost: dict[tuple[int, int], str] = {}
+    chunk_of: dict[tuple[int, int], str | None] = {}
     for doc_id, wanted in lines.items():
         wanted = sorted(set(wanted))
         for start, end, name in sorted(symbols.get(doc_id, []), key=lambda s: (s[0], -s[1])):
             for line in wanted[bisect.bisect_left(wanted, start):bisect.bisect_right(wanted, end)]:
                 innermost[doc_id, line] = name
-    return [replace(match, chunk_id=chunk_at(spans.get(doc_id, []), match.line),
-                    symbol=innermost.get((doc_id, match.line))) for doc_id, match in found]
+        # as `chunk_at`: the last chunk starting at or before the line, if it reaches it
+        held, at = spans.get(doc_id, []), -1
+        for line in wanted:
+            while at + 1 < len(held) and held[at + 1][0] <= line:
+                at += 1
+            chunk_of[doc_id, line] = held[at][2] if at >= 0 and held[at][1] >= line else None
+    return [match.but(chunk_id=chunk_of[doc_id, match.line], symbol=innermost.get((doc_id, match.line)))
+            for doc_id, match in found]
