@@ -360,3 +360,23 @@ def test_a_budget_stop_prints_its_json_error_with_exit_code_5(
     done = runner.invoke(cli, [*db, "index", "--json"])
     assert done.exit_code == 5
     assert json.loads(done.stdout)["error"]["code"] == "BUDGET_EXCEEDED"
+
+
+def test_embedders_of_other_packages_are_found_by_their_entry_point(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A package registering `mindex.embedders` (a real dist-info folder on the path) adds a
+    provider; a built-in name cannot be taken over; an unknown name is a KeyError."""
+    from mindex.embed import _Embedders
+    from mindex.embed.onnx import OnnxEmbedder
+
+    (tmp_path / "toy_embedder.py").write_text(
+        "from mindex.embed.base import Embedder\n\nclass Toy(Embedder):\n    model_id = 'toy'\n")
+    info = tmp_path / "toy_embedder-1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: toy-embedder\nVersion: 1.0\n")
+    (info / "entry_points.txt").write_text("[mindex.embedders]\ntoy = toy_embedder:Toy\nonnx = toy_embedder:Toy\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    found = _Embedders()
+    assert "toy" in found and found["toy"].__name__ == "Toy" and found["onnx"] is OnnxEmbedder
+    assert list(found) == ["onnx", "ollama", "openai", "voyage", "toy"] and len(found) == 5
+    with pytest.raises(KeyError):
+        found["nope"]

@@ -38,9 +38,10 @@ def loaded(args: list[str], cwd: Path, expect: str = "retry") -> set[str]:
     return probe(args, cwd, expect)[0]
 
 
-def probe(args: list[str], cwd: Path, expect: str = "retry") -> tuple[set[str], set[str]]:
-    """The heavy packages and the command modules of `mindex.serve` that `mindex ARGS` imported."""
-    env = {**os.environ, "MINDEX_EMBED__PROVIDER": "none"}
+def probe(args: list[str], cwd: Path, expect: str = "retry", **settings: str) -> tuple[set[str], set[str]]:
+    """The heavy packages and the command modules of `mindex.serve` that `mindex ARGS` imported
+    (embed.provider none, unless `settings` give MINDEX_* variables)."""
+    env = {**os.environ, "MINDEX_EMBED__PROVIDER": "none", **settings}
     done = subprocess.run([sys.executable, "-c", PROBE, json.dumps(args)], cwd=cwd, env=env,
                           capture_output=True, text=True, timeout=60)
     line = [row for row in done.stderr.splitlines() if row.startswith("LOADED ")]
@@ -83,3 +84,12 @@ def test_help_lists_every_command_without_importing_their_modules(tmp_path: Path
 
 def test_an_index_run_with_nothing_changed_loads_no_parser_and_no_model(small_project: Path) -> None:
     assert loaded(["index", "-q"], small_project, expect="2 unchanged") <= {"rich", "pathspec"}
+
+
+def test_a_search_embedding_its_query_locally_loads_no_http_client(small_project: Path, added_minilm: Path) -> None:
+    """The remote embedders (and httpx with them) load only when configured."""
+    local = {"MINDEX_EMBED__PROVIDER": "onnx", "MINDEX_EMBED__MODELS_DIR": str(added_minilm)}
+    heavy, _ = probe(["embed"], small_project, expect="", **local)
+    assert "onnxruntime" in heavy and "httpx" not in heavy
+    heavy, _ = probe(["search", "retry", "--mode", "semantic", "--json"], small_project, **local)
+    assert {"numpy", "onnxruntime", "tokenizers"} <= heavy and "httpx" not in heavy
