@@ -569,6 +569,17 @@ def test_compact_gives_back_the_room_edits_leave_and_answers_the_same(tmp_path: 
         assert [h.id for h in ix.search("parse value", 20, mode="keyword").hits]
         db.execute("PRAGMA max_page_count = 1073741823")
         assert ix.compact()["after_bytes"] > 0
+        # another process reading a snapshot keeps the log from being emptied: said, not waited for
+        reader = sqlite3.connect(path)
+        reader.execute("BEGIN")
+        counted = reader.execute("SELECT count(*) FROM chunks").fetchone()
+        (repo / "m1.py").write_text("def h():\n    return 2\n")
+        ix.index()
+        report = ix.compact()
+        assert "another process is reading the index" in report["note"] and report["seconds"] < 10
+        assert reader.execute("SELECT count(*) FROM chunks").fetchone() == counted  # its snapshot holds
+        reader.close()
+        assert [h.title for h in ix.search("h", 5, mode="keyword", kind="code").hits][:1] == ["h"]
 
 
 

@@ -450,6 +450,8 @@ def compact(state: State, as_json: bool) -> None:
         before, after = report["before_bytes"], report["after_bytes"]
         out.print(f"{report['db']}: {before / 1e6:,.1f} MB → {after / 1e6:,.1f} MB "
                   f"({(before - after) / 1e6:,.1f} MB given back) in {report['seconds']:.1f} s", highlight=False)
+        if report.get("note"):
+            err.print(f"note: {report['note']}", highlight=False)
 
 
 @cli.command()

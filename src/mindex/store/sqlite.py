@@ -1211,7 +1211,8 @@ class SQLiteStore:
     def compact(self) -> dict[str, Any]:
         """Give back the room edits leave behind (`mindex compact`): merge each full-text
         index's segments into one (FTS5 `optimize`), then rewrite the file without free
-        pages (`VACUUM`) and empty the write-ahead log. Returns the sizes before and after.
+        pages (`VACUUM`) and empty the write-ahead log. Returns the sizes before and after
+        (file and log), and a note when a reading process kept the log from being emptied.
 
         Raises:
             ReadOnlyIndexError: the index cannot be written.
@@ -1227,7 +1228,14 @@ class SQLiteStore:
                     self.conn.execute("INSERT INTO code_trigrams (code_trigrams) VALUES ('optimize')")
                 self.conn.execute("COMMIT")
                 self.conn.execute("VACUUM")
-                self.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+                # A process reading the index (a snapshot from before the VACUUM) keeps the
+                # log from being emptied: ask for two seconds, not the lock timeout's thirty.
+                waits = self.conn.execute("PRAGMA busy_timeout").fetchone()[0]
+                self.conn.execute("PRAGMA busy_timeout = 2000")
+                try:
+                    blocked = self.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0]
+                finally:
+                    self.conn.execute(f"PRAGMA busy_timeout = {int(waits)}")
             except sqlite3.OperationalError as exc:
                 if self.conn.in_transaction:
                     self.conn.execute("ROLLBACK")
@@ -1237,7 +1245,13 @@ class SQLiteStore:
                         f"for two more copies of the index, about {2 * before / 1e6:,.0f} MB; the index is unchanged. "
                         "Free some space and rerun `mindex compact`") from None
                 raise _explain(exc, self.path) from exc
-        return {"db": str(self.path), "before_bytes": before, "after_bytes": self._bytes()}
+        report: dict[str, Any] = {"db": str(self.path), "before_bytes": before, "after_bytes": self._bytes()}
+        if blocked:
+            wal = Path(f"{self.path}-wal")
+            report["note"] = (f"another process is reading the index, so its write-ahead log "
+                              f"({wal.stat().st_size / 1e6 if wal.exists() else 0:,.1f} MB, counted above) is emptied "
+                              "once no process has the index open, or by `mindex compact` run again then")
+        return report
 
     # -- copying a whole index to another backend (mindex copy) -------------------------------
 
