@@ -36,7 +36,8 @@ def _code(path: str, text: str) -> Document:
     return Document(
         path=path, kind="code", title=path, size=len(text), mtime_ns=1, content_hash=hashlib.sha256(text.encode()).hexdigest(),
         metadata={"language": "python"}, text=text,
-        chunks=(_chunk(path, 0, text, symbol="Pool.acquire", symbol_kind="method", terms="acquire connection"),),
+        chunks=(_chunk(path, 0, text, title="Pool.acquire", symbol="Pool.acquire", symbol_kind="method",
+                       terms="acquire connection"),),
         symbols=(Symbol("Pool", "class", 1, 9, "class Pool"), Symbol("Pool.acquire", "method", 2, 5, "acquire(self)")),
         refs=(Reference("call", "release", "self", "", 4, "Pool.acquire"), Reference("import", "socket", "", "", 1, "")))
 
@@ -84,8 +85,13 @@ def test_keyword_search_filters_and_lookups(store: Any, tmp_path: Path) -> None:
     assert [h.path for h in store.keyword_search('"connection"', 10, path="guide/**")] == ["guide/pool.md"]
     assert [h.path for h in store.keyword_search('"connection"', 10, path="*.md", kind="docs", offset=1)] and \
         len(store.keyword_search('"connection"', 10, path="*.md")) == 2
-    assert [h.path for h in store.keyword_search('"acquire"', 10, language="python", symbol_kind="method")] == \
-        ["src/pool.py"]
+    assert [(h.path, h.symbol) for h in store.keyword_search('"acquire"', 10, language="python", symbol_kind="method")] \
+        == [("src/pool.py", "Pool.acquire")]  # a code chunk's symbol is its title
+    # the filters a vector search applies before its top-k: a glob per file; a symbol kind the
+    # chunk's own, or that of a definition starting in it (class Pool, line 1 of the chunk)
+    assert len(store.filtered_seqs(None, None, "*.md")) == 2
+    assert store.filtered_seqs(None, None, "src/**", symbol_kind="class") == store.filtered_seqs(None, "code", None) != []
+    assert store.filtered_seqs(None, None, "src/**", symbol_kind="function") == []
     assert store.keyword_search('"idle" AND "slow"', 10) == []
     assert len(store.keyword_search('("idle" OR "slow")', 10)) == 2
     assert [h.path for h in store.keyword_search('"conn"*', 10, source="docs")]  # a prefix

@@ -60,7 +60,7 @@ class Chunk:
     start_line: int | None = None
     end_line: int | None = None
     page: int | None = None
-    symbol: str | None = None  # code: the function or class the chunk holds or sits in
+    symbol: str | None = None  # code: the function or class the chunk holds or sits in (also its title)
     symbol_kind: str | None = None
     terms: str = ""  # words inside its camelCase identifiers, for the keyword index (see mindex.terms)
     at: float | None = None  # memory and knowledge: the entry's time, epoch seconds

@@ -62,7 +62,8 @@ _HIT_COLUMNS_WITH = """
 # A code chunk's symbol is its title (schema v18 dropped the copy in chunks.symbol).
 _CHUNK_SYMBOL = "CASE WHEN c.symbol_kind IS NOT NULL THEN c.title END"
 _HIT_COLUMNS = _HIT_COLUMNS_WITH.format(text=_CHUNK_TEXT, symbol=_CHUNK_SYMBOL)
-PLAIN_HIT_COLUMNS = _HIT_COLUMNS_WITH.format(text="c.text", symbol=_CHUNK_SYMBOL)  # PostgreSQL: every chunk keeps its text
+# PostgreSQL: every chunk keeps its text
+PLAIN_HIT_COLUMNS = _HIT_COLUMNS_WITH.format(text="c.text", symbol=_CHUNK_SYMBOL)
 # Every chunk query that shows or filters by source and path joins the same three tables.
 _CHUNK_JOINS = "JOIN documents d ON d.id = c.document_id JOIN sources s ON s.id = d.source_id"
 # A chunk's vector for a model; an empty one marks a chunk that needs none (imports only)
@@ -601,7 +602,8 @@ class SQLiteStore:
             return
         db.execute("INSERT INTO symbols (document_id, packed) VALUES (?, ?)",
                    (doc_id, packed or pack_symbols(symbols)))
-        db.executemany("INSERT OR IGNORE INTO symbol_names (short, document_id) VALUES (?, ?)",  # the first spelling kept
+        # of names that differ only in case, the first in code point order is kept
+        db.executemany("INSERT OR IGNORE INTO symbol_names (short, document_id) VALUES (?, ?)",
                        [(short, doc_id) for short in sorted({short_name(symbol[0]) for symbol in symbols})])
 
     @staticmethod
@@ -622,7 +624,8 @@ class SQLiteStore:
         except StoreError:  # a damaged row: find its names the slow way, and the file heals
             db.execute(f"DELETE FROM {table} WHERE document_id = ?", (doc_id,))
             return
-        db.executemany(f"DELETE FROM {table} WHERE {column} = ? AND document_id = ?", [(name, doc_id) for name in names])
+        db.executemany(f"DELETE FROM {table} WHERE {column} = ? AND document_id = ?",
+                       [(name, doc_id) for name in names])
 
     @staticmethod
     def _insert_chunks(db: sqlite3.Connection, doc_id: int, chunks: Sequence[Chunk], last_seq: int,
@@ -927,7 +930,8 @@ class SQLiteStore:
                       language: str | None = None, symbol_kind: str | None = None,
                       facets: Facets | None = None) -> list[int]:
         """Chunk seqs passing the filters (for filtering before vector top-k)."""
-        where, params = _filters(source, kind, path, language, symbol_kind, facets, self._PACKED_SYMBOLS, every_chunk=True)
+        where, params = _filters(source, kind, path, language, symbol_kind, facets, self._PACKED_SYMBOLS,
+                                 every_chunk=True)
         where.append("1")
         return [row[0] for row in self.conn.execute(
             f"""SELECT c.seq FROM chunks c {_CHUNK_JOINS} WHERE {' AND '.join(where)}""", params
@@ -1304,7 +1308,8 @@ class SQLiteStore:
             by_document: dict[int, list[Any]] = {}
             for doc_id, item in items:
                 by_document.setdefault(doc_id, []).append(item)
-            unpacked, insert = (unpack_refs, self._insert_refs) if table == "refs" else (unpack_symbols, self._insert_symbols)
+            unpacked, insert = ((unpack_refs, self._insert_refs) if table == "refs"
+                                else (unpack_symbols, self._insert_symbols))
             for doc_id, found in by_document.items():
                 before = db.execute(f"SELECT packed FROM {table} WHERE document_id = ?", (doc_id,)).fetchone()
                 if before is not None:  # its names so far stay; the insert adds the rest
