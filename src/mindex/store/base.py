@@ -78,7 +78,7 @@ def unpack_symbols(packed: bytes) -> list[SymbolRow]:
 def short_name(name: str) -> str:
     """A qualified definition name's last part (`send` of `Session.send`): what lookups by
     name go through."""
-    return name.rsplit(".", 1)[-1]
+    return name.rpartition(".")[2]
 
 
 def _pack_columns(count: int, texts: Sequence[Sequence[str]], numbers: Sequence[Sequence[int]]) -> bytes:

@@ -293,8 +293,7 @@ class PostgresStore(SQLiteStore):
     _CHUNK_TEXT = "c.text"  # every chunk keeps its text here
     _HIT_COLUMNS = PLAIN_HIT_COLUMNS
     _DOCUMENT_TABLES = ("chunks", "code_text", "refs", "symbols")
-    _PACKED_REFS = False  # one row a reference, its scope by name
-    _PACKED_SYMBOLS = False  # one row a definition
+    _PACKED = False  # one row a reference (its scope by name) and one a definition
 
     def __init__(self, url: str, lock_timeout: float = 30.0, create: bool = True, pool_size: int = 4) -> None:
         psycopg = _driver()
@@ -616,7 +615,7 @@ class PostgresStore(SQLiteStore):
         SQLite. PostgreSQL's own `ts_rank` knows no document frequencies: on the dev sets it
         ranked far below BM25 (code-ts keyword nDCG@10 0.150 against 0.337). Document
         frequencies and the mean length are read once per data version."""
-        where, params = _filters(source, kind, path, language, symbol_kind, facets, self._PACKED_SYMBOLS)
+        where, params = _filters(source, kind, path, language, symbol_kind, facets, self._PACKED)
         lexemes = self._lexemes(tsquery(match)[1])
         count, mean = self._corpus()
         # FTS5's BM25: a term's frequency is summed over the fields, each occurrence counting

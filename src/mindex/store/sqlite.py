@@ -15,7 +15,7 @@ import os
 import sqlite3
 import time
 from collections import OrderedDict
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
@@ -222,6 +222,16 @@ class _PackSymbols:
         return pack_symbols([symbol for _, symbol in self.rows])
 
 
+# How a packed table's row reads back (`mindex copy` counts, dumps and loads them).
+_UNPACK: dict[str, Callable[[bytes], list[Any]]] = {"refs": unpack_refs, "symbols": unpack_symbols}
+
+
+def _symbol_id(doc_id: int, n: int) -> int:
+    """A definition's id on SQLite: its document's number and its place in the document's
+    packed row (internal: the graph tells definitions apart by it; never shown)."""
+    return doc_id << 32 | n
+
+
 def _nocase(text: str) -> str:
     """`text` as NOCASE compares it (ASCII letters lower-cased)."""
     return text.translate(_ASCII_LOWER)
@@ -272,10 +282,9 @@ class SQLiteStore:
     # whose packed rows say which names to delete (see `_delete_names`); symbol_names
     # before symbols likewise.
     _DOCUMENT_TABLES: tuple[str, ...] = ("chunks", "code_text", "ref_names", "refs", "symbol_names", "symbols")
-    # A document's references are one packed row (schema v15), its definitions too (v18);
-    # PostgreSQL keeps a row each.
-    _PACKED_REFS = True
-    _PACKED_SYMBOLS = True
+    # A document's references are one packed row (schema v15), its definitions too (v18):
+    # the tables of `_UNPACK`. PostgreSQL keeps a row each.
+    _PACKED = True
 
     def __init__(self, path: Path, lock_timeout: float = 30.0, create: bool = True) -> None:
         if not path.exists() and not create:
@@ -930,7 +939,7 @@ class SQLiteStore:
                       language: str | None = None, symbol_kind: str | None = None,
                       facets: Facets | None = None) -> list[int]:
         """Chunk seqs passing the filters (for filtering before vector top-k)."""
-        where, params = _filters(source, kind, path, language, symbol_kind, facets, self._PACKED_SYMBOLS,
+        where, params = _filters(source, kind, path, language, symbol_kind, facets, self._PACKED,
                                  every_chunk=True)
         where.append("1")
         return [row[0] for row in self.conn.execute(
@@ -972,7 +981,7 @@ class SQLiteStore:
         build every match's row and snippet before sorting: on a 100k-chunk index that was
         most of a search's time. Hits come without snippets (search writes them for the page).
         """
-        where, params = _filters(source, kind, path, language, symbol_kind, facets, self._PACKED_SYMBOLS)
+        where, params = _filters(source, kind, path, language, symbol_kind, facets, self._PACKED)
         weights = ", ".join(str(w) for w in BM25_WEIGHTS)
         joins = f"JOIN chunks c ON c.seq = chunks_fts.rowid {_CHUNK_JOINS}" if where else ""
         ranked = self.conn.execute(
@@ -1119,13 +1128,13 @@ class SQLiteStore:
             elif column == "name":
                 chosen = [n for n, symbol in enumerate(symbols) if symbol[0] == value]
             elif column == "short":
-                chosen = [n for n, symbol in enumerate(symbols) if symbol[0].rpartition(".")[2] == value]
+                chosen = [n for n, symbol in enumerate(symbols) if short_name(symbol[0]) == value]
             else:  # without case: str.lower() rejects most names cheaply, NOCASE's own folding decides
                 spellings = wanted.get(doc_id) or {_nocase(str(value))}
                 lowered = {spelling.lower() for spelling in spellings}
                 chosen = [n for n, symbol in enumerate(symbols)
-                          if (short := symbol[0].rpartition(".")[2]).lower() in lowered and _nocase(short) in spellings]
-            rows = [(doc_id << 32 | n, doc_id, *symbols[n][:4], symbols[n][4], int(symbols[n][5])) for n in chosen]
+                          if (short := short_name(symbol[0])).lower() in lowered and _nocase(short) in spellings]
+            rows = [(_symbol_id(doc_id, n), doc_id, *symbols[n][:5], int(symbols[n][5])) for n in chosen]
             rows.sort(key=lambda row: row[4])  # by first line; a line's definitions in their order
             out += rows
         return out
@@ -1261,10 +1270,8 @@ class SQLiteStore:
 
     def count_rows(self, table: str) -> int:
         """Rows of one of the `COPY_TABLES`."""
-        if table == "refs" and self._PACKED_REFS:
-            return sum(len(unpack_refs(packed)) for (packed,) in self.conn.execute("SELECT packed FROM refs"))
-        if table == "symbols" and self._PACKED_SYMBOLS:
-            return sum(len(unpack_symbols(packed)) for (packed,) in self.conn.execute("SELECT packed FROM symbols"))
+        if table in _UNPACK and self._PACKED:
+            return sum(len(_UNPACK[table](packed)) for (packed,) in self.conn.execute(f"SELECT packed FROM {table}"))
         (n,) = self.conn.execute(f"SELECT count(*) FROM {_copy_table(table)[0]}").fetchone()
         return int(n)
 
@@ -1276,10 +1283,8 @@ class SQLiteStore:
         if table == "chunks":  # whole texts, also of chunks read from their file
             select = ", ".join(self._CHUNK_TEXT if column == "text" else column for column in columns)
             name = "chunks c"
-        elif table == "refs" and self._PACKED_REFS:  # one row a reference, from each document's packed row
-            return self._dump_refs(after, limit)
-        elif table == "symbols" and self._PACKED_SYMBOLS:  # one row a definition, likewise
-            return self._dump_symbols(after, limit)
+        elif table in _UNPACK and self._PACKED:  # a row a reference or definition, from each document's row
+            return self._dump_packed(table, after, limit)
         where = f"WHERE ({', '.join(keys)}) > ({', '.join('?' * len(keys))})" if after is not None else ""
         extra = " AND key NOT IN ('schema_version', 'bulk_load_indexes', 'trigrams') AND key NOT LIKE 'copy:%'" \
             if table == "schema_meta" else ""
@@ -1308,13 +1313,12 @@ class SQLiteStore:
             by_document: dict[int, list[Any]] = {}
             for doc_id, item in items:
                 by_document.setdefault(doc_id, []).append(item)
-            unpacked, insert = ((unpack_refs, self._insert_refs) if table == "refs"
-                                else (unpack_symbols, self._insert_symbols))
+            insert = self._insert_refs if table == "refs" else self._insert_symbols
             for doc_id, found in by_document.items():
                 before = db.execute(f"SELECT packed FROM {table} WHERE document_id = ?", (doc_id,)).fetchone()
                 if before is not None:  # its names so far stay; the insert adds the rest
                     db.execute(f"DELETE FROM {table} WHERE document_id = ?", (doc_id,))
-                    found = list(unpacked(before[0])) + found
+                    found = list(_UNPACK[table](before[0])) + found
                 insert(db, doc_id, found)
             return
         verb = "INSERT OR REPLACE" if table == "schema_meta" else "INSERT"
@@ -1325,33 +1329,24 @@ class SQLiteStore:
                        f"{self._CHUNK_TEXT}, terms FROM chunks c WHERE seq IN ({','.join('?' * len(rows))})",
                        [r[0] for r in rows])
 
-    def _dump_refs(self, after: Sequence[Any] | None, limit: int) -> list[tuple[Any, ...]]:
-        """`dump_rows` of refs: (document_id, n, kind, name, qualifier, alias, line, scope) after
-        the key `after`, in key order, unpacked from each document's row."""
-        first = tuple(after) if after is not None else (-1, -1)
+    def _dump_packed(self, table: str, after: Sequence[Any] | None, limit: int) -> list[tuple[Any, ...]]:
+        """`dump_rows` of refs, (document_id, n, kind, name, qualifier, alias, line, scope), or of
+        symbols, (id, document_id, name, short, kind, start, end, signature, exported), after
+        the key `after`, in key order, unpacked from each document's row. A definition's id is
+        its document's number and its place there (`_symbol_id`): both keys order as
+        (document, place)."""
+        first = (-1, -1) if after is None else tuple(after) if table == "refs" else divmod(int(after[0]), 1 << 32)
         out: list[tuple[Any, ...]] = []
         for doc_id, packed in self.conn.execute(
-                "SELECT document_id, packed FROM refs WHERE document_id >= ? ORDER BY document_id", (first[0],)):
-            for n, ref in enumerate(unpack_refs(packed)):
+                f"SELECT document_id, packed FROM {table} WHERE document_id >= ? ORDER BY document_id", (first[0],)):
+            for n, row in enumerate(_UNPACK[table](packed)):
                 if (doc_id, n) > first:
-                    out.append((doc_id, n, *ref))
-                    if len(out) == limit:
-                        return out
-        return out
-
-    def _dump_symbols(self, after: Sequence[Any] | None, limit: int) -> list[tuple[Any, ...]]:
-        """`dump_rows` of symbols: (id, document_id, name, short, kind, start, end, signature,
-        exported) after the key `after`, in id order, unpacked from each document's row; an
-        id is the document's number and the definition's place in it (as `symbol_rows`)."""
-        first = int(after[0]) if after is not None else -1
-        out: list[tuple[Any, ...]] = []
-        for doc_id, packed in self.conn.execute(
-                "SELECT document_id, packed FROM symbols WHERE document_id >= ? ORDER BY document_id",
-                (max(first, 0) >> 32,)):
-            for n, (name, kind, start, end, signature, exported) in enumerate(unpack_symbols(packed)):
-                if doc_id << 32 | n > first:
-                    out.append((doc_id << 32 | n, doc_id, name, short_name(name), kind, start, end, signature,
-                                int(exported)))
+                    if table == "refs":
+                        out.append((doc_id, n, *row))
+                    else:
+                        name, kind, start, end, signature, exported = row
+                        out.append((_symbol_id(doc_id, n), doc_id, name, short_name(name), kind, start, end, signature,
+                                    int(exported)))
                     if len(out) == limit:
                         return out
         return out
