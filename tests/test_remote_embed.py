@@ -365,8 +365,9 @@ def test_a_budget_stop_prints_its_json_error_with_exit_code_5(
 def test_embedders_of_other_packages_are_found_by_their_entry_point(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A package registering `mindex.embedders` (a real dist-info folder on the path) adds a
     provider; a built-in name cannot be taken over; an unknown name is a KeyError."""
-    from mindex.embed import _Embedders
+    from mindex.embed import EMBEDDERS
     from mindex.embed.onnx import OnnxEmbedder
+    from mindex.registry import Registry
 
     (tmp_path / "toy_embedder.py").write_text(
         "from mindex.embed.base import Embedder\n\nclass Toy(Embedder):\n    model_id = 'toy'\n")
@@ -375,8 +376,9 @@ def test_embedders_of_other_packages_are_found_by_their_entry_point(tmp_path: Pa
     (info / "METADATA").write_text("Metadata-Version: 2.1\nName: toy-embedder\nVersion: 1.0\n")
     (info / "entry_points.txt").write_text("[mindex.embedders]\ntoy = toy_embedder:Toy\nonnx = toy_embedder:Toy\n")
     monkeypatch.syspath_prepend(str(tmp_path))
-    found = _Embedders()
-    assert "toy" in found and found["toy"].__name__ == "Toy" and found["onnx"] is OnnxEmbedder
+    found = Registry("mindex.embedders", EMBEDDERS.built_in)  # read afresh: the entry points of now
+    assert "toy" in found and found.load("toy").__name__ == "Toy" and found.load("onnx") is OnnxEmbedder
+    assert found["toy"] == "toy_embedder:Toy" and found["onnx"] == "mindex.embed.onnx:OnnxEmbedder"
     assert list(found) == ["onnx", "ollama", "openai", "voyage", "toy"] and len(found) == 5
     with pytest.raises(KeyError):
-        found["nope"]
+        found.load("nope")

@@ -149,8 +149,9 @@ class Index:
                 f"unknown embed.provider {conf.provider!r}; choose one of: {', '.join(EMBEDDERS)}, none"
             )
         if conf.provider != "onnx":
-            factory = getattr(EMBEDDERS[conf.provider], "from_settings", None)
-            self._embedder = factory(conf) if factory else EMBEDDERS[conf.provider]()
+            provider = EMBEDDERS.load(conf.provider)
+            factory = getattr(provider, "from_settings", None)
+            self._embedder = factory(conf) if factory else provider()
         else:
             model = find_model(conf.model, conf.models_dir)
             if model is None:

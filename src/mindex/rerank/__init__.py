@@ -1,14 +1,10 @@
-"""Rerankers: a dictionary registry, filled with built-ins and the `mindex.rerankers`
-entry-point group (third parties register `name = "package.module:Class"`).
-
-Built-ins are imported lazily (the local one loads ONNX Runtime), so the registry maps
-names to import paths until a reranker is built.
+"""Rerankers: a registry of provider names (`mindex.registry.Registry`), the built-ins and
+the `mindex.rerankers` entry-point group (third parties register
+`name = "package.module:Class"`); a provider's module is imported when it is built (the
+local one loads ONNX Runtime).
 """
 
 from __future__ import annotations
-
-from importlib import import_module
-from importlib.metadata import entry_points
 
 from pathlib import Path
 
@@ -16,24 +12,21 @@ from mindex.config import RerankSettings
 from mindex.errors import ConfigError
 from mindex.fetch.http import RetryPolicy
 from mindex.rerank.base import Reranker, apply_rerank
+from mindex.registry import Registry
 
-RERANKERS: dict[str, str] = {
+RERANKERS = Registry("mindex.rerankers", {
     "local": "mindex.rerank.local:LocalReranker",
     "http": "mindex.rerank.http:HttpReranker",
     "tei": "mindex.rerank.http:HttpReranker",
     "cohere": "mindex.rerank.http:CohereReranker",
     "voyage": "mindex.rerank.http:VoyageReranker",
     "llm": "mindex.rerank.llm:LlmReranker",
-}
-
-for _entry in entry_points(group="mindex.rerankers"):
-    RERANKERS.setdefault(_entry.name, _entry.value)
+})
 
 
 def reranker_class(name: str) -> type[Reranker]:
     """The class registered under `name`."""
-    module, _, attr = RERANKERS[name].partition(":")
-    cls: type[Reranker] = getattr(import_module(module), attr)
+    cls: type[Reranker] = RERANKERS.load(name)
     return cls
 
 
