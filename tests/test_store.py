@@ -3,6 +3,8 @@ from __future__ import annotations
 import os
 import re
 import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -11,6 +13,22 @@ from mindex import Index
 from mindex.errors import IndexLockedError, SchemaTooNewError, StoreError
 from mindex.store import SCHEMA_VERSION, SQLiteStore
 from mindex.store.lock import WriteLock
+
+
+@contextmanager
+def _code_index(tmp_path: Path, files: dict[str, str]) -> Iterator[tuple[Index, Path]]:
+    """An index (tmp_path/i.db: one worker, no embedding) of a repository holding `files`,
+    indexed as code once; yields it and the repository's folder."""
+    from mindex.config import EmbedSettings, IndexSettings
+
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    for name, text in files.items():
+        (repo / name).write_text(text)
+    with Index(tmp_path / "i.db", IndexSettings(workers=1), embed=EmbedSettings(provider="none")) as ix:
+        ix.add_source(repo, name="repo", kind="code")
+        ix.index()
+        yield ix, repo
 
 
 def test_new_database_records_schema_version_in_wal_mode(tmp_path: Path) -> None:
@@ -177,15 +195,9 @@ def test_a_v12_index_packs_its_references_and_reads_the_same_names(tmp_path: Pat
 
 
 def test_the_full_text_index_holds_exactly_the_chunks_through_edits_and_deletes(tmp_path: Path) -> None:
-    from mindex.config import EmbedSettings, IndexSettings
-
-    repo = tmp_path / "repo"
-    repo.mkdir()
-    for n in range(30):
-        (repo / f"m{n}.py").write_text(f"def f{n}():\n    return {n}\n\n\nclass C{n}:\n    def g(self):\n        return f{n}()\n")
-    with Index(tmp_path / "i.db", IndexSettings(workers=1), embed=EmbedSettings(provider="none")) as ix:
-        ix.add_source(repo, name="repo", kind="code")
-        ix.index()
+    files = {f"m{n}.py": f"def f{n}():\n    return {n}\n\n\nclass C{n}:\n    def g(self):\n        return f{n}()\n"
+             for n in range(30)}
+    with _code_index(tmp_path, files) as (ix, repo):
         for n in range(0, 30, 3):
             (repo / f"m{n}.py").write_text(f"def changed{n}():\n    pass\n")
         (repo / "m1.py").unlink()
@@ -215,14 +227,7 @@ def test_chunks_that_keep_their_own_text_are_read_and_replaced_like_the_others(t
     """A chunk written before schema v12 holds its text; one of a file cut differently (text
     chunking, a split definition) too. Both read back whole and leave the full-text index
     cleanly when their file changes."""
-    from mindex.config import EmbedSettings, IndexSettings
-
-    repo = tmp_path / "repo"
-    repo.mkdir()
-    (repo / "a.py").write_text("def alpha():\n    return 'zebra'\n\n\ndef beta():\n    return 'yak'\n")
-    with Index(tmp_path / "i.db", IndexSettings(workers=1), embed=EmbedSettings(provider="none")) as ix:
-        ix.add_source(repo, name="repo", kind="code")
-        ix.index()
+    with _code_index(tmp_path, {"a.py": "def alpha():\n    return 'zebra'\n\n\ndef beta():\n    return 'yak'\n"}) as (ix, repo):
         db = ix.store.conn
         shown = {h.symbol: h.text for h in ix.search("zebra OR yak", mode="keyword").hits}
         assert shown == {"alpha": "def alpha():\n    return 'zebra'", "beta": "def beta():\n    return 'yak'"}
@@ -329,17 +334,11 @@ def test_packed_definitions_read_back_exactly(symbols: list[tuple[str, str, int,
 
 
 def test_references_follow_edits_removals_and_a_copy_in_small_batches(tmp_path: Path) -> None:
-    from mindex.config import EmbedSettings, IndexSettings
     from mindex.copy import copy_index
 
-    repo = tmp_path / "repo"
-    repo.mkdir()
-    for n in range(6):
-        (repo / f"m{n}.py").write_text(
-            "import os\n\n\n" + "".join(f"def f{n}_{k}():\n    return os.path.join(helper(), 'x{k}')\n\n\n" for k in range(8)))
-    with Index(tmp_path / "i.db", IndexSettings(workers=1), embed=EmbedSettings(provider="none")) as ix:
-        ix.add_source(repo, name="repo", kind="code")
-        ix.index()
+    files = {f"m{n}.py": "import os\n\n\n" + "".join(f"def f{n}_{k}():\n    return os.path.join(helper(), 'x{k}')\n\n\n"
+                                                    for k in range(8)) for n in range(6)}
+    with _code_index(tmp_path, files) as (ix, repo):
         store = ix.store
         assert {row[0] for row in store.ref_rows("name", "helper", "call")} == set(range(1, 7))
         assert [row[5] for row in store.ref_rows("name", "helper", "call") if row[0] == 1] == [5, 9, 13, 17, 21, 25, 29, 33]
@@ -434,15 +433,12 @@ def _as_v17(path: Path) -> None:
 
 
 def test_a_v17_index_packs_its_definitions_and_answers_every_lookup_the_same(tmp_path: Path) -> None:
-    from mindex.config import EmbedSettings, IndexSettings
     from test_index_contents import contents
 
-    repo = tmp_path / "repo"
-    repo.mkdir()
-    (repo / "a.py").write_text("class Pool:\n    def get(self):\n        return 1\n\n    def GET(self):\n"
-                               "        return 2\n\n\ndef get():\n    return Pool().get()\n\n\nLIMIT = 3\n")
-    (repo / "b.py").write_text("from a import get\n\n\nclass Getter:\n    def get(self):\n        return get()\n")
-    (repo / "c.py").write_text("import os\n")  # no definitions: no row
+    files = {"a.py": "class Pool:\n    def get(self):\n        return 1\n\n    def GET(self):\n"
+                     "        return 2\n\n\ndef get():\n    return Pool().get()\n\n\nLIMIT = 3\n",
+             "b.py": "from a import get\n\n\nclass Getter:\n    def get(self):\n        return get()\n",
+             "c.py": "import os\n"}  # no definitions: no row
     path = tmp_path / "i.db"
     lookups = [("name", "Pool.get"), ("name", "get"), ("short", "get"), ("short", "GET"), ("short_nocase", "get"),
                ("short_like", "ge%"), ("short_like", "%ette%"), ("document_id", 1), ("document_id", 3)]
@@ -454,9 +450,7 @@ def test_a_v17_index_packs_its_definitions_and_answers_every_lookup_the_same(tmp
             {kind: store.filtered_seqs(None, None, None, None, kind) for kind in ("method", "class", "constant")},
             store.filtered_seqs(None, None, "b*"), store.filtered_seqs(None, None, "*.py", symbol_kind="class")]
 
-    with Index(path, IndexSettings(workers=1), embed=EmbedSettings(provider="none")) as ix:
-        ix.add_source(repo, name="repo", kind="code")
-        ix.index()
+    with _code_index(tmp_path, files) as (ix, _):
         before, digest = answers(ix.store), contents(path)
     assert before[2] == [(1 << 32 | 1, 1, "Pool.get", "method", 2, 3, "get(self)", 1),
                          (1 << 32 | 3, 1, "get", "function", 9, 10, "get()", 1),
@@ -495,14 +489,7 @@ def test_a_v17_index_packs_its_definitions_and_answers_every_lookup_the_same(tmp
 def test_a_damaged_packed_row_is_named_and_an_edit_of_its_file_heals_it(tmp_path: Path, damage: bytes) -> None:
     import zlib
 
-    from mindex.config import EmbedSettings, IndexSettings
-
-    repo = tmp_path / "repo"
-    repo.mkdir()
-    (repo / "a.py").write_text("def helper():\n    return 1\n\n\ndef main():\n    return helper()\n")
-    with Index(tmp_path / "i.db", IndexSettings(workers=1), embed=EmbedSettings(provider="none")) as ix:
-        ix.add_source(repo, name="repo", kind="code")
-        ix.index()
+    with _code_index(tmp_path, {"a.py": "def helper():\n    return 1\n\n\ndef main():\n    return helper()\n"}) as (ix, repo):
         store = ix.store
         with store.transaction() as db:
             db.execute("UPDATE refs SET packed = ?", (damage,))
@@ -529,17 +516,10 @@ def test_a_damaged_packed_row_is_named_and_an_edit_of_its_file_heals_it(tmp_path
 
 
 def test_compact_gives_back_the_room_edits_leave_and_answers_the_same(tmp_path: Path) -> None:
-    from mindex.config import EmbedSettings, IndexSettings
-
-    repo = tmp_path / "repo"
-    repo.mkdir()
-    for n in range(30):
-        (repo / f"m{n}.py").write_text("".join(f"def f{n}_{k}(value):\n    return parse_{k}(value) + {n}\n\n\n"
-                                               for k in range(40)))
+    files = {f"m{n}.py": "".join(f"def f{n}_{k}(value):\n    return parse_{k}(value) + {n}\n\n\n" for k in range(40))
+             for n in range(30)}
     path = tmp_path / "i.db"
-    with Index(path, IndexSettings(workers=1), embed=EmbedSettings(provider="none")) as ix:
-        ix.add_source(repo, name="repo", kind="code")
-        ix.index()
+    with _code_index(tmp_path, files) as (ix, repo):
         assert ix.grep("parse_7").matches  # grep's trigram index is built, and compacted too
         for edit in range(4):  # each run rewrites every file's rows
             for n in range(30):
