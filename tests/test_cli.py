@@ -98,6 +98,15 @@ def test_index_summary_lists_skipped_files_with_reasons(run, docs_dir: Path) -> 
     assert data["docs"]["skipped"] == [{"path": f"blob{n}.md", "reason": "binary content in a .md file"} for n in ("", "2")]
 
 
+def test_the_index_summary_fits_80_columns_with_every_heading_and_name_whole(run, docs_dir: Path) -> None:  # type: ignore[no-untyped-def]
+    run("add", str(docs_dir), "--name", "knowledge")  # as long as the memory folders' source names
+    lines = run("index").splitlines()  # without a terminal, rich writes 80 columns
+    header = next(line for line in lines if "source" in line)
+    assert header.split() == ["source", "added", "updated", "unchanged", "removed", "chunks", "embedded", "skipped", "time"]
+    row = next(line for line in lines if line.split()[:1] == ["knowledge"])
+    assert row.split()[1:4] == ["7", "0", "0"] and max(map(len, lines)) <= 80
+
+
 def test_invalid_config_is_reported_with_the_key(run, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     (tmp_path / ".mindex").mkdir()
     (tmp_path / ".mindex" / "config.toml").write_text("[index]\nchunk_size = 10\n")

@@ -221,8 +221,10 @@ def print_reports(console: Console, reports: dict[str, IndexReport], quiet: bool
     from rich import box
     from rich.table import Column, Table
 
+    # One space between columns: with two, the nine columns overran an 80-column terminal (and
+    # output without one), folding `knowledge` and cutting `unchanged` to `unchang…`.
     table = Table(Column("source", overflow="fold"), "added", "updated", "unchanged", "removed", "chunks", "embedded",
-                  "skipped", "time", box=box.SIMPLE_HEAD, padding=(0, 1), pad_edge=False, collapse_padding=True)
+                  "skipped", "time", box=box.SIMPLE_HEAD, padding=0, pad_edge=False)
     for name, r in reports.items():
         table.add_row(escape(name), str(r.added), str(r.updated), str(r.unchanged), str(r.removed),
                       str(r.chunks), str(r.embedded), str(len(r.skipped)), f"{r.seconds:.2f} s")
