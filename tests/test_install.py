@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import tomllib
@@ -143,8 +144,6 @@ def test_json_with_comments_is_edited_in_place_and_comments_stay(project: Path) 
     assert done["changes"][0]["action"] == "update"
     for comment in ("// servers for this repo", "// ours", "/* prompts */"):
         assert comment in new
-    import re
-
     data = json.loads(re.sub(r'("(?:\\.|[^"\\])*")|//[^\n]*|/\*.*?\*/', lambda m: m.group(1) or "", new, flags=re.S))
     assert data["servers"]["docs"] == {"type": "http", "url": "http://x"} and data["servers"]["mindex"]["args"] == ["serve"]
     assert mindex(project, "install", "vscode")["changes"][0]["action"] == "unchanged"
@@ -156,6 +155,24 @@ def test_json_with_comments_is_edited_in_place_and_comments_stay(project: Path) 
     assert "has comments" in err["message"]
     (project / ".vscode" / "mcp.json").write_text('{"servers": [1,}')
     assert "not valid JSON" in mindex(project, "install", "vscode", code=1)["error"]["message"]
+
+
+def test_json_with_trailing_commas_as_vs_code_reads_it_is_edited_in_place(project: Path) -> None:
+    (project / ".vscode").mkdir()
+    text = '{\n  "servers": {\n    "docs": {"type": "http", "url": "http://x,]"},\n  },\n  "inputs": [1, 2,],\n}\n'
+    (project / ".vscode" / "mcp.json").write_text(text)
+    assert mindex(project, "install", "vscode")["changes"][0]["action"] == "update"
+    new = (project / ".vscode" / "mcp.json").read_text()
+    assert new.endswith('  "inputs": [1, 2,],\n}\n')  # the user's commas stay where they were
+    plain = re.sub(r'("(?:\\.|[^"\\])*")|,(?=\s*[}\]])', lambda m: m.group(1) or "", new)
+    data = json.loads(plain)
+    assert data["servers"]["docs"]["url"] == "http://x,]" and data["servers"]["mindex"]["args"] == ["serve"]
+    assert data["inputs"] == [1, 2]
+    mindex(project, "uninstall", "vscode")
+    assert (project / ".vscode" / "mcp.json").read_text() == text  # byte for byte
+    (project / ".claude").mkdir()
+    (project / ".claude" / "settings.json").write_text('{\n  "env": {},\n}\n')
+    assert "trailing commas" in mindex(project, "install", "claude-code", code=1)["error"]["message"]
 
 
 def test_doctor_reports_index_sources_integrations_and_hook_time(project: Path) -> None:

@@ -129,13 +129,20 @@ def targets(client: str, scope: str, project: Path) -> list[tuple[Path, str]]:
 # -- JSON ------------------------------------------------------------------------------------
 
 
-_COMMENT = re.compile(r'("(?:\\.|[^"\\])*")|//[^\n]*|/\*.*?\*/', re.DOTALL)
+# What JSON with comments allows beyond JSON, as VS Code reads its mcp.json: comments, and a
+# comma before a closing bracket. Strings are matched first so that nothing inside one is cut.
+_JSONC_ONLY = re.compile(r'("(?:\\.|[^"\\])*")|//[^\n]*|/\*.*?\*/|,(?=(?:\s|//[^\n]*|/\*.*?\*/)*[}\]])',
+                         re.DOTALL)
+
+
+def _plain_json(text: str) -> str:
+    return _JSONC_ONLY.sub(lambda m: m.group(1) or "", text)
 
 
 def _load_json(path: Path, text: str | None) -> dict[str, Any]:
     if text is None or not text.strip():
         return {}
-    stripped = _COMMENT.sub(lambda m: m.group(1) or "", text)
+    stripped = _plain_json(text)
     try:
         data = json.loads(stripped)
     except json.JSONDecodeError as exc:
@@ -146,8 +153,9 @@ def _load_json(path: Path, text: str | None) -> dict[str, Any]:
     return data
 
 
-def has_comments(text: str | None) -> bool:
-    return bool(text) and _COMMENT.sub(lambda m: m.group(1) or "", text or "") != text
+def is_jsonc(text: str | None) -> bool:
+    """Whether the text uses comments or trailing commas, which rewriting it as JSON would lose."""
+    return bool(text) and _plain_json(text or "") != text
 
 
 def _dump_json(data: dict[str, Any]) -> str:
@@ -304,11 +312,12 @@ def plan(client: str, scope: str, project: Path, remove: bool = False, exe: str 
         if kind == "toml":
             new = _uninstall_toml(path, old) if remove else _install_toml(path, old, exe)
             what = f"[mcp_servers.{NAME}]"
-        elif has_comments(old) and kind == "mcp":
-            # JSON with comments (VS Code allows them): edit the one key as text, comments kept
+        elif is_jsonc(old) and kind == "mcp":
+            # JSON with comments or trailing commas (VS Code allows both): edit the one key as
+            # text, the rest kept byte for byte
             from mindex.agents import jsonc
 
-            _load_json(path, old)  # valid once the comments are out, or a clear error
+            _load_json(path, old)  # valid once comments and trailing commas are out, or a clear error
             assert old is not None
             try:
                 new = jsonc.remove_member(old, _mcp_key(client), NAME) if remove else \
@@ -316,9 +325,9 @@ def plan(client: str, scope: str, project: Path, remove: bool = False, exe: str 
             except ValueError as exc:
                 raise ConfigError(f"{path}: cannot edit it in place ({exc}); add mindex by hand") from None
             what = f"{_mcp_key(client)}.{NAME}"
-        elif has_comments(old):
-            raise ConfigError(f"{path} has comments, which rewriting the JSON would lose; add the hooks by hand "
-                              "(see `--dry-run --json` on a copy without comments) or remove the comments")
+        elif is_jsonc(old):
+            raise ConfigError(f"{path} has comments or trailing commas, which rewriting the JSON would lose; add the "
+                              "hooks by hand (see `--dry-run --json` on a copy without them) or remove them")
         else:
             data = _load_json(path, old)
             before = json.loads(json.dumps(data))
@@ -387,7 +396,7 @@ def installed(client: str, scope: str, project: Path) -> dict[str, Any]:
             if kind == "toml":
                 entry = (tomllib.loads(text).get("mcp_servers") or {}).get(NAME)
             elif kind == "mcp":
-                entry = (json.loads(_COMMENT.sub(lambda m: m.group(1) or "", text)).get(_mcp_key(client)) or {}).get(NAME)
+                entry = (json.loads(_plain_json(text)).get(_mcp_key(client)) or {}).get(NAME)
             else:
                 continue
         except (ValueError, AttributeError):
