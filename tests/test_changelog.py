@@ -17,7 +17,7 @@ import pytest
 from mindex import Index, IndexSettings
 from mindex.changelog.fetch import fetch_products
 from mindex.changelog.parse import classify, entities, split_changes, split_releases
-from mindex.changelog.registry import Product, load_registry
+from mindex.changelog.registry import Product, add_product, load_registry
 from mindex.changelog.versions import compare, key
 from mindex.config import ChangelogSettings, EmbedSettings
 from mindex.errors import ConfigError
@@ -166,6 +166,17 @@ def test_the_registry_ships_forty_products_and_merges_the_projects(tmp_path: Pat
         mine.write_text(text)
         with pytest.raises(ConfigError, match=message.replace("(", r"\(").replace(")", r"\)")):
             load_registry(mine)
+    mine.write_bytes("products:\n  café: {strategy: rss, source: https://x/feed}\n".encode("latin-1"))
+    with pytest.raises(ConfigError, match=f"{mine}: not UTF-8"):
+        load_registry(mine)
+
+
+def test_adding_a_product_to_a_broken_file_names_the_line_and_keeps_the_file(tmp_path: Path) -> None:
+    mine = tmp_path / "products.yaml"
+    mine.write_text("products:\n  x: [\n")
+    with pytest.raises(ConfigError, match=f"{mine}:3: not valid YAML"):
+        add_product(mine, "mylib", "gh-releases", "me/mylib")
+    assert mine.read_text() == "products:\n  x: [\n"
 
 
 # -- fetch strategies against a replaying server ----------------------------------------------------------

@@ -110,6 +110,12 @@ def test_config_set_refuses_unknown_keys_and_bad_values_without_writing(tmp_path
     assert "greater than or equal to 200" in _run(["config", "set", "index.chunk_size", "10"], code=1)
     assert "is a section" in _run(["config", "set", "embed", "x"], code=1)
     assert (tmp_path / ".mindex" / "config.toml").read_text() == before
+    latin = b'[index]\nexclude = ["caf\xe9"]\n'  # written by an editor set to Latin-1
+    (tmp_path / ".mindex" / "config.toml").write_bytes(latin)
+    assert "is not UTF-8 (byte 23); save it as UTF-8" in _run(["config", "set", "index.chunk_size", "1000"], code=1)
+    assert (tmp_path / ".mindex" / "config.toml").read_bytes() == latin
+    with pytest.raises(ConfigError, match="is not UTF-8"):
+        load_settings(cwd=tmp_path)
 
 
 def test_config_set_user_writes_the_user_file_and_show_masks_keys(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

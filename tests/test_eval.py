@@ -109,10 +109,11 @@ def test_missing_queries_score_zero_and_unknown_entries_are_counted() -> None:
     ('{"qid": "a", "query": "x", "relevant": [{"path": "a"}]}\n{"qid": "a", "query": "y", "relevant": [{"path": "b"}]}',
      "already used on line 1"),
     ("", "holds no queries"),
+    ('{"qid": "a", "query": "caf\udce9", "relevant": [{"path": "a"}]}', r"q.jsonl is not UTF-8 \(byte 26\); save it as UTF-8"),
 ])
 def test_bad_queries_files_name_the_line_and_the_fix(tmp_path: Path, line: str, message: str) -> None:
     path = tmp_path / "q.jsonl"
-    path.write_text(line + "\n")
+    path.write_bytes((line + "\n").encode("utf-8", "surrogateescape"))  # \udce9: the Latin-1 byte of é
     with pytest.raises(ConfigError, match=message):
         load_queries(path)
 

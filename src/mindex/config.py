@@ -510,6 +510,20 @@ def find_project_root(start: Path) -> Path:
     return start
 
 
+def _read_toml(path: Path) -> dict[str, Any]:
+    """A config file's tables; a file that cannot be read is a ConfigError naming why."""
+    import tomllib  # here, not at the top: most runs have no config file to read
+
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise ConfigError(f"cannot read config {path}: {exc.strerror or exc}; check that it is a readable file") from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"config {path} is not UTF-8 (byte {exc.start}); save it as UTF-8 and retry") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"config {path} is not valid TOML ({exc}); fix it (or delete it) and retry") from None
+
+
 def load_settings(cwd: Path | None = None, **flags: Any) -> Settings:
     """Read settings from files and environment, with `flags` (non-None) on top.
 
@@ -520,12 +534,7 @@ def load_settings(cwd: Path | None = None, **flags: Any) -> Settings:
     try:
         layers: dict[str, Any] = {}
         for path in _config_files():
-            import tomllib  # here, not at the top: most runs have no config file to read
-
-            try:
-                layers = _deep_merge(layers, tomllib.loads(path.read_text(encoding="utf-8")))
-            except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-                raise ConfigError(f"cannot read config {path}: {exc}; fix the TOML syntax and retry") from None
+            layers = _deep_merge(layers, _read_toml(path))
         layers = _deep_merge(layers, _from_environment())
         layers = _deep_merge(layers, {key: value for key, value in flags.items() if value is not None})
         settings: Settings = _build(Settings, layers)
@@ -641,13 +650,9 @@ def write_setting(file: Path, key: str, raw: str | None) -> Any:
         ConfigError: unknown key, a value the setting refuses, or an unreadable file.
     """
     import tomli_w
-    import tomllib
 
     parts, kind = _check_key(key)
-    try:
-        data = tomllib.loads(file.read_text()) if file.is_file() else {}
-    except (OSError, tomllib.TOMLDecodeError) as exc:
-        raise ConfigError(f"cannot read {file}: {exc}; fix or delete it and retry") from None
+    data = _read_toml(file) if file.is_file() else {}
     table = data
     for part in parts[:-1]:
         table = table.setdefault(part, {})

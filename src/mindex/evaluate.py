@@ -123,8 +123,10 @@ def _mean(values: list[float]) -> float:
 def _jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     try:
         lines = path.read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"cannot read {path}: {exc}") from None
+    except OSError as exc:
+        raise ConfigError(f"cannot read {path}: {exc.strerror or exc}; check the path") from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path} is not UTF-8 (byte {exc.start}); save it as UTF-8 and retry") from None
     for number, line in enumerate(lines, 1):
         if not line.strip():
             continue

@@ -48,7 +48,9 @@ def _entries(path: Path) -> list[tuple[str, dict[str, Any], int]]:
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
-        raise ConfigError(f"cannot read {path}: {exc.strerror}") from None
+        raise ConfigError(f"cannot read {path}: {exc.strerror}; check that it is a readable file") from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path}: not UTF-8 (byte {exc.start}); save it as UTF-8 and retry") from None
     try:
         root = yaml.compose(text)
     except yaml.YAMLError as exc:
@@ -125,6 +127,7 @@ def add_product(path: Path, name: str, strategy: str, source: str, title: str | 
     product = _validate(name, fields, f"{path}")
     data: dict[str, Any] = {"products": {}}
     if path.exists():
+        load_registry(path)  # a file that cannot be read or is wrong: the error names the line
         loaded = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
         if not isinstance(loaded, dict) or not isinstance(loaded.get("products", {}), dict):
             raise ConfigError(f"{path}: expected `products:` mapping; fix the file first")
