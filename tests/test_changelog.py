@@ -388,6 +388,14 @@ def test_cli_import_queries_fetch_summary_and_synergies(tmp_path: Path) -> None:
     assert len(synergies) >= 3
     one = run("changelog", "synergy", synergies[0]["name"])
     assert one["steps"] and one["evidence"]
+    mine = tmp_path / ".mindex" / "changelog" / "synergies"
+    mine.mkdir()
+    (mine / "broken.md").write_text("---\ntitle: Half\nproducts: [aider\n---\nbody\n")
+    (mine / "mine.md").write_text("---\ntitle: Mine\nproducts: [aider]\n---\nbody\n")
+    ingested = run("changelog", "ingest")
+    assert ingested["problems"] == ["synergy broken.md:3: front matter is not valid YAML; fix the file and run "
+                                    "`mindex changelog ingest`"]
+    assert {s["name"] for s in run("changelog", "synergies")["synergies"]} == {s["name"] for s in synergies} | {"mine"}
 
 
 def test_every_shipped_synergy_is_backed_by_real_changes(ix: Index) -> None:

@@ -108,13 +108,15 @@ class Changelogs:
         return {"releases": len(releases), "written": written}
 
     def ingest(self) -> IndexReport:
-        """Index the release files (unchanged files are skipped) and cache the synergies."""
+        """Index the release files (unchanged files are skipped) and cache the synergies; a
+        synergy file that cannot be read is left out and named in the report's errors."""
         source = self.source()
-        reports = self.index.index([source.name], embed=False)
+        report = self.index.index([source.name], embed=False)[source.name]
         from mindex.changelog.synergies import cache_synergies
 
-        cache_synergies(self.index, self.folder / "synergies")
-        return reports[source.name]
+        report.errors += [f"synergy {problem}; fix the file and run `mindex changelog ingest`"
+                          for problem in cache_synergies(self.index, self.folder / "synergies")]
+        return report
 
     # -- reading ----------------------------------------------------------------------------
 

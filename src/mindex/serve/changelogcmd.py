@@ -30,6 +30,13 @@ def _print_changes(items: list[dict[str, Any]], empty: str = "no changes match")
         out.print(f"  [{item['kind']}] {escape(' '.join(item['text'].split()))}{entities}", highlight=False)
 
 
+def _problems(report: Any) -> list[str]:
+    """What ingest could not read (a synergy file without front matter, say), each on stderr."""
+    for problem in report.errors:
+        err.print(f"[yellow]warning[/] {escape(problem)}", highlight=False)
+    return list(report.errors)
+
+
 @click.group()
 def changelog() -> None:
     """Release notes of the tools you depend on, split into classified changes.
@@ -116,10 +123,12 @@ def fetch_cmd(state: State, products: tuple[str, ...], since: str | None, no_ing
                                  settings=state.settings.changelog)
         report = None if no_ingest else index.changelog.ingest()
     failed = [r for r in results if r.status == "failed"]
+    problems = [] if report is None else _problems(report)
     if as_json:
         emit_json({"results": [r.to_dict() for r in results],
                    "ingested": None if report is None else {"added": report.added, "updated": report.updated,
-                                                            "unchanged": report.unchanged, "changes": report.chunks}})
+                                                            "unchanged": report.unchanged, "changes": report.chunks,
+                                                            "problems": problems}})
     else:
         for r in results:
             out.print(f"{escape(r.product):28} {r.status:9} {r.new:4} new  {escape(r.detail or '')}", highlight=False)
@@ -145,8 +154,9 @@ def import_cmd(state: State, product: str, file: Path, fmt: str, as_json: bool) 
     with state.open(create=True) as index:
         counts = index.changelog.import_changelog(product, text, fmt, source=f"import:{file.name}")
         report = index.changelog.ingest()
+    problems = _problems(report)
     if as_json:
-        emit_json({"product": product, **counts, "changes_indexed": report.chunks})
+        emit_json({"product": product, **counts, "changes_indexed": report.chunks, "problems": problems})
     else:
         err.print(f"{product}: {counts['releases']} releases ({counts['written']} new or changed), "
                   f"{report.chunks} changes indexed")
@@ -161,7 +171,8 @@ def ingest_cmd(state: State, as_json: bool) -> None:
     with state.open(create=True) as index:
         report = index.changelog.ingest()
     data = {"added": report.added, "updated": report.updated, "unchanged": report.unchanged,
-            "removed": report.removed, "changes": report.chunks, "skipped": [{"path": s.path, "reason": s.reason} for s in report.skipped]}
+            "removed": report.removed, "changes": report.chunks, "skipped": [{"path": s.path, "reason": s.reason} for s in report.skipped],
+            "problems": _problems(report)}
     emit_json(data) if as_json else err.print(
         f"{report.added} new, {report.updated} changed, {report.unchanged} unchanged release files; "
         f"{report.chunks} changes indexed" + (f"; {len(report.skipped)} skipped" if report.skipped else ""))
