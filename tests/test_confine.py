@@ -95,6 +95,32 @@ def test_a_git_repository_with_tracked_links_out_is_confined_too(tmp_path: Path)
         assert "tool.py" in _indexed_paths(ix)
 
 
+@pytest.mark.parametrize("kind", ["docs", "code", "git"])
+def test_a_link_that_cannot_be_followed_is_skipped_and_the_run_goes_on(tmp_path: Path, kind: str) -> None:
+    """An exited, not yet reaped process's /proc/N/exe is a link without a target: resolving a
+    link to it fails (found indexing /proc, where processes end during the walk)."""
+    root = tmp_path / "root"
+    root.mkdir()
+    (root / "tool.py").write_text("def walrus():\n    return 1\n")
+    (root / "page.md").write_text("# Page\n\nA narwhal page.\n")
+    zombie = subprocess.Popen(["true"])
+    try:
+        stat = Path(f"/proc/{zombie.pid}/stat")
+        while stat.read_text().rpartition(")")[2].split()[0] != "Z":
+            pass
+        for name in ("gone.md", "gone.py"):
+            os.symlink(f"/proc/{zombie.pid}/exe", root / name)
+        if kind == "git":
+            subprocess.run(["git", "-C", str(root), "init", "-q"], check=True)
+            subprocess.run(["git", "-C", str(root), "add", "-A"], check=True)
+        with _index(tmp_path, root, "docs" if kind == "docs" else "code") as ix:
+            skipped = {s["path"]: s["reason"] for s in ix.status()["skipped"]}
+            assert skipped["gone.py" if kind != "docs" else "gone.md"] == "broken symlink"
+            assert _indexed_paths(ix) >= ({"page.md"} if kind == "docs" else {"tool.py"})
+    finally:
+        zombie.wait()
+
+
 def _task(kind: str, root: Path, rel: str) -> LoadTask:
     source = Source("src", kind, str(root))
     entries, _ = SOURCE_KINDS[kind].discover(source)

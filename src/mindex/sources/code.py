@@ -25,7 +25,7 @@ from mindex.parse.refs import references
 from mindex.parse.text import parse_text
 from mindex.store.base import pack, pack_refs, pack_symbols
 from mindex.sources.docs import LoadResult, LoadTask, _looks_binary, decode, parser_failed, read_changed
-from mindex.sources.confine import LEAVES_SOURCE, resolves_inside
+from mindex.sources.confine import LEAVES_SOURCE, inside, resolve
 from mindex.terms import search_terms
 from mindex.textsafe import escape_surrogates
 from mindex.sources.walk import SKIP_DIRS, FileEntry, read_ignore_file, walk_files
@@ -98,8 +98,9 @@ def _stat_all(root: str, listed: list[str], include: pathspec.GitIgnoreSpec | No
         try:
             info = os.lstat(path)  # git lists a link as a file, never what is below a linked folder
             if stat.S_ISLNK(info.st_mode):
-                if not resolves_inside(real_root, path):
-                    skipped.append(SkippedFile(rel, LEAVES_SOURCE))
+                target = resolve(path)
+                if target is None or not inside(real_root, target):
+                    skipped.append(SkippedFile(rel, "broken symlink" if target is None else LEAVES_SOURCE))
                     continue
                 info = os.stat(path)
         except OSError:

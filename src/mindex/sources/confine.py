@@ -24,9 +24,19 @@ def inside(root: str, path: str) -> bool:
     return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
 
 
+def resolve(path: str) -> str | None:
+    """`path` with every symlink resolved, or None when a link on the way cannot be read
+    (a link to an exited process's `/proc/N/exe` says it is a link, then has no target)."""
+    try:
+        return os.path.realpath(path)
+    except OSError:
+        return None
+
+
 def resolves_inside(root: str, path: str) -> bool:
     """True when `path`, with every symlink resolved, stays inside the resolved `root`."""
-    return inside(root, os.path.realpath(path))
+    target = resolve(path)
+    return target is not None and inside(root, target)
 
 
 def _opened_path(fd: int, path: str) -> str:
