@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import queue
+import shutil
 import subprocess
 import sys
 import threading
@@ -52,10 +54,16 @@ def _lines(proc: subprocess.Popen[str]) -> queue.Queue[dict[str, Any]]:
 
 @pytest.fixture
 def watcher(db: Path, tmp_path: Path) -> Iterator[queue.Queue[dict[str, Any]]]:
+    with _watching(db, tmp_path, reconcile=2) as updates:
+        yield updates
+
+
+@contextlib.contextmanager
+def _watching(db: Path, tmp_path: Path, reconcile: float) -> Iterator[queue.Queue[dict[str, Any]]]:
     env = {**os.environ, "MINDEX_DB": str(db)}
     with open(tmp_path / "watch.log", "w", encoding="utf-8") as log:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "mindex", "watch", "--json", "--debounce", "200", "--reconcile", "2"],
+            [sys.executable, "-m", "mindex", "watch", "--json", "--debounce", "200", "--reconcile", str(reconcile)],
             env=env, stdout=subprocess.PIPE, stderr=log, text=True)
         try:
             updates = _lines(proc)
@@ -137,6 +145,19 @@ def test_bad_files_do_not_stop_it_and_a_missed_event_is_healed(watcher: queue.Qu
     except queue.Empty:
         raise AssertionError(f"no round reported adding the file within {DEADLINE} s") from None
     assert update["reason"] == "reconcile"
+
+
+def test_a_source_folder_deleted_and_made_again_is_watched_again(db: Path, repo: Path, tmp_path: Path) -> None:
+    """A docs build or a checkout that deletes the folder first: the old folder's watch is gone,
+    and with the reconcile ten minutes away only watching the new folder brings files in."""
+    with _watching(db, tmp_path, reconcile=600):
+        shutil.rmtree(repo)
+        time.sleep(0.5)
+        (repo / "pkg").mkdir(parents=True)
+        (repo / "pkg" / "core.py").write_text("def rebuilt():\n    return 1\n", encoding="utf-8")
+        _until(lambda: _has(db, "rebuilt"), "the folder made again")
+        (repo / "pkg" / "later.py").write_text("def saved_later():\n    pass\n", encoding="utf-8")
+        _until(lambda: _has(db, "saved_later"), "a save in the folder made again")
 
 
 def test_serve_watch_answers_from_a_live_index(db: Path, repo: Path) -> None:

@@ -5,14 +5,17 @@ update once the folder has been quiet for `quiet_ms`, or after `debounce_ms` at 
 update is the ordinary incremental `index` of the touched sources, so creates, renames,
 deletes, new folders and ignore rules all behave exactly as in `mindex index`, and unchanged
 files cost a stat. Every `reconcile_s` seconds all sources are reconciled whether or not an
-event came, which heals anything the watcher missed (events dropped under load, a folder
-mounted later). An error in one update is reported and the watcher goes on.
+event came, which heals anything the watcher missed (events dropped under load). A source
+folder that is deleted, made again or appears later (a docs build that empties its output
+first, a checkout, a mount) is noticed within a second or two: it is watched anew, then indexed.
+An error in one update is reported and the watcher goes on.
 """
 
 from __future__ import annotations
 
 import logging
 import os
+import stat
 import threading
 import time
 from collections.abc import Callable, Iterable
@@ -68,8 +71,6 @@ def watch(
 ) -> None:
     """Index once, then re-index sources as their files change, until `stop` is set (or
     KeyboardInterrupt). `on_update` hears about every round."""
-    from watchfiles import watch as file_events
-
     wanted = list(names)
     chosen = [index.source(n) for n in wanted] if wanted else [s.source for s in index.sources()]
     roots = {s.name: os.path.realpath(s.root) for s in chosen}
@@ -87,19 +88,68 @@ def watch(
         if on_update:
             on_update(update)
 
+    try:
+        _rounds(index, roots, run, stop, debounce_ms, quiet_ms, reconcile_s)
+    except KeyboardInterrupt:  # between rounds or in one; the watcher's own wait ends quietly too
+        pass
+
+
+def _rounds(index: Index, roots: dict[str, str], run: Callable[..., None], stop: threading.Event,
+            debounce_ms: int, quiet_ms: int, reconcile_s: float) -> None:
+    from watchfiles import watch as file_events
+
     run("start", list(roots))
-    existing = [root for root in roots.values() if os.path.isdir(root)]
     last_full = time.monotonic()
-    for batch in file_events(*existing, watch_filter=_own_files(index), debounce=debounce_ms, step=quiet_ms,
-                             stop_event=stop, rust_timeout=int(min(reconcile_s, 5) * 1000), yield_on_timeout=True,
-                             raise_interrupt=False):
-        if stop.is_set():
-            break
-        if batch:
-            hit = sorted({name for _, path in batch for name, root in roots.items()
-                          if path == root or path.startswith(root + os.sep)})
-            if hit:
-                run("change", hit, len(batch))
-        if time.monotonic() - last_full >= reconcile_s:
-            run("reconcile", list(roots))
-            last_full = time.monotonic()
+    wake_s = min(reconcile_s, 1)
+    watched = _folders(roots)
+    pending: list[str] = []  # sources to index once the folders as they are now are watched
+    while not stop.is_set():
+        if not watched:  # no source folder exists: nothing to watch; look again shortly
+            stop.wait(wake_s)
+        batches = file_events(*(roots[name] for name in watched), watch_filter=_own_files(index),
+                              debounce=debounce_ms, step=quiet_ms, stop_event=stop, rust_timeout=int(wake_s * 1000),
+                              yield_on_timeout=True, raise_interrupt=False) if watched else iter([set()])
+        restart = False
+        try:
+            for batch in batches:
+                if stop.is_set():
+                    return
+                if pending:  # the new watch is up (it yields only once it is): what came before it is read now
+                    run("change", pending)
+                    pending = []
+                if batch:
+                    hit = sorted({name for _, path in batch for name, root in roots.items()
+                                  if path == root or path.startswith(root + os.sep)})
+                    if hit:
+                        run("change", hit, len(batch))
+                if time.monotonic() - last_full >= reconcile_s:
+                    run("reconcile", list(roots))
+                    last_full = time.monotonic()
+                restart = _folders(roots) != watched
+                if restart:
+                    # A source folder went away, came back or was made anew (a docs build that
+                    # deletes its output first): its watch went with the old folder.
+                    break
+        except FileNotFoundError:  # a folder went away between looking at it and watching it
+            restart = True
+            stop.wait(0.1)
+        if restart:  # watch the folders as they are now, then index the sources that moved
+            now = _folders(roots)
+            pending = sorted(set(pending) | {name for name in roots if now.get(name) != watched.get(name)})
+            watched = now
+        elif watched:  # the file watcher ended by itself: Ctrl-C
+            return
+
+
+def _folders(roots: dict[str, str]) -> dict[str, tuple[int, int]]:
+    """The sources whose folder exists now, each with its folder's identity (device, inode):
+    a folder deleted and made again under the same name is another folder to watch."""
+    found = {}
+    for name, root in roots.items():
+        try:
+            info = os.stat(root)
+        except OSError:
+            continue
+        if stat.S_ISDIR(info.st_mode):
+            found[name] = (info.st_dev, info.st_ino)
+    return found
