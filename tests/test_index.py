@@ -151,6 +151,30 @@ def test_include_and_exclude_globs_filter_files(index: Index, docs_dir: Path) ->
     assert paths(index) == {"guide/pooling.md", "guide/retries.md"}
 
 
+def test_a_folder_registered_inside_another_source_is_indexed_by_it_alone(index: Index, tmp_path: Path) -> None:
+    """The README's quick start: the repository as code, its docs folder as docs; each file
+    once, and back to the outer source when the inner one goes."""
+    repo = tmp_path / "repo"
+    (repo / "docs" / "guide").mkdir(parents=True)
+    (repo / "docs" / "guide" / "pooling.md").write_text("# Pooling\n\nIdle walrus connections are kept.\n")
+    (repo / "docs" / "conf.py").write_text("def setup(app):\n    return app\n")
+    (repo / "README.md").write_text("# Repo\n\nA narwhal library.\n")
+    (repo / "pool.py").write_text("def keep_idle():\n    return 'idle walrus'\n")
+    index.add_source(repo, name="repo", kind="code")
+    index.index()
+    index.add_source(repo / "docs", name="docs")
+    reports = index.index()
+    assert reports["repo"].removed == 1
+    assert [(s.path, s.reason) for s in reports["repo"].skipped] == [
+        ("docs", "folder of source 'docs' (1 file it indexes)")]
+    owners = {(hit.source, hit.path) for hit in index.search("idle walrus connections", limit=10).hits}
+    assert ("docs", "guide/pooling.md") in owners and ("repo", "docs/guide/pooling.md") not in owners
+    held = {f"{s.source.name}/{path}" for s in index.sources() for path in index.store.document_markers(s.source.id or 0)}
+    assert held == {"repo/docs/conf.py", "repo/README.md", "repo/pool.py", "docs/guide/pooling.md"}
+    index.remove_source("docs")
+    assert index.index()["repo"].added == 1  # the outer source takes the file back
+
+
 def test_source_registration_errors_name_the_fix(index: Index, docs_dir: Path, tmp_path: Path) -> None:
     index.add_source(docs_dir)
     with pytest.raises(SourceExistsError, match="mindex remove docs"):

@@ -22,6 +22,7 @@ from mindex.errors import BudgetExceededError, EmbeddingMismatchError, SourcePat
 from mindex.models import Document, IndexReport, SkippedFile, Source
 from mindex.sources import SOURCE_KINDS
 from mindex.sources.docs import LoadResult, LoadTask, Unchanged
+from mindex.sources.walk import FileEntry
 from mindex.store.base import Store
 from mindex.terms import EMBED_FORMAT, embedding_text
 
@@ -101,13 +102,35 @@ def index_source(
         return _index_source(store, source, settings, real_root, progress, reparse, started)
 
 
+def _cede_nested(store: Store, source: Source, entries: list[FileEntry]) -> tuple[list[FileEntry], list[SkippedFile]]:
+    """Leave to a source registered on a folder inside this one the files it lists (the
+    quick start's `docs` inside a repository added as code), so each file is indexed, and
+    found, once; a skipped entry per such folder says which source has them."""
+    inner = {}
+    for stats in store.list_sources():
+        other = stats.source
+        prefix = os.path.relpath(other.root, source.root).replace(os.sep, "/")
+        if other.root.startswith(source.root.rstrip(os.sep) + os.sep) and any(
+                entry.rel.startswith(prefix + "/") for entry in entries) and os.path.isdir(other.root):
+            listed, _ = SOURCE_KINDS[other.kind].discover(other)
+            inner[prefix] = (other.name, {f"{prefix}/{entry.rel}" for entry in listed})
+    if not inner:
+        return entries, []
+    theirs = set().union(*(files for _, files in inner.values()))
+    kept = [entry for entry in entries if entry.rel not in theirs]
+    ceded = [SkippedFile(prefix, f"folder of source {name!r} ({len(files):,} file{'s' * (len(files) != 1)} it indexes)")
+             for prefix, (name, files) in inner.items() if files]
+    return kept, ceded
+
+
 def _index_source(store: Store, source: Source, settings: IndexSettings, real_root: str,
                   progress: Progress | None, reparse: bool, started: float) -> IndexReport:
     assert source.id is not None
     kind = SOURCE_KINDS[source.kind]
     report = IndexReport()
     entries, skipped = kind.discover(source)
-    report.skipped.extend(skipped)
+    entries, ceded = _cede_nested(store, source, entries)
+    report.skipped.extend(skipped + ceded)
     markers = store.document_markers(source.id)
     # Files skipped for their bytes last time, skipped again without a read while unchanged
     # (the stdlib has 81: reading them every run started a worker pool for a no-op run).
