@@ -162,6 +162,10 @@ def test_a_malformed_answer_is_a_clear_error() -> None:
         with closing(OllamaEmbedder("m", server.url)) as embedder:
             with pytest.raises(RemoteError, match="1 vectors for 2 texts"):
                 embedder.embed_batch(["a", "b"])
+    for server in serve(lambda path, body, headers: {"embeddings": [[1.0, float("nan")], [0.5, float("inf")]]}):
+        with closing(OllamaEmbedder("m", server.url)) as embedder:
+            with pytest.raises(RemoteError, match="holding NaN or infinity"):
+                embedder.embed_batch(["a", "b"])
 
 
 def test_budget_stops_the_run_cleanly_and_the_next_run_resumes(

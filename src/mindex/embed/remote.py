@@ -113,10 +113,13 @@ class RemoteEmbedder(Embedder):
             matrix = np.asarray(rows, dtype=np.float32)
         except (KeyError, IndexError, TypeError, ValueError, AttributeError):
             raise RemoteError(f"{what} at {self.base_url} answered in an unexpected shape") from None
-        if matrix.ndim != 2 or len(matrix) != len(texts) or not np.isfinite(matrix).all():
+        if matrix.ndim != 2 or len(matrix) != len(texts):
             raise RemoteError(
                 f"{what} at {self.base_url} returned {len(matrix)} vectors for {len(texts)} texts"
             )
+        if not np.isfinite(matrix).all():
+            raise RemoteError(f"{what} at {self.base_url} returned vectors holding NaN or infinity; "
+                              "check the server's model (nothing was stored)")
         if not self.dimensions:
             self.dimensions = matrix.shape[1]
         elif matrix.shape[1] != self.dimensions:
