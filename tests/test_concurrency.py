@@ -192,3 +192,30 @@ def test_parser_workers_die_with_a_killed_or_interrupted_indexer(db: Path, how: 
     while any(_alive(pid) for pid in workers) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert not any(_alive(pid) for pid in workers), "parser workers outlived their parent"
+
+
+def test_first_memories_saved_by_several_agents_at_once_are_all_kept(tmp_path: Path) -> None:
+    """Each process registers the memory source on its first save: the ones that lose that race
+    use the winner's source (they failed with SOURCE_EXISTS and lost their memory)."""
+    (tmp_path / ".git").mkdir()
+    env = {**os.environ, "MINDEX_EMBED__PROVIDER": "none"}
+    procs = [subprocess.Popen([sys.executable, "-m", "mindex", "memory", "save", f"note {n} about walruses",
+                               "--type", "insight"], cwd=tmp_path, env=env, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True) for n in range(8)]
+    errors = [proc.communicate(timeout=120)[1] for proc in procs]
+    assert [proc.returncode for proc in procs] == [0] * 8, errors
+    with Index(tmp_path / ".mindex" / "index.db", embed=EmbedSettings(provider="none"), create=False) as ix:
+        assert sorted(hit.text for hit in ix.memory.recent(limit=20)) == sorted(f"note {n} about walruses" for n in range(8))
+        assert [s.source.name for s in ix.sources()] == ["memory"]
+
+
+def test_a_lock_file_not_yet_written_names_no_made_up_holder(tmp_path: Path) -> None:
+    from mindex.store.lock import WriteLock
+
+    lock = WriteLock(tmp_path / "index.db", timeout=1)
+    lock.path.write_text("")
+    assert lock.holder() == "another process"
+    lock.path.write_text('{"since": 0}')
+    assert lock.holder() == "another process"
+    lock.path.write_text(f'{{"pid": 42, "command": "mindex index", "since": {time.time()}}}')
+    assert lock.holder().startswith("pid 42 (mindex index) since ")

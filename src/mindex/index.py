@@ -29,6 +29,7 @@ from mindex.errors import (
     DependencyMissingError,
     MindexError,
     NotFoundError,
+    SourceExistsError,
     SourceNotFoundError,
     SourcePathError,
     UnsupportedModeError,
@@ -293,6 +294,29 @@ class Index:
         elif not _NAME.match(name):
             raise ConfigError(f"source name {name!r} may use letters, digits and . _ - @ + only")
         return self.store.add_source(Source(name, kind, str(root), tuple(include), tuple(exclude)))
+
+    def own_source(self, folder: Path, name: str, kind: str, purpose: str) -> Source:
+        """A source mindex keeps itself (memory, knowledge, changelogs): the one registered
+        under `name`, or `folder` registered now. Two processes doing this at once (two agents
+        saving their first memory) both get the one source.
+
+        Raises:
+            ConfigError: a source of another kind holds the name.
+        """
+        for _ in range(2):
+            for stats in self.sources():
+                if stats.source.name == name:
+                    if stats.source.kind != kind:
+                        raise ConfigError(f"a {stats.source.kind} source is named {name!r}; rename it (`mindex "
+                                          f"remove {name}` and add it under another name) to use {purpose}")
+                    return stats.source
+            folder.mkdir(parents=True, exist_ok=True)
+            self.store.ensure_writable()
+            try:
+                return self.add_source(folder, name=name, kind=kind)
+            except SourceExistsError:
+                continue  # registered by another process a moment ago: read it back
+        raise SourceExistsError(f"a source already covers {folder}; see `mindex sources`")
 
     @staticmethod
     def _free_name(base: str, taken: set[str]) -> str:

@@ -72,15 +72,8 @@ class Changelogs:
         """The changelog source, registered (with its folder) on first use."""
         if self._source is not None:
             return self._source
-        for stats in self.index.sources():
-            if stats.source.name == KIND:
-                if stats.source.kind != KIND:
-                    raise ConfigError(f"a {stats.source.kind} source is named {KIND!r}; rename it to use changelogs")
-                self._source = stats.source
-                return stats.source
         (self.folder / "products").mkdir(parents=True, exist_ok=True)
-        self.index.store.ensure_writable()
-        self._source = self.index.add_source(self.folder, name=KIND, kind=KIND)
+        self._source = self.index.own_source(self.folder, KIND, KIND, "changelogs")
         return self._source
 
     # -- writing ----------------------------------------------------------------------------

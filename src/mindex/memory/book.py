@@ -16,7 +16,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from mindex.errors import ConfigError, MemoryInputError, NotFoundError
+from mindex.errors import MemoryInputError, NotFoundError
 from mindex.memory import journal
 from mindex.memory.graph import Graph, derive
 from mindex.memory.knowledge import KNOWLEDGE_TYPES, Entity, area_of, render, slug
@@ -91,20 +91,11 @@ class Memory:
         if kind in self._sources:
             return self._sources[kind]
         folder = self.memory_dir if kind == MEMORY else self.knowledge_dir
-        for stats in self.index.sources():
-            if stats.source.name == kind:
-                if stats.source.kind != kind:
-                    raise ConfigError(f"a {stats.source.kind} source is named {kind!r}; rename it "
-                                      f"(`mindex remove {kind}` and add it under another name) to use memory")
-                self._sources[kind] = stats.source
-                return stats.source
-        folder.mkdir(parents=True, exist_ok=True)
         ignore = self.folder / ".gitignore"
-        if self.folder.name == ".mindex" and not ignore.exists():
+        if self.folder.name == ".mindex" and not folder.exists() and not ignore.exists():  # first use
+            self.folder.mkdir(parents=True, exist_ok=True)
             ignore.write_text(_GITIGNORE)
-        self.index.store.ensure_writable()
-        source = self.index.add_source(folder, name=kind, kind=kind)
-        self._sources[kind] = source
+        source = self._sources[kind] = self.index.own_source(folder, kind, kind, "memory")
         return source
 
     def refresh(self, kinds: tuple[str, ...] = (MEMORY, KNOWLEDGE), embed: bool | None = None) -> dict[str, IndexReport]:

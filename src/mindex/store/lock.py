@@ -39,6 +39,8 @@ class WriteLock:
             info = json.loads(self.path.read_text() or "{}")
         except (OSError, ValueError):
             return "another process"
+        if not isinstance(info, dict) or "pid" not in info:  # written by its holder a moment from now
+            return "another process"
         since = time.strftime("%H:%M:%S", time.localtime(info.get("since", 0)))
         return f"pid {info.get('pid')} ({info.get('command', '?')}) since {since}"
 
