@@ -1,8 +1,13 @@
 from __future__ import annotations
 
+import json
 import os
 import re
+import resource
+import signal
 import sqlite3
+import subprocess
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -119,6 +124,38 @@ def test_full_disk_stops_cleanly_and_the_next_run_finishes(indexed: Index, docs_
     conn.execute("PRAGMA max_page_count = 1073741823")
     report = indexed.index()["docs"]
     assert report.added == 40
+
+
+def _mindex_limited(db: Path, *args: str, file_bytes: int | None) -> subprocess.CompletedProcess[str]:
+    """A real `mindex` process that may write no file past `file_bytes` (ulimit -f): the kernel
+    refuses the write as it would on a disk without room, and SQLite sees a failed write."""
+    def limit() -> None:
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (file_bytes, file_bytes))
+
+    return subprocess.run([sys.executable, "-m", "mindex", "--db", str(db), *args, "--json"], capture_output=True,
+                          text=True, preexec_fn=limit if file_bytes else None, timeout=120,
+                          env={**os.environ, "MINDEX_EMBED__PROVIDER": "none"})
+
+
+def test_a_refused_write_making_or_filling_the_index_is_a_clear_error_and_the_next_run_goes_on(
+        tmp_path: Path, docs_dir: Path) -> None:
+    db = tmp_path / "index.db"
+    refused = _mindex_limited(db, "add", str(docs_dir), file_bytes=64 * 1024)
+    assert refused.returncode == 1, refused.stderr
+    error = json.loads(refused.stdout)["error"]
+    assert error["code"] == "STORE_ERROR" and f"the disk holding {db} failed a write" in error["message"]
+    assert "rolled back, nothing is half done" in error["hint"] and error["hint"].endswith("Free some space and retry")
+    assert _mindex_limited(db, "add", str(docs_dir), file_bytes=None).returncode == 0
+    assert json.loads(_mindex_limited(db, "index", file_bytes=None).stdout)["docs"]["added"] == 7
+    for n in range(60):  # then an index run that outgrows the limit halfway
+        (docs_dir / f"more{n}.md").write_text(f"# More {n}\n\n" + f"filler words number {n} " * 400)
+    stopped = _mindex_limited(db, "index", file_bytes=db.stat().st_size + 256 * 1024)
+    error = json.loads(stopped.stdout)["error"]
+    assert stopped.returncode == 1 and "failed a write" in error["message"] and "rerun `mindex index`" in error["hint"]
+    assert json.loads(_mindex_limited(db, "index", file_bytes=None).stdout)["docs"]["added"] > 0
+    with Index(db, create=False) as ix:
+        assert len(ix.store.document_markers(ix.sources()[0].source.id or 0)) == 67
 
 
 def test_a_v7_index_keeps_its_references_and_gets_its_code_text_back_on_the_next_run(tmp_path: Path) -> None:

@@ -401,9 +401,13 @@ class SQLiteStore:
                         f"BEGIN IMMEDIATE;\n{sql}\nINSERT OR REPLACE INTO schema_meta "
                         f"VALUES ('schema_version', '{version}');\nCOMMIT;"
                     )
-                except sqlite3.Error:
+                except sqlite3.Error as exc:
                     if self.conn.in_transaction:
                         self.conn.execute("ROLLBACK")
+                    if isinstance(exc, sqlite3.OperationalError):
+                        raise _explain(exc, self.path, f"the index could not be made or upgraded past schema "
+                                       f"v{version - 1} (that step was rolled back, nothing is half done). Free "
+                                       "some space and retry") from exc
                     raise
 
     # -- writing ---------------------------------------------------------------------------
@@ -1530,14 +1534,16 @@ def _open_failure(path: Path, exc: sqlite3.DatabaseError | None, read_only: bool
     return StoreError(f"cannot open {path} ({message}); check that the file and its folder are {need}")
 
 
-def _explain(exc: sqlite3.OperationalError, path: Path) -> Exception:
-    """Turn SQLite's failures that users can fix into errors that say how; keep the rest."""
+def _explain(exc: sqlite3.OperationalError, path: Path,
+             then: str = "the index still holds every batch committed before this one. Free some space and "
+                         "rerun `mindex index` to finish") -> Exception:
+    """Turn SQLite's failures that users can fix into errors that say how; keep the rest.
+    `then`: what the index holds now, and the next step."""
     message = str(exc)
-    if "full" in message:
-        return StoreError(
-            f"the disk holding {path} is full; the index still holds every batch committed "
-            "before this one. Free some space and rerun `mindex index` to finish"
-        )
+    if "full" in message or "disk I/O error" in message:
+        # A write past a file size limit (ulimit -f) reaches SQLite as an I/O error, a full disk as "full".
+        cause = "is full" if "full" in message else "failed a write (a full or failing disk, or a file size limit)"
+        return StoreError(f"the disk holding {path} {cause}; {then}")
     if "locked" in message or "busy" in message:
         return IndexLockedError(
             f"{path} stayed locked by another process past the timeout; "
