@@ -1530,8 +1530,20 @@ def _open_failure(path: Path, exc: sqlite3.DatabaseError | None, read_only: bool
             f"cannot read {path}: it is read-only and its -wal file holds writes not yet merged; "
             "open it once where it is writable (any mindex command), then it reads anywhere"
         )
+    if ("disk I/O error" in message or "full" in message) and 0 <= _free_bytes(path.parent) < 1 << 20:
+        return StoreError(f"cannot open {path}: the disk holding it is full, and SQLite needs room beside the "
+                          "index (its -wal and -shm files) even to read it; free some space and retry")
     need = "readable" if read_only else "readable and writable"
     return StoreError(f"cannot open {path} ({message}); check that the file and its folder are {need}")
+
+
+def _free_bytes(folder: Path) -> int:
+    """Room left for an unprivileged writer on the file system holding `folder` (-1: unknown)."""
+    try:
+        info = os.statvfs(folder)
+    except OSError:
+        return -1
+    return info.f_bavail * info.f_frsize
 
 
 def _explain(exc: sqlite3.OperationalError, path: Path,
