@@ -107,6 +107,22 @@ def test_the_index_summary_fits_80_columns_with_every_heading_and_name_whole(run
     assert row.split()[1:4] == ["7", "0", "0"] and max(map(len, lines)) <= 80
 
 
+def test_a_long_query_is_echoed_by_its_start(run, docs_dir: Path) -> None:  # type: ignore[no-untyped-def]
+    run("add", str(docs_dir))
+    run("index", "-q")
+    pasted = "zebrafish " * 500  # an issue's whole text, pasted
+    said = run("search", pasted)
+    assert said.startswith("No results for zebrafish zebrafish") and "…" in said and len(said) < 400
+    import os
+
+    from mindex import Index
+    from mindex.serve.render import search_markdown
+
+    with Index(os.environ.get("MINDEX_DB") or Path(".mindex/index.db"), create=False) as ix:
+        text = search_markdown(ix.search("connection pool " + pasted, limit=3), 2000)
+    assert text.splitlines()[0].count("zebrafish") < 20
+
+
 def test_invalid_config_is_reported_with_the_key(run, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     (tmp_path / ".mindex").mkdir()
     (tmp_path / ".mindex" / "config.toml").write_text("[index]\nchunk_size = 10\n")

@@ -53,6 +53,12 @@ def _fence(text: str, tag: str = "markdown") -> str:
     return f"{ticks}{tag}\n{text}\n{ticks}"
 
 
+def _echo(query: str, limit: int = 120) -> str:
+    """A query as shown back: whole when short, its start when long (an issue's text pasted
+    as a query need not be read twice)."""
+    return query if len(query) <= limit else query[:limit].rstrip() + "…"
+
+
 def search_markdown(result: SearchResult, budget_tokens: int) -> str:
     """Agent-facing markdown: a header, then hits with full text while the budget lasts.
 
@@ -61,8 +67,8 @@ def search_markdown(result: SearchResult, budget_tokens: int) -> str:
     """
     if not result.hits:
         note = f" ({result.note})" if result.note else ""
-        return f"No results for `{result.query}`{note}. Try other words or fewer filters."
-    lines = [f"{count(len(result.hits), 'result')} for `{result.query}` ({result.mode}, {result.took_ms:.0f} ms)"]
+        return f"No results for `{_echo(result.query)}`{note}. Try other words or fewer filters."
+    lines = [f"{count(len(result.hits), 'result')} for `{_echo(result.query)}` ({result.mode}, {result.took_ms:.0f} ms)"]
     used = estimate_tokens(lines[0])
     brief: list[Hit] = []
     for n, hit in enumerate(result.hits, 1):
@@ -130,7 +136,7 @@ def print_search(console: Console, result: SearchResult, explain: bool = False) 
     """Terminal rendering of a search: location, breadcrumb and highlighted snippet."""
     if not result.hits:
         note = f" ({result.note})" if result.note else ""
-        console.print(f"No results for [bold]{escape(result.query)}[/]{escape(note)}.")
+        console.print(f"No results for [bold]{escape(_echo(result.query))}[/]{escape(note)}.")
         return
     for n, hit in enumerate(result.hits, 1):
         console.print(
@@ -148,7 +154,7 @@ def print_search(console: Console, result: SearchResult, explain: bool = False) 
 def print_locate(console: Console, result: LocateResult) -> None:
     """Terminal rendering of `mindex locate`: files best first, each with its best chunks."""
     if not result.files:
-        console.print(f"No files for [bold]{escape(result.query[:80])}[/].")
+        console.print(f"No files for [bold]{escape(_echo(result.query))}[/].")
         return
     for n, found in enumerate(result.files, 1):
         console.print(f"[bold cyan]{n}.[/] [green]{escape(found.path)}[/]  [dim]{escape(found.source)} · "
