@@ -64,7 +64,7 @@ def query_terms(query: str) -> list[str]:
         if term:
             terms.append((term, False))
     rest = _PHRASE.sub(" ", query).replace('"', " ")
-    for word in rest.split():
+    for word in dict.fromkeys(rest.split()):  # each word once: a pasted log repeats its lines
         term = _term(word, prefix=word.endswith("*"))
         if term:
             terms.append((term, term.strip('"*').lower() in STOPWORDS))
@@ -79,7 +79,7 @@ def query_words(query: str) -> list[str]:
     form, for when phrases glued by punctuation find too little."""
     phrases = [t for t in (_term(m.group(1), exact=True) for m in _PHRASE.finditer(query)) if t]
     rest = _PHRASE.sub(" ", query)
-    words = [part for word in _WORD.findall(rest) for part in identifier_parts(word) or [word]]
+    words = [part for word in dict.fromkeys(_WORD.findall(rest)) for part in identifier_parts(word) or [word]]
     content = [w for w in words if w.lower() not in STOPWORDS] or words
     return list(dict.fromkeys([*phrases, *(f'"{w}"' for w in content)]))[:MAX_TERMS]
 
@@ -110,7 +110,7 @@ def make_snippet(text: str, query: str, width: int = 24) -> str:
 def _stem_search(query: str) -> Callable[[str], re.Match[str] | None] | None:
     """One alternation of the query's word stems, searched in a lower-cased word (`any(stem
     in word)`); made once a query, not once a hit."""
-    stems = {w[: max(4, len(w) - 2)] for w in (p.lower() for word in _WORD.findall(query)
+    stems = {w[: max(4, len(w) - 2)] for w in (p.lower() for word in set(_WORD.findall(query))
                                                 for p in identifier_parts(word) or [word])
              if len(w) > 1 and w not in STOPWORDS}
     return re.compile("|".join(map(re.escape, sorted(stems)))).search if stems else None
