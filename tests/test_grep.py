@@ -202,6 +202,19 @@ def test_line_logic_matches_ripgrep_at_the_edges() -> None:
     assert match_lines(compile_pattern(r"(?<=x)y"), "x\ny\nxy\n", False) == [(3, 3, 2)]
 
 
+def test_line_ends_are_read_as_editors_read_them(index: Index, tmp_path: Path) -> None:
+    """Where ripgrep differs, as the README says: CRLF lines end before the CR (rg --crlf), and
+    a lone CR ends a line."""
+    root = tmp_path / "ends"
+    root.mkdir()
+    (root / "win.py").write_bytes(b"def a():\r\n    pass\r\n")
+    (root / "mac.py").write_bytes(b"x = 1\ry = 2\rdef b():\r    pass\r")
+    index.add_source(root, name="ends", kind="code")
+    index.index()
+    assert _ours(index, r"pass$") == [("mac.py", 4, "    pass"), ("win.py", 2, "    pass")]
+    assert [(s.name, s.start_line) for _, s in index.graph().find("b")] == [("b", 3)]
+
+
 def test_cli_prints_ripgrep_layout_and_exit_codes(grep_index: Index, tree: Path,
                                                  monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tree)
