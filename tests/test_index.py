@@ -67,6 +67,9 @@ def test_bad_inputs_are_skipped_with_reasons_and_good_files_still_indexed(index:
     (bad / "latin1.md").write_bytes("# Café crème\n\nNaïve résumé.\n".encode("cp1252"))
     (bad / "front.md").write_text("---\ntitle: [oops\n---\n# Still indexed\n\nwombat body\n")
     (bad / "broken.pdf").write_bytes(b"%PDF-1.4 this is not really a pdf")
+    from pdfmaker import make_pdf
+
+    (bad / "scanned.pdf").write_bytes(make_pdf([[], []]))  # pages without a text layer
     (bad / "big.md").write_text("# Big\n\n" + "word " * 5000)
     (bad / "dangling.md").symlink_to(bad / "nowhere.md")
     (bad / "loop").symlink_to(docs_dir)
@@ -77,6 +80,7 @@ def test_bad_inputs_are_skipped_with_reasons_and_good_files_still_indexed(index:
     assert reasons["bad/binary.md"] == "binary content in a .md file"
     assert reasons["bad/empty.md"] == "empty file" and reasons["bad/blank.txt"] == "empty file"
     assert reasons["bad/broken.pdf"].startswith("not a readable PDF")
+    assert reasons["bad/scanned.pdf"] == "PDF without text (2 pages of images?): run OCR on it (e.g. ocrmypdf) to index it"
     assert "larger than" in reasons["bad/big.md"] and "index.max_file_bytes" in reasons["bad/big.md"]
     assert reasons["bad/dangling.md"] == "broken symlink"
     assert reasons["bad/loop"].startswith("symlink loop")

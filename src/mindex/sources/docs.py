@@ -80,7 +80,12 @@ def _parse(task: LoadTask, data: bytes) -> tuple[ParsedDocument, dict[str, objec
         from mindex.parse.pdf import PdfError, parse_pdf
 
         try:
-            return parse_pdf(data, entry.rel), {"format": "pdf"}
+            parsed = parse_pdf(data, entry.rel)
+            if not parsed.sections:  # scanned pages are pictures: nothing to search until OCR adds text
+                pages = parsed.metadata.get("pages")
+                return SkippedFile(entry.rel, f"PDF without text ({pages} pages of images?): run OCR on it "
+                                   "(e.g. ocrmypdf) to index it", entry.size, entry.mtime_ns)
+            return parsed, {"format": "pdf"}
         except PdfError as exc:
             return SkippedFile(entry.rel, f"not a readable PDF: {exc}")
         except DependencyMissingError:
