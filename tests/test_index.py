@@ -70,6 +70,9 @@ def test_bad_inputs_are_skipped_with_reasons_and_good_files_still_indexed(index:
     from pdfmaker import make_pdf
 
     (bad / "scanned.pdf").write_bytes(make_pdf([[], []]))  # pages without a text layer
+    (bad / "app.html").write_text('<html><head><title>App</title><script src="app.js"></script></head>'
+                                  '<body><div id="root"></div></body></html>')  # its scripts draw the page
+    (bad / "meta.md").write_text("---\ntitle: Only front matter\n---\n")
     (bad / "big.md").write_text("# Big\n\n" + "word " * 5000)
     (bad / "dangling.md").symlink_to(bad / "nowhere.md")
     (bad / "loop").symlink_to(docs_dir)
@@ -80,6 +83,7 @@ def test_bad_inputs_are_skipped_with_reasons_and_good_files_still_indexed(index:
     assert reasons["bad/binary.md"] == "binary content in a .md file"
     assert reasons["bad/empty.md"] == "empty file" and reasons["bad/blank.txt"] == "empty file"
     assert reasons["bad/broken.pdf"].startswith("not a readable PDF")
+    assert reasons["bad/app.html"].startswith("HTML without text") and reasons["bad/meta.md"] == "no text to index"
     assert reasons["bad/scanned.pdf"] == "PDF without text (2 pages of images?): run OCR on it (e.g. ocrmypdf) to index it"
     assert "larger than" in reasons["bad/big.md"] and "index.max_file_bytes" in reasons["bad/big.md"]
     assert reasons["bad/dangling.md"] == "broken symlink"

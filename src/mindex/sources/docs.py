@@ -139,6 +139,10 @@ def load(task: LoadTask) -> LoadResult:
         return outcome
     parsed, extra = outcome
     chunks = chunk_document(task.source, entry.rel, parsed, task.chunk_size, task.chunk_overlap)
+    if not chunks:  # listed, so a search that finds nothing in it is not a mystery
+        why = ("HTML without text (a page its scripts fill in? index the pages as rendered)"
+               if extra.get("format") in ("html", "htm") else "no text to index")
+        return SkippedFile(entry.rel, why, entry.size, entry.mtime_ns)
     metadata = {**parsed.metadata, **extra}
     error = metadata.get("front_matter_error")
     if error:
