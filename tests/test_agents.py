@@ -298,8 +298,10 @@ def test_a_hook_never_breaks_the_agent(repo: Path, tmp_path: Path) -> None:
         out = hook(plain, event, payload("SessionStart", plain, "s-x"), cwd=plain)
         assert out.stdout == ""
     assert not (plain / ".mindex").exists()
-    # a locked index: the hook gives up within its time limit and still exits 0
+    # a locked index: the hook gives up within its time limit and still exits 0; pre-compact
+    # puts its handoff in the journal alone, and the next session start reads it in
     mindex(repo, "memory", "save", "something", "--type", "progress")
+    (repo / "src" / "fetch" / "http.py").write_text("def get(): return 2\n")  # a file in flight
     holder = subprocess.Popen([sys.executable, "-c", (
         "import sys, time\nfrom pathlib import Path\nfrom mindex.store.lock import WriteLock\n"
         "lock = WriteLock(Path(sys.argv[1]), 60)\nlock.__enter__()\nprint('held', flush=True)\ntime.sleep(60)\n"),
@@ -309,6 +311,9 @@ def test_a_hook_never_breaks_the_agent(repo: Path, tmp_path: Path) -> None:
         started = time.perf_counter()
         out = hook(repo, "pre-compact", payload("PreCompact", repo, "s-lock", trigger="manual"))
         assert time.perf_counter() - started < 20 and out.stdout == ""
+        assert "to the journal only: an indexer holds the index" in out.stderr
+        journal = "".join(p.read_text() for p in (repo / ".mindex" / "memory").glob("*.md"))
+        assert "(pre-compact, session s-lock)" in journal and "Files in flight (1): src/fetch/http.py" in journal
         start = hook(repo, "session-start", payload("SessionStart", repo, "s-lock", source="startup"))
         assert "Session context" in json.loads(start.stdout)["hookSpecificOutput"]["additionalContext"]
     finally:
@@ -316,6 +321,9 @@ def test_a_hook_never_breaks_the_agent(repo: Path, tmp_path: Path) -> None:
         holder.wait()
         if holder.stdout is not None:
             holder.stdout.close()
+    after = hook(repo, "session-start", payload("SessionStart", repo, "s-next", source="compact"))
+    context = json.loads(after.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert "## Latest handoff" in context and "(pre-compact, session s-lock)" in context
 
 
 def test_session_start_by_hand_prints_markdown_and_reads_a_detached_head(repo: Path) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import sqlite3
@@ -219,3 +220,35 @@ def test_a_lock_file_not_yet_written_names_no_made_up_holder(tmp_path: Path) -> 
     assert lock.holder() == "another process"
     lock.path.write_text(f'{{"pid": 42, "command": "mindex index", "since": {time.time()}}}')
     assert lock.holder().startswith("pid 42 (mindex index) since ")
+
+
+def test_a_memory_saved_while_an_indexer_holds_the_index_is_kept_and_found_afterwards(tmp_path: Path) -> None:
+    """The journal is the record: the entry is written there at once, the index catches up on
+    the next read (it used to fail after the entry was written, inviting a duplicate)."""
+    (tmp_path / ".git").mkdir()
+    env = {**os.environ, "MINDEX_EMBED__PROVIDER": "none", "MINDEX_INDEX__LOCK_TIMEOUT": "0.5"}
+
+    def mindex(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "mindex", *args, "--json"], cwd=tmp_path, env=env,
+                              capture_output=True, text=True, timeout=120)
+
+    assert mindex("memory", "save", "first note", "--type", "insight").returncode == 0
+    holder = subprocess.Popen([sys.executable, "-c", (
+        "import sys, time\nfrom pathlib import Path\nfrom mindex.store.lock import WriteLock\n"
+        "lock = WriteLock(Path(sys.argv[1]), 60)\nlock.__enter__()\nprint('held', flush=True)\ntime.sleep(60)\n"),
+        str(tmp_path / ".mindex" / "index.db")], stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+        saved = mindex("memory", "save", "saved while an indexer ran", "--type", "decision")
+        assert saved.returncode == 0, saved.stderr
+        entry = json.loads(saved.stdout)
+        assert entry["pending"].startswith("in the journal; searchable once the index is free")
+        assert "saved while an indexer ran" in (tmp_path / ".mindex" / entry["file"]).read_text()
+    finally:
+        holder.kill()
+        holder.wait()
+        if holder.stdout is not None:
+            holder.stdout.close()
+    found = json.loads(mindex("memory", "search", "indexer ran").stdout)["results"]
+    assert [hit["id"] for hit in found][:1] == [entry["id"]]
+    assert json.loads(mindex("memory", "show", entry["id"]).stdout)["text"] == "saved while an indexer ran"

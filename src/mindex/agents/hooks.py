@@ -82,8 +82,10 @@ def _workflow_lines(wf: Workflow) -> list[str]:
 def session_start(index: Index, where: Situation, budget: int = 1500, session_id: str | None = None) -> dict[str, Any]:
     """The context for a new (or resumed, or compacted) session, within `budget` tokens.
     Returns {"markdown", "tokens", "workflow", "issue", "branch", "files", "included"}."""
+    from mindex.errors import MindexError
     from mindex.store.workflows import Checkpoints
 
+    book = index.memory  # it reads in the handoff a pre-compact hook could only write to the journal
     checkpoints = Checkpoints(cast("SQLiteStore", index.store))
     wf = None
     if where.branch:
@@ -110,7 +112,6 @@ def session_start(index: Index, where: Situation, budget: int = 1500, session_id
         head.append(" · ".join(facts))
     if wf is not None:
         head += [""] + _workflow_lines(wf)
-    book = index.memory
     handoffs = book.recent(1, types=("handoff",), tags=(f"#{issue}",)) if issue is not None else []
     handoffs = handoffs or book.recent(1, types=("handoff",))
     handoff = []
@@ -126,8 +127,6 @@ def session_start(index: Index, where: Situation, budget: int = 1500, session_id
     included = int(wf is not None) + int(bool(handoffs))
     body = ""
     if room >= 50:
-        from mindex.errors import MindexError
-
         try:
             ctx = book.context(files=where.files[:MAX_FILES], issue=str(issue) if issue is not None else None,
                                budget=room)
@@ -141,8 +140,6 @@ def session_start(index: Index, where: Situation, budget: int = 1500, session_id
             included += ctx["included"]
     text = (top + body)[:limit]
     if session_id:
-        from mindex.errors import MindexError
-
         try:
             _record_start(index, session_id, where, wf, included)
         except MindexError as exc:  # a locked index: the context still goes out
@@ -247,6 +244,31 @@ def capture(index: Index, where: Situation, session_id: str | None, event: str,
     read = files_read(transcript)
     store.close_session(sid, digest, added["learnings"] + added["mistakes"], int(event == "pre-compact"), read,
                         event == "session-end")
+    return added
+
+
+def handoff_only(index: Index, where: Situation, session_id: str | None, event: str) -> dict[str, Any]:
+    """`capture` when an indexer holds the index past the hooks' short wait: the handoff is
+    written to the journal alone (the record; the next run indexes it) from what can be read
+    now, and the commits wait for the next hook, so compaction loses no state."""
+    from mindex.store.workflows import Checkpoints
+
+    store = cast("SQLiteStore", index.store)
+    sid = session_id or f"manual-{time.strftime('%Y%m%d')}"
+    row = store.session_row(sid)
+    since, last_handoff = row if row is not None else (gitinfo.merge_base(where.root) if where.root else None, None)
+    checkpoints = Checkpoints(store)
+    wf = checkpoints.active_for_branch(where.branch) if where.branch else None
+    wf = checkpoints.get(wf.id, actions=5) if wf is not None else None
+    found = gitinfo.commits(where.root, since) if where.root else []
+    added: dict[str, Any] = {"learnings": 0, "mistakes": 0, "commits": 0, "skipped": 0, "handoff": None,
+                             "deferred": True}
+    state = _handoff_text(where, wf, found)
+    if hashlib.sha1(state.encode()).hexdigest()[:16] != last_handoff and (wf is not None or found or where.files):
+        tags = ("session", *((f"#{where.issue}",) if where.issue is not None else ()))
+        saved = index.memory.save(f"{state}\n\n({event}, session {sid})", "handoff", tags, where.files[:MAX_FILES],
+                                  embed=False, index=False)
+        added["handoff"] = saved.entry.id
     return added
 
 

@@ -16,7 +16,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from mindex.errors import MemoryInputError, NotFoundError
+from mindex.errors import IndexLockedError, MemoryInputError, MindexError, NotFoundError
 from mindex.memory import journal
 from mindex.memory.graph import Graph, derive
 from mindex.memory.knowledge import KNOWLEDGE_TYPES, Entity, area_of, render, slug
@@ -37,11 +37,17 @@ class Saved:
     entry: journal.Entry
     file: str
     line: int
+    pending: str | None = None  # why the entry is in the journal but not yet in the index
 
     def to_dict(self) -> dict[str, Any]:
         e = self.entry
         return {"id": e.id, "at": e.at.isoformat(timespec="seconds"), "type": e.type, "tags": list(e.tags),
-                "files": list(e.files), "text": e.text, "file": self.file, "line": self.line}
+                "files": list(e.files), "text": e.text, "file": self.file, "line": self.line,
+                **({"pending": self.pending} if self.pending else {})}
+
+    def said(self) -> str:
+        """The line a person reads: where it went, and when it is not searchable yet, why."""
+        return f"saved {self.entry.id} to {self.file}:{self.line}" + (f" ({self.pending})" if self.pending else "")
 
 
 def parse_since(since: str | None, days: float | None, now: datetime | None = None) -> float | None:
@@ -98,6 +104,30 @@ class Memory:
         source = self._sources[kind] = self.index.own_source(folder, kind, kind, "memory")
         return source
 
+    def journal_changed(self) -> bool:
+        """Whether a journal file differs from what the index holds (a hand edit, or an entry a
+        hook wrote while an indexer held the index): a stat a file, no write."""
+        registered = self._sources.get(MEMORY) or next(
+            (s.source for s in self.index.sources() if s.source.name == MEMORY), None)
+        if registered is None or not self.memory_dir.is_dir():
+            return False
+        self._sources[MEMORY] = registered
+        held = self.index.store.document_markers(registered.id or 0)
+        for path in self.memory_dir.glob("*.md"):
+            info = path.stat()
+            if held.get(path.name, (None, None))[:2] != (info.st_size, info.st_mtime_ns):
+                return True
+        return False
+
+    def _catch_up(self) -> None:
+        """Index journal entries written while an indexer held the index (or edited by hand)
+        before reading; when the index is busy or read-only, read what it has."""
+        try:
+            if self.journal_changed():
+                self.refresh((MEMORY,), embed=False)
+        except MindexError:
+            pass
+
     def refresh(self, kinds: tuple[str, ...] = (MEMORY, KNOWLEDGE), embed: bool | None = None) -> dict[str, IndexReport]:
         """Index the memory and knowledge folders (hand edits, deletions, renames)."""
         for kind in kinds:
@@ -115,8 +145,11 @@ class Memory:
     # -- the journal -----------------------------------------------------------------------
 
     def save(self, text: str, type: str = "progress", tags: tuple[str, ...] | list[str] = (),
-             files: tuple[str, ...] | list[str] = (), at: datetime | None = None, embed: bool | None = None) -> Saved:
-        """Append an entry to this month's journal and index it; searchable on return.
+             files: tuple[str, ...] | list[str] = (), at: datetime | None = None, embed: bool | None = None,
+             index: bool = True) -> Saved:
+        """Append an entry to this month's journal and index it; searchable on return. With
+        `index=False` only the journal is written (it is the record; the index is derived):
+        for a hook that finds an indexer holding the index, the next run picks the entry up.
 
         Raises:
             MemoryInputError: empty text, an unknown type, a bad tag or path, a huge entry.
@@ -131,9 +164,16 @@ class Memory:
         entry = journal.Entry(journal.new_id(when), when, kind, text.replace("\r\n", "\n").strip(),
                               journal.clean_list(tuple(tags), "tag"), journal.clean_list(tuple(files), "file"))
         block = journal.render(entry)
-        source = self.source(MEMORY)
         name = journal.journal_name(when)
         path = self.memory_dir / name
+        if not index:
+            self.memory_dir.mkdir(parents=True, exist_ok=True)
+            with journal.locked(self.memory_dir):
+                journal.append(path, block)
+                data = path.read_bytes()
+            line = data.count(b"\n", 0, len(data) - len(block.encode("utf-8"))) + 1
+            return Saved(replace(entry, line=line), f"{self.memory_dir.name}/{name}", line)
+        source = self.source(MEMORY)
         with journal.locked(self.memory_dir):
             before = self._markers(path)
             journal.append(path, block)
@@ -147,9 +187,14 @@ class Memory:
             conf = self.index.settings
             chunks = entry_chunks(source.name, name, [entry], conf.chunk_size, conf.chunk_overlap)
             after = (stat.st_size, stat.st_mtime_ns, hashlib.sha256(data).hexdigest())
-            appended = before is not None and self.index.store.append_chunks(source.id or 0, name, chunks, before, after)
-            if not appended:
-                self.index.index([MEMORY], embed=False)
+            try:
+                appended = before is not None and self.index.store.append_chunks(source.id or 0, name, chunks,
+                                                                                 before, after)
+                if not appended:
+                    self.index.index([MEMORY], embed=False)
+            except IndexLockedError as exc:  # the entry is in the journal already: saved, not yet found
+                why = f"in the journal; searchable once the index is free: {exc}"
+                return Saved(entry, f"{self.memory_dir.name}/{name}", line, why)
         if appended and (self.settings.embed_on_save if embed is None else embed):
             self.index.embed_chunks([c.hash for c in chunks])  # only this entry: no scan of the index
         else:
@@ -181,6 +226,8 @@ class Memory:
         from mindex.memory.when import search_with_dates
 
         self.source(kind)
+        if kind == MEMORY:
+            self._catch_up()
 
         def run(text: str, start: float | None, end: float | None) -> SearchResult:
             facets = Facets(types=tuple(types), tags=tuple(tags), files=tuple(files), since=start, until=end,
@@ -194,6 +241,8 @@ class Memory:
     def recent(self, limit: int = 20, types: tuple[str, ...] = (), tags: tuple[str, ...] = (),
                since: float | None = None, files: tuple[str, ...] = (), kind: str = MEMORY) -> list[Hit]:
         """Entries newest first, filtered."""
+        if kind == MEMORY:
+            self._catch_up()
         facets = Facets(types=tuple(types), tags=tuple(tags), files=tuple(files), since=since)
         return self.index.store.faceted_hits(kind, facets, limit)
 
@@ -203,6 +252,7 @@ class Memory:
         Raises:
             NotFoundError: no such id in the index (run `mindex index` after hand edits).
         """
+        self._catch_up()
         for kind in (MEMORY, KNOWLEDGE):
             pieces = self.index.store.entry_pieces(kind, entry_id)
             if pieces:

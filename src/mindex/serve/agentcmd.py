@@ -400,6 +400,7 @@ def _run_hook(event: str, fmt: str, budget: int | None) -> None:
             return  # nothing saved yet here: nothing to say
     elif where.root is None and not Path(db).exists():
         return  # outside git with no index: nothing to capture
+    from mindex.errors import IndexLockedError
     from mindex.index import Index
 
     index_settings = replace(settings.index, lock_timeout=conf.hook_lock_timeout)
@@ -414,11 +415,16 @@ def _run_hook(event: str, fmt: str, budget: int | None) -> None:
         else:
             path = payload.get("transcript_path")
             transcript = path if isinstance(path, str) else None
-            added = hooks.capture(index, where, session, event, transcript)
+            try:
+                added = hooks.capture(index, where, session, event, transcript)
+            except IndexLockedError:  # an indexer holds it: the handoff goes to the journal alone
+                added = hooks.handoff_only(index, where, session, event)
             if fmt == "json":
                 emit_json({"event": event, **added})
             print(f"mindex {event}: {added['learnings']} learnings, {added['mistakes']} mistakes from "
                   f"{added['commits']} new commits" + (f", handoff {added['handoff']}" if added["handoff"] else "")
+                  + (" (to the journal only: an indexer holds the index; the next run indexes it)"
+                     if added.get("deferred") else "")
                   + f" ({(time.perf_counter() - started) * 1000:.0f} ms)", file=sys.stderr)
 
 

@@ -549,7 +549,7 @@ def _register_memory_tools(server: MCPServer, core: _Core, budget: int) -> None:
     async def save(text: str, type: str, tags: list[str] | None, files: list[str] | None) -> CallToolResult:
         saved = await core.call(lambda ix: ix.memory.save(text, type, tags or (), files or ()), create=True)
         data = saved.to_dict()
-        return _result(f"saved {data['id']} to {data['file']}:{data['line']}", EntriesOut(results=[data]))
+        return _result(saved.said(), EntriesOut(results=[data]))
 
     async def search(query: str, limit: int, type: str | None, tag: str | None, days: float | None,
                      file: str | None, decay: bool) -> CallToolResult:

@@ -90,7 +90,7 @@ def save(state: State, text: tuple[str, ...], type_: str, tags: tuple[str, ...],
     if as_json:
         emit_json(saved.to_dict())
     else:
-        out.print(f"saved {escape(saved.entry.id)} to {escape(saved.file)}:{saved.line}", highlight=False)
+        out.print(escape(saved.said()), highlight=False)
 
 
 @memory.command("search")
