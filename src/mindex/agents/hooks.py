@@ -235,12 +235,7 @@ def capture(index: Index, where: Situation, session_id: str | None, event: str,
         added["commits"] += 1
     if wf is not None:
         wf = checkpoints.get(wf.id, actions=5)
-    state = _handoff_text(where, wf, found)
-    digest = hashlib.sha1(state.encode()).hexdigest()[:16]
-    if digest != last_handoff and (wf is not None or found or where.files):
-        tags = ("session", *((f"#{where.issue}",) if where.issue is not None else ()))
-        saved = book.save(f"{state}\n\n({event}, session {sid})", "handoff", tags, where.files[:MAX_FILES], embed=False)
-        added["handoff"] = saved.entry.id
+    digest, added["handoff"] = _save_handoff(index, where, sid, event, wf, found, last_handoff)
     read = files_read(transcript)
     store.close_session(sid, digest, added["learnings"] + added["mistakes"], int(event == "pre-compact"), read,
                         event == "session-end")
@@ -261,15 +256,23 @@ def handoff_only(index: Index, where: Situation, session_id: str | None, event: 
     wf = checkpoints.active_for_branch(where.branch) if where.branch else None
     wf = checkpoints.get(wf.id, actions=5) if wf is not None else None
     found = gitinfo.commits(where.root, since) if where.root else []
-    added: dict[str, Any] = {"learnings": 0, "mistakes": 0, "commits": 0, "skipped": 0, "handoff": None,
-                             "deferred": True}
-    state = _handoff_text(where, wf, found)
-    if hashlib.sha1(state.encode()).hexdigest()[:16] != last_handoff and (wf is not None or found or where.files):
-        tags = ("session", *((f"#{where.issue}",) if where.issue is not None else ()))
-        saved = index.memory.save(f"{state}\n\n({event}, session {sid})", "handoff", tags, where.files[:MAX_FILES],
-                                  embed=False, index=False)
-        added["handoff"] = saved.entry.id
-    return added
+    _, handoff = _save_handoff(index, where, sid, event, wf, found, last_handoff, write_index=False)
+    return {"learnings": 0, "mistakes": 0, "commits": 0, "skipped": 0, "handoff": handoff, "deferred": True}
+
+
+def _save_handoff(index: Index, where: Situation, sid: str, event: str, wf: Workflow | None,
+                  commits: list[gitinfo.CommitInfo], last_handoff: str | None,
+                  write_index: bool = True) -> tuple[str, str | None]:
+    """Save the state as a handoff memory unless the session's last handoff said the same or
+    there is nothing to say; returns the state's digest and the new entry's id (or None)."""
+    state = _handoff_text(where, wf, commits)
+    digest = hashlib.sha1(state.encode()).hexdigest()[:16]
+    if digest == last_handoff or not (wf is not None or commits or where.files):
+        return digest, None
+    tags = ("session", *((f"#{where.issue}",) if where.issue is not None else ()))
+    saved = index.memory.save(f"{state}\n\n({event}, session {sid})", "handoff", tags, where.files[:MAX_FILES],
+                              embed=False, index=write_index)
+    return digest, saved.entry.id
 
 
 def _handoff_text(where: Situation, wf: Workflow | None, commits: list[gitinfo.CommitInfo]) -> str:
