@@ -17,6 +17,7 @@ import pytest
 
 from mindex.agents import gitinfo
 from mindex.agents.baseline import parse, run_check
+from lockholder import held_by_another_process
 
 ENV = {"MINDEX_EMBED__PROVIDER": "none"}
 
@@ -302,12 +303,7 @@ def test_a_hook_never_breaks_the_agent(repo: Path, tmp_path: Path) -> None:
     # puts its handoff in the journal alone, and the next session start reads it in
     mindex(repo, "memory", "save", "something", "--type", "progress")
     (repo / "src" / "fetch" / "http.py").write_text("def get(): return 2\n")  # a file in flight
-    holder = subprocess.Popen([sys.executable, "-c", (
-        "import sys, time\nfrom pathlib import Path\nfrom mindex.store.lock import WriteLock\n"
-        "lock = WriteLock(Path(sys.argv[1]), 60)\nlock.__enter__()\nprint('held', flush=True)\ntime.sleep(60)\n"),
-        str(repo / ".mindex" / "index.db")], stdout=subprocess.PIPE, text=True)
-    try:
-        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+    with held_by_another_process(repo / ".mindex" / "index.db"):
         started = time.perf_counter()
         out = hook(repo, "pre-compact", payload("PreCompact", repo, "s-lock", trigger="manual"))
         assert time.perf_counter() - started < 20 and out.stdout == ""
@@ -316,11 +312,6 @@ def test_a_hook_never_breaks_the_agent(repo: Path, tmp_path: Path) -> None:
         assert "(pre-compact, session s-lock)" in journal and "Files in flight (1): src/fetch/http.py" in journal
         start = hook(repo, "session-start", payload("SessionStart", repo, "s-lock", source="startup"))
         assert "Session context" in json.loads(start.stdout)["hookSpecificOutput"]["additionalContext"]
-    finally:
-        holder.kill()
-        holder.wait()
-        if holder.stdout is not None:
-            holder.stdout.close()
     after = hook(repo, "session-start", payload("SessionStart", repo, "s-next", source="compact"))
     context = json.loads(after.stdout)["hookSpecificOutput"]["additionalContext"]
     assert "## Latest handoff" in context and "(pre-compact, session s-lock)" in context

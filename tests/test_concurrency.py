@@ -16,6 +16,7 @@ import pytest
 from mindex import Index, IndexSettings
 from mindex.config import EmbedSettings
 from mindex.errors import StoreError
+from lockholder import held_by_another_process
 
 FILES = 1500
 
@@ -233,22 +234,12 @@ def test_a_memory_saved_while_an_indexer_holds_the_index_is_kept_and_found_after
                               capture_output=True, text=True, timeout=120)
 
     assert mindex("memory", "save", "first note", "--type", "insight").returncode == 0
-    holder = subprocess.Popen([sys.executable, "-c", (
-        "import sys, time\nfrom pathlib import Path\nfrom mindex.store.lock import WriteLock\n"
-        "lock = WriteLock(Path(sys.argv[1]), 60)\nlock.__enter__()\nprint('held', flush=True)\ntime.sleep(60)\n"),
-        str(tmp_path / ".mindex" / "index.db")], stdout=subprocess.PIPE, text=True)
-    try:
-        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+    with held_by_another_process(tmp_path / ".mindex" / "index.db"):
         saved = mindex("memory", "save", "saved while an indexer ran", "--type", "decision")
         assert saved.returncode == 0, saved.stderr
         entry = json.loads(saved.stdout)
         assert entry["pending"].startswith("in the journal; searchable once the index is free")
         assert "saved while an indexer ran" in (tmp_path / ".mindex" / entry["file"]).read_text()
-    finally:
-        holder.kill()
-        holder.wait()
-        if holder.stdout is not None:
-            holder.stdout.close()
     found = json.loads(mindex("memory", "search", "indexer ran").stdout)["results"]
     assert [hit["id"] for hit in found][:1] == [entry["id"]]
     assert json.loads(mindex("memory", "show", entry["id"]).stdout)["text"] == "saved while an indexer ran"
