@@ -1,6 +1,6 @@
 """A real HTTP server on 127.0.0.1 that replays recorded answers byte for byte: status,
 headers (absolute URLs in them rewritten to this server) and body, plus scripted trouble
-(a slow answer, a dropped connection, a truncated body). Routes are keyed by path and query;
+(a slow answer, a dropped connection, a truncated body, an endless one). Routes are keyed by path and query;
 every request is kept so tests can check what was sent (e.g. If-None-Match)."""
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ class Reply:
     delay: float = 0.0
     drop: bool = False  # close the connection without answering
     truncate: bool = False  # promise the whole body, send half of it, close
+    endless: bool = False  # after the body, bytes without end (no length; until the client leaves)
 
 
 @dataclass
@@ -40,6 +41,7 @@ class ReplayServer:
     def __init__(self) -> None:
         self.routes: dict[str, Route] = {}
         self.seen: list[Seen] = []
+        self.endless_sent: list[int] = []  # bytes of each endless answer written before the client left
         server = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -65,6 +67,20 @@ class ReplayServer:
                 for name, value in reply.headers:
                     if name.lower() not in SKIPPED_HEADERS:
                         self.send_header(name, value.replace("https://api.github.com", server.url))
+                if reply.endless:
+                    self.send_header("Connection", "close")
+                    self.end_headers()
+                    self.close_connection = True
+                    sent = 0
+                    try:
+                        self.wfile.write(body)
+                        for _ in range(4096):  # 256 MiB at most, should a client read on and on
+                            self.wfile.write(b"<item>" + b"x" * 65530)
+                            sent += 65536
+                    except OSError:  # the client stopped reading and left
+                        pass
+                    server.endless_sent.append(sent)
+                    return
                 self.send_header("Content-Length", str(len(body)))
                 if reply.truncate:
                     self.send_header("Connection", "close")

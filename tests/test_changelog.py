@@ -8,6 +8,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -233,6 +234,8 @@ def test_gh_releases_follows_links_then_answers_304_and_honours_rate_limits(ix: 
     (Reply(200, [], b"[]", drop=True), "connection failed"),
     (Reply(500, [], b"oops"), "HTTP 500"),
     (Reply(200, [("Content-Type", "application/json")], b'{"message": "a dict"}'), "expected a list"),
+    (Reply(200, [("Content-Type", "application/json")], b'[{"tag_name": "v1", "body": "', endless=True),
+     "the answer is over 20 MiB; refused"),
 ])
 def test_broken_answers_fail_one_product_with_the_cause(ix: Index, reply: Reply, message: str) -> None:
     registry = {"bad": Product("bad", "gh-releases", "o/bad"), "good": Product("good", "gh-releases", "o/good")}
@@ -242,6 +245,8 @@ def test_broken_answers_fail_one_product_with_the_cause(ix: Index, reply: Reply,
                      Reply(200, [], json.dumps([{"tag_name": "v2.0", "published_at": "2026-01-02T00:00:00Z",
                                                  "body": "- Added things"}]).encode()))
         results = {r.product: r for r in fetch_products(ix, registry, ["bad", "good"], settings=settings(server.url))}
+        time.sleep(0.2 if reply.endless else 0)  # the server notices the client has gone
+        assert all(sent < 64 << 20 for sent in server.endless_sent)  # cut off near 20 MiB, not read to its end
     assert results["bad"].status == "failed" and message in (results["bad"].detail or "")
     assert results["good"].status == "new" and results["good"].new == 1
 

@@ -117,14 +117,13 @@ class Ctx:
                 raise RemoteError(f"{what or _where(url)}: the fetch run's time limit (changelog.total_timeout) ran out")
             wait: float | None = None
             try:
-                response = self.client.get(url, headers=headers or {}, timeout=min(conf.timeout, max(1.0, self.left())))
-                response.read()
+                response = self._read(url, headers or {}, min(conf.timeout, max(1.0, self.left())))
             except httpx.TimeoutException:
                 problem = f"no answer within {conf.timeout:g} s"
             except httpx.TransportError as exc:
                 problem = f"connection failed ({type(exc).__name__})"
             else:
-                if len(response.content) > MAX_BODY:
+                if response is None:
                     raise RemoteError(f"{what or _where(url)}: the answer is over {MAX_BODY // 2**20} MiB; refused")
                 if response.status_code < 400:
                     return response
@@ -146,6 +145,20 @@ class Ctx:
                     wait = random.uniform(0, min(30.0, conf.backoff * 2**attempt))
                 time.sleep(max(0.0, min(wait, 60.0, self.left())))
         raise RemoteError(f"{what or _where(url)}: failed after {conf.retries + 1} attempts: {problem}")
+
+
+    def _read(self, url: str, headers: dict[str, str], timeout: float) -> httpx.Response | None:
+        """The answer with its whole body, or None past `MAX_BODY` (counted as it arrives and
+        after decompression, so an endless or inflating answer is cut off, not held)."""
+        with self.client.stream("GET", url, headers=headers, timeout=timeout) as streamed:
+            body = bytearray()
+            for part in streamed.iter_bytes():
+                body += part
+                if len(body) > MAX_BODY:
+                    return None
+            kept = [(k, v) for k, v in streamed.headers.multi_items()
+                    if k.lower() not in ("content-encoding", "content-length", "transfer-encoding")]
+            return httpx.Response(streamed.status_code, headers=kept, content=bytes(body), request=streamed.request)
 
 
 def _where(url: str) -> str:
