@@ -43,6 +43,7 @@ from mindex.changelog.parse import Release, parse_date, split_releases
 from mindex.changelog.registry import Product
 from mindex.changelog.versions import clean, key, looks_like_version
 from mindex.errors import ConfigError, DependencyMissingError, RemoteError
+from mindex.fetch.http import capped
 
 if TYPE_CHECKING:
     from mindex.config import ChangelogSettings
@@ -117,7 +118,8 @@ class Ctx:
                 raise RemoteError(f"{what or _where(url)}: the fetch run's time limit (changelog.total_timeout) ran out")
             wait: float | None = None
             try:
-                response = self._read(url, headers or {}, min(conf.timeout, max(1.0, self.left())))
+                response = capped(self.client, "GET", url, MAX_BODY, headers=headers or {},
+                                  timeout=min(conf.timeout, max(1.0, self.left())))
             except httpx.TimeoutException:
                 problem = f"no answer within {conf.timeout:g} s"
             except httpx.TransportError as exc:
@@ -145,20 +147,6 @@ class Ctx:
                     wait = random.uniform(0, min(30.0, conf.backoff * 2**attempt))
                 time.sleep(max(0.0, min(wait, 60.0, self.left())))
         raise RemoteError(f"{what or _where(url)}: failed after {conf.retries + 1} attempts: {problem}")
-
-
-    def _read(self, url: str, headers: dict[str, str], timeout: float) -> httpx.Response | None:
-        """The answer with its whole body, or None past `MAX_BODY` (counted as it arrives and
-        after decompression, so an endless or inflating answer is cut off, not held)."""
-        with self.client.stream("GET", url, headers=headers, timeout=timeout) as streamed:
-            body = bytearray()
-            for part in streamed.iter_bytes():
-                body += part
-                if len(body) > MAX_BODY:
-                    return None
-            kept = [(k, v) for k, v in streamed.headers.multi_items()
-                    if k.lower() not in ("content-encoding", "content-length", "transfer-encoding")]
-            return httpx.Response(streamed.status_code, headers=kept, content=bytes(body), request=streamed.request)
 
 
 def _where(url: str) -> str:

@@ -22,6 +22,7 @@ from mindex.errors import BudgetExceededError, RemoteError
 
 RETRY_STATUS = frozenset({408, 425, 429, 500, 502, 503, 504})
 MAX_WAIT = 60.0
+MAX_ANSWER = 256 << 20  # bytes of one answer: a batch of 3,072-dimension vectors as JSON is a few MiB
 
 
 @dataclass(frozen=True)
@@ -85,6 +86,24 @@ class Budget:
 def new_client() -> httpx.Client:
     """The client every remote embedder, reranker and writer holds (connections are reused)."""
     return httpx.Client(headers={"user-agent": "mindex"})
+
+
+def capped(client: httpx.Client, method: str, url: str, limit: int, **options: Any) -> httpx.Response | None:
+    """The answer with its whole body, or None past `limit` bytes: counted as they arrive
+    and after decompression, so an endless or inflating answer is cut off, not held.
+
+    Raises:
+        httpx.TimeoutException, httpx.TransportError: as the request itself.
+    """
+    with client.stream(method, url, **options) as streamed:
+        body = bytearray()
+        for part in streamed.iter_bytes():
+            body += part
+            if len(body) > limit:
+                return None
+        kept = [(k, v) for k, v in streamed.headers.multi_items()
+                if k.lower() not in ("content-encoding", "content-length", "transfer-encoding")]
+        return httpx.Response(streamed.status_code, headers=kept, content=bytes(body), request=streamed.request)
 
 
 def bearer(key: str | None) -> dict[str, str]:
@@ -161,7 +180,9 @@ def post_json(
     for attempt in range(policy.retries + 1):
         wait: float | None = None
         try:
-            response = client.post(url, json=payload, headers=headers, timeout=policy.timeout)
+            response = capped(client, "POST", url, MAX_ANSWER, json=payload, headers=headers, timeout=policy.timeout)
+            if response is None:
+                raise RemoteError(f"{what} at {_where(url)} answered with over {MAX_ANSWER >> 20} MiB; refused")
         except httpx.TimeoutException:
             problem = f"no answer within {policy.timeout:g} s (raise embed.timeout if the server is slow)"
         except httpx.TransportError as exc:
