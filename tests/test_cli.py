@@ -98,13 +98,17 @@ def test_index_summary_lists_skipped_files_with_reasons(run, docs_dir: Path) -> 
     assert data["docs"]["skipped"] == [{"path": f"blob{n}.md", "reason": "binary content in a .md file"} for n in ("", "2")]
 
 
-def test_the_index_summary_fits_80_columns_with_every_heading_and_name_whole(run, docs_dir: Path) -> None:  # type: ignore[no-untyped-def]
+def test_the_index_summary_fits_80_columns_with_every_heading_and_name_whole(  # type: ignore[no-untyped-def]
+        run, docs_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     run("add", str(docs_dir), "--name", "knowledge")  # as long as the memory folders' source names
     lines = run("index").splitlines()  # without a terminal, rich writes 80 columns
     header = next(line for line in lines if "source" in line)
     assert header.split() == ["source", "added", "updated", "unchanged", "removed", "chunks", "embedded", "skipped", "time"]
     row = next(line for line in lines if line.split()[:1] == ["knowledge"])
     assert row.split()[1:4] == ["7", "0", "0"] and max(map(len, lines)) <= 80
+    monkeypatch.setenv("COLUMNS", str(len(str(docs_dir)) + 40))  # room for the path beside the counts
+    listed = run("sources").splitlines()  # the folder's path whole on its line, for copying
+    assert any(line.split()[:1] == ["knowledge"] and line.rstrip().endswith(str(docs_dir)) for line in listed)
 
 
 def test_a_long_query_is_echoed_by_its_start(run, docs_dir: Path) -> None:  # type: ignore[no-untyped-def]

@@ -202,13 +202,19 @@ def print_sources(console: Console, sources: list[SourceStats]) -> None:
     if not sources:
         console.print("No sources yet. Register one with [bold]mindex add <folder>[/].")
         return
+    from rich import box
     from rich.table import Column, Table  # tables only: a search's lines print without rich's import
 
-    table = Table("name", "kind", "documents", "chunks", Column("root", overflow="fold"), "filters")
-    for s in sources:
-        filters = " ".join([*(f"+{g}" for g in s.source.include), *(f"-{g}" for g in s.source.exclude)])
-        table.add_row(escape(s.source.name), s.source.kind, str(s.documents), str(s.chunks), escape(s.source.root),
-                      escape(filters))
+    # The index summary's layout: a folder's path folds only when it alone is wider than the
+    # terminal, and the filters column shows only when a source has filters.
+    filters = [" ".join([*(f"+{g}" for g in s.source.include), *(f"-{g}" for g in s.source.exclude)])
+               for s in sources]
+    columns = ["name", "kind", Column("documents", justify="right"), Column("chunks", justify="right"),
+               Column("root", overflow="fold"), *(["filters"] if any(filters) else [])]
+    table = Table(*columns, box=box.SIMPLE_HEAD, padding=0, pad_edge=False)
+    for s, shown in zip(sources, filters):
+        table.add_row(escape(s.source.name), s.source.kind, f"{s.documents:,}", f"{s.chunks:,}", escape(s.source.root),
+                      *([escape(shown)] if any(filters) else []))
     console.print(table)
 
 
