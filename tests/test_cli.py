@@ -70,6 +70,9 @@ def test_db_flag_and_environment_choose_the_store(run, docs_dir: Path, tmp_path:
     assert (tmp_path / "custom.db").exists()
     monkeypatch.setenv("MINDEX_DB", str(tmp_path / "custom.db"))
     assert json.loads(run("sources", "--json"))["sources"][0]["name"] == "docs"
+    monkeypatch.setenv("MINDEX_DB", str(docs_dir))  # a folder, given by mistake
+    assert f"{docs_dir} is a folder, not an index file" in run("status", code=1)
+    assert not (docs_dir / "index.db").exists()
 
 
 def test_exit_codes_mean_something(run, docs_dir: Path, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]

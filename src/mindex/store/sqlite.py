@@ -287,6 +287,9 @@ class SQLiteStore:
     _PACKED = True
 
     def __init__(self, path: Path, lock_timeout: float = 30.0, create: bool = True) -> None:
+        if path.is_dir():
+            raise StoreError(f"{path} is a folder, not an index file; point --db (or MINDEX_DB) at a file, "
+                             f"e.g. {path / 'index.db'}")
         if not path.exists() and not create:
             raise StoreError(
                 f"no index at {path}; register a folder with `mindex add <folder>` "
