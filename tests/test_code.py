@@ -160,6 +160,34 @@ def test_a_repository_is_listed_by_git_and_junk_is_skipped_with_reasons(repo: Pa
         assert index.index()["repo"].unchanged == report.added  # nothing changed: nothing parsed
 
 
+def test_a_submodule_is_listed_by_its_own_git(tmp_path: Path) -> None:
+    """git lists a submodule as one entry; its files are code of the repository as ripgrep
+    sees it, so they are listed too (an empty, uninitialised one adds nothing)."""
+    lib = tmp_path / "lib"
+    (lib / "pkg").mkdir(parents=True)
+    (lib / "pkg" / "core.py").write_text("def from_the_submodule():\n    return 1\n")
+    (lib / "ignored.py").write_text("def ignored_there():\n    pass\n")
+    (lib / ".gitignore").write_text("ignored.py\n")
+    app = tmp_path / "app"
+    app.mkdir()
+    (app / "main.py").write_text("def main():\n    return from_the_submodule()\n")
+    for repo in (lib, app):
+        _git(repo, "init", "-q")
+        _git(repo, "add", "-A")
+        _git(repo, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "init")
+    _git(app, "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(lib), "third/lib")
+    (app / "empty").mkdir()
+    (app / "empty" / ".git").write_text("gitdir: nowhere\n")  # a broken submodule: git answers nothing
+    with Index(tmp_path / "c.db", IndexSettings(workers=1), embed=EmbedSettings(provider="none")) as index:
+        index.add_source(app, name="app", kind="code")
+        index.index()
+        found = {s.path for _, s in index.graph().find("from_the_submodule")}
+        assert found == {"third/lib/pkg/core.py"}
+        assert not index.graph().find("ignored_there")  # the submodule's own ignore rules hold
+        callers = index.graph().calls("from_the_submodule", "callers")
+        assert [e.path for _, edges in callers for e in edges] == ["main.py"]
+
+
 def test_a_real_tree_the_standard_library_json_package(tmp_path: Path) -> None:
     folder = Path(sysconfig.get_paths()["stdlib"]) / "json"
     with Index(tmp_path / "s.db", IndexSettings(workers=2), embed=EmbedSettings(provider="none")) as index:

@@ -209,7 +209,7 @@ def print_sources(console: Console, sources: list[SourceStats]) -> None:
     # terminal, and the filters column shows only when a source has filters.
     filters = [" ".join([*(f"+{g}" for g in s.source.include), *(f"-{g}" for g in s.source.exclude)])
                for s in sources]
-    columns = ["name", "kind", Column("documents", justify="right"), Column("chunks", justify="right"),
+    columns: list[Column | str] = ["name", "kind", Column("documents", justify="right"), Column("chunks", justify="right"),
                Column("root", overflow="fold"), *(["filters"] if any(filters) else [])]
     table = Table(*columns, box=box.SIMPLE_HEAD, padding=0, pad_edge=False)
     for s, shown in zip(sources, filters):

@@ -65,9 +65,11 @@ def discover(source: Source) -> tuple[list[FileEntry], list[SkippedFile]]:
     return kept, skipped
 
 
-def _git_files(root: str) -> list[str] | None:
+def _git_files(root: str, depth: int = 0) -> list[str] | None:
     """Files git would show under `root` (tracked, and untracked but not ignored), or None
-    when `root` is not in a git work tree or git is missing."""
+    when `root` is not in a git work tree or git is missing. A submodule, which git lists
+    as one entry, is listed by its own git (three levels deep at most), as ripgrep would
+    search it."""
     try:
         done = subprocess.run(
             ["git", "-C", root, "ls-files", "-z", "--cached", "--others", "--exclude-standard", "--deduplicate"],
@@ -77,7 +79,16 @@ def _git_files(root: str) -> list[str] | None:
     listed = [p for p in done.stdout.decode("utf-8", "surrogateescape").split("\0") if p]
     # Not a work tree, or a folder the enclosing repository ignores (a Python install in a
     # git-managed ~/.pyenv): git has no say there, so walk it.
-    return listed if done.returncode == 0 and listed else None
+    if done.returncode != 0 or not listed:
+        return None
+    files = []
+    for path in listed:
+        full = os.path.join(root, path)
+        if depth < 3 and os.path.isdir(full) and not os.path.islink(full) and os.path.exists(os.path.join(full, ".git")):
+            files += [f"{path}/{inner}" for inner in _git_files(full, depth + 1) or []]
+        else:
+            files.append(path)
+    return files
 
 
 def _stat_all(root: str, listed: list[str], include: pathspec.GitIgnoreSpec | None,
