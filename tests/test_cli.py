@@ -210,6 +210,25 @@ def test_indexed_text_and_paths_print_literally(run, tmp_path: Path) -> None:  #
     assert "'[bold]x[/bold] :x:'" in run("grep", "zebra|bold")
 
 
+def test_control_characters_in_indexed_text_cannot_drive_the_terminal(run, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """A file's ESC sequences (window title, clear screen, colours) and BEL print as visible
+    escapes in every terminal output; JSON keeps the text as it is."""
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    hostile = "walrus \x1b]0;pwned\x07 title \x1b[2J cleared \x1b[31mred\x1b[0m end"
+    (folder / "e.md").write_text(f"# Title\n\n{hostile}\n")
+    (folder / "e.py").write_text(f"def walrus_fn():\n    return '{hostile}'\n")
+    run("add", str(folder))
+    run("add", str(folder), "--kind", "code", "--name", "code")
+    run("index", "-q")
+    hit = json.loads(run("search", "walrus title", "--json", "--kind", "docs"))["results"][0]
+    assert hostile in hit["text"]
+    for shown in (run("search", "walrus title"), run("get", hit["id"]), run("grep", "walrus"), run("grep", "-l", "pwned")):
+        assert "\x1b" not in shown and "\x07" not in shown, shown
+    assert "walrus \\x1b]0;pwned\\x07 title \\x1b[2J" in run("get", hit["id"])
+    assert "\\x1b[31mred" in run("grep", "walrus")
+
+
 def test_short_ids_and_single_counts_read_right(run, docs_dir: Path) -> None:  # type: ignore[no-untyped-def]
     run("add", str(docs_dir))
     run("index", "-q")

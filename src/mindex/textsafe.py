@@ -24,16 +24,28 @@ def escape_surrogates(text: str) -> str:
     return text if text.isascii() else _SURROGATE.sub(_escape, text)
 
 
+# Control characters but tab and newline: ESC starts the terminal's escape sequences (a window
+# title, a cleared screen, the clipboard through OSC 52), BEL ends some, CR rewrites a line.
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def visible_controls(text: str) -> str:
+    """`text` for a terminal: each control character but tab and newline written as a visible
+    escape (`\x1b`), so an indexed file cannot drive the terminal it is printed to."""
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text) if _CONTROL.search(text) else text
+
+
 # What rich reads as a markup tag: `[` then a letter, `#`, `/` or `@`, up to the next `]`.
 _TAG = re.compile(r"(\\*)(\[[a-z#/@][^[]*?])")
 
 
 def markup_escape(text: str) -> str:
-    """`text` for a rich console string, printed literally whether or not markup follows it:
-    every tag-like `[...]` gets a backslash (backslashes before it doubled). Rich reads a run
-    of backslashes as escapes only before a tag, so a trailing run is doubled and closed by
-    an empty tag pair: it prints as is, alone or before `[/]` (rich's own `escape` gets one
-    of the two wrong). Needs no rich import, for commands that print nothing."""
-    text = _TAG.sub(lambda m: f"{m.group(1)}{m.group(1)}\\{m.group(2)}", text)
+    """`text` for a rich console string, printed literally whether or not markup follows it,
+    control characters as visible escapes (`visible_controls`): every tag-like `[...]` gets a
+    backslash (backslashes before it doubled). Rich reads a run of backslashes as escapes only
+    before a tag, so a trailing run is doubled and closed by an empty tag pair: it prints as
+    is, alone or before `[/]` (rich's own `escape` gets one of the two wrong). Needs no rich
+    import, for commands that print nothing."""
+    text = _TAG.sub(lambda m: f"{m.group(1)}{m.group(1)}\\{m.group(2)}", visible_controls(text))
     trailing = len(text) - len(text.rstrip("\\"))
     return text + "\\" * trailing + "[dim][/dim]" if trailing else text

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from mindex.serve.clikit import State, emit_json, err, handle_errors, json_option, out
-from mindex.textsafe import markup_escape as escape
+from mindex.textsafe import markup_escape as escape, visible_controls
 
 if TYPE_CHECKING:
     from mindex.store.workflows import Checkpoints, Milestone, Workflow
@@ -208,7 +208,7 @@ def wf_rollback(state: State, workflow_id: str, as_json: bool) -> None:
         err.print("the workflow logged no commits")
     else:
         for line in plan:
-            click.echo(line)
+            click.echo(visible_controls(line))
 
 
 # -- milestones ----------------------------------------------------------------------------
@@ -411,7 +411,7 @@ def _run_hook(event: str, fmt: str, budget: int | None) -> None:
             if fmt == "json" or (fmt == "auto" and payload.get("hook_event_name")):
                 emit_json({"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": text}})
             else:
-                click.echo(text, nl=False)
+                click.echo(visible_controls(text), nl=False)
         else:
             path = payload.get("transcript_path")
             transcript = path if isinstance(path, str) else None

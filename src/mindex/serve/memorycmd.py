@@ -9,7 +9,7 @@ import click
 
 from mindex.modes import MODES
 from mindex.serve.clikit import State, emit_json, err, handle_errors, json_option, not_blank, out
-from mindex.textsafe import markup_escape as escape
+from mindex.textsafe import markup_escape as escape, visible_controls
 
 
 def _text(parts: tuple[str, ...]) -> str:
@@ -338,4 +338,4 @@ def context(state: State, files: tuple[str, ...], issue: str | None, query: str 
     if as_json:
         emit_json(result)
     else:
-        click.echo(result["markdown"], nl=False)
+        click.echo(visible_controls(result["markdown"]), nl=False)
