@@ -76,7 +76,7 @@ def test_a_file_that_is_not_a_database_gets_a_clear_error(tmp_path: Path) -> Non
 
 def test_a_place_where_no_database_can_be_written_is_named_with_what_it_needs(tmp_path: Path) -> None:
     (tmp_path / "taken.db").mkdir()  # a folder where the file should be
-    with pytest.raises(StoreError, match=r"cannot open .*taken\.db .*readable and writable"):
+    with pytest.raises(StoreError, match=r"taken\.db is a folder, not an index file; point --db .* e\.g\. .*taken\.db/index\.db"):
         SQLiteStore(tmp_path / "taken.db")
 
 
