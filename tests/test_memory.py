@@ -19,7 +19,7 @@ from mindex import Index, IndexSettings
 from mindex.config import EmbedSettings, MemorySettings
 from mindex.errors import MemoryInputError, NotFoundError
 from mindex.memory import journal
-from mindex.memory.book import Memory
+from mindex.memory.book import Memory, parse_since
 
 
 def open_index(tmp_path: Path) -> Index:
@@ -144,6 +144,9 @@ def test_filters_apply_before_top_k_and_decay_orders_by_age(ix: Index) -> None:
     assert {h.facets["id"] for h in hits} == {new.entry.id, old.entry.id}  # type: ignore[index]
     since = (now - timedelta(days=30)).timestamp()
     assert [h.facets["id"] for h in ix.memory.search("cache", limit=50, since=since, tags=("auth",)).hits] == [new.entry.id]  # type: ignore[index]
+    # `--days` past what the calendar holds means all time, not a crash
+    assert parse_since(None, 1e6) is None and parse_since(None, 1e308) is None
+    assert abs(parse_since(None, 30, now) - since) < 1  # type: ignore[operator]
     # With decay off the older entry, the better match (tokens), is not pushed down by age alone.
     plain = ix.memory.search("tokens cache invalidation", limit=2, types=("decision",), decay=False).hits
     assert plain[0].facets["id"] == old.entry.id  # type: ignore[index]

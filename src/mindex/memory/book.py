@@ -57,7 +57,10 @@ def parse_since(since: str | None, days: float | None, now: datetime | None = No
     if days is not None:
         if days < 0:
             raise MemoryInputError("--days cannot be negative")
-        return ((now or datetime.now(timezone.utc)) - timedelta(days=days)).timestamp()
+        try:
+            return ((now or datetime.now(timezone.utc)) - timedelta(days=days)).timestamp()
+        except OverflowError:  # more days than the calendar holds: no lower bound
+            return None
     return parse_time(since, "--since")
 
 
