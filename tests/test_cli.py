@@ -130,6 +130,19 @@ def test_a_long_query_is_echoed_by_its_start(run, docs_dir: Path) -> None:  # ty
     assert text.splitlines()[0].count("zebrafish") < 20
 
 
+def test_numbers_that_are_not_finite_are_usage_errors(run, docs_dir: Path) -> None:  # type: ignore[no-untyped-def]
+    """click's ranges let nan through (every comparison with it is false): grep's time limit
+    and memory's day count then crashed with a traceback, a nan weight ranked at random."""
+    run("add", str(docs_dir))
+    run("index", "-q")
+    for args in (("grep", "pool", "--timeout", "nan"), ("grep", "pool", "--timeout", "1e308"),
+                 ("memory", "search", "x", "--days", "nan"), ("memory", "search", "x", "--days", "1e999"),
+                 ("search", "pool", "--weights", "keyword=nan"), ("search", "pool", "--weights", "keyword=inf"),
+                 ("graph", "impact", "x", "--min-confidence", "nan")):
+        said = run(*args, code=2)
+        assert "Invalid value for" in said and "Traceback" not in said, args
+
+
 def test_invalid_config_is_reported_with_the_key(run, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     (tmp_path / ".mindex").mkdir()
     (tmp_path / ".mindex" / "config.toml").write_text("[index]\nchunk_size = 10\n")

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from mindex.serve.clikit import State, emit_json, err, handle_errors, json_option, out
+from mindex.serve.clikit import FiniteRange, State, emit_json, err, handle_errors, json_option, out
 from mindex.textsafe import markup_escape as escape, visible_controls
 
 if TYPE_CHECKING:
@@ -312,7 +312,7 @@ def ms_set(state: State, milestone_id: str, phase: str | None, status: str | Non
 @click.option("--lint", metavar="COMMAND", help="e.g. \"ruff check .\", \"npx eslint .\", \"flake8\"")
 @click.option("--typecheck", metavar="COMMAND", help="e.g. \"mypy\", \"npx tsc --noEmit\", \"pyright\"")
 @click.option("--check", "checks", multiple=True, metavar="NAME=COMMAND", help="Any other check (repeatable).")
-@click.option("--timeout", default=600.0, show_default=True, type=click.FloatRange(1), help="Seconds per command.")
+@click.option("--timeout", default=600.0, show_default=True, type=FiniteRange(1), help="Seconds per command.")
 @json_option
 @click.pass_obj
 @handle_errors

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 import sys
@@ -270,6 +271,17 @@ def not_blank(ctx: click.Context, param: click.Parameter, value: str) -> str:
     return value
 
 
+class FiniteRange(click.FloatRange):
+    """click's float range, refusing nan and the infinities (every comparison with nan is
+    false, so a plain range lets it through to crash later)."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        number = super().convert(value, param, ctx)
+        if not math.isfinite(number):
+            self.fail(f"{value!r} is not a finite number", param, ctx)
+        return number
+
+
 def parse_weights(text: str) -> dict[str, float]:
     """Read `--weights keyword=0.5,semantic=1`."""
     weights: dict[str, float] = {}
@@ -279,6 +291,6 @@ def parse_weights(text: str) -> dict[str, float]:
             weights[leg.strip()] = float(value)
         except ValueError:
             raise click.BadParameter(f"{part!r} is not LEG=NUMBER", param_hint="--weights") from None
-        if leg.strip() not in ("keyword", "semantic") or weights[leg.strip()] < 0:
-            raise click.BadParameter("legs are keyword and semantic, weights 0 or more", param_hint="--weights")
+        if leg.strip() not in ("keyword", "semantic") or not 0 <= weights[leg.strip()] < math.inf:
+            raise click.BadParameter("legs are keyword and semantic, weights 0 or more (finite)", param_hint="--weights")
     return weights

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 import click
 from mindex.textsafe import markup_escape as escape, visible_controls
 
-from mindex.serve.clikit import State, emit_json, err, handle_errors, json_option, not_blank, out
+from mindex.serve.clikit import FiniteRange, State, emit_json, err, handle_errors, json_option, not_blank, out
 from mindex.serve.words import count, impact_verb
 
 if TYPE_CHECKING:
@@ -44,7 +44,7 @@ def shown_path(root: str | None, path: str) -> str:
 @click.option("-m", "--max-count", type=click.IntRange(1), help="At most this many matching lines per file.")
 @click.option("-n", "--limit", default=200, show_default=True, type=click.IntRange(1, 100_000), help="At most this many matches in all.")
 @click.option("-l", "--files-with-matches", "files_only", is_flag=True, help="Print only the paths of files with a match.")
-@click.option("--timeout", default=30.0, show_default=True, type=click.FloatRange(min=0.1),
+@click.option("--timeout", default=30.0, show_default=True, type=FiniteRange(min=0.1, max=86400.0),
               help="Seconds the pattern may run (Python's re backtracks on patterns like (a|aa)+).")
 @json_option
 @click.pass_obj
@@ -224,7 +224,7 @@ def callees(state: State, symbol: str, path_glob: str | None, as_json: bool) -> 
 @_SYMBOL_ARG
 @_PATH_OPT
 @click.option("--depth", default=2, show_default=True, type=click.IntRange(1, 10), help="How many levels of callers.")
-@click.option("--min-confidence", default=0.5, show_default=True, type=click.FloatRange(0, 1),
+@click.option("--min-confidence", default=0.5, show_default=True, type=FiniteRange(0, 1),
               help="Leave out calls resolved with less confidence.")
 @json_option
 @click.pass_obj
@@ -308,7 +308,7 @@ def _symbols_out(file: str, found: list[SymbolRef], as_json: bool, key: str) -> 
 @click.argument("names", nargs=-1, metavar="[SOURCE]...")
 @click.option("--debounce", default=500, show_default=True, type=click.IntRange(10, 60_000),
               help="Group a burst of saves for at most this many milliseconds.")
-@click.option("--reconcile", default=60.0, show_default=True, type=click.FloatRange(1),
+@click.option("--reconcile", default=60.0, show_default=True, type=FiniteRange(1),
               help="Re-check every source this often (seconds), events or not.")
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per update, a line each.")
 @click.pass_obj

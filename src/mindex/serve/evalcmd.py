@@ -9,7 +9,8 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from mindex.modes import MODES
-from mindex.serve.clikit import State, emit_json, err, handle_errors, json_option, out, parse_weights, search_options
+from mindex.serve.clikit import (FiniteRange, State, emit_json, err, handle_errors, json_option, out, parse_weights,
+                                  search_options)
 
 if TYPE_CHECKING:
     from mindex.evaluate import Query, QueryRun, Ranked, RunReport, Variant
@@ -24,7 +25,7 @@ if TYPE_CHECKING:
               help="Score a saved run file instead of searching (repeat to compare runs).")
 @click.option("-n", "--limit", default=10, show_default=True, type=click.IntRange(10, 1000), help="Results per query.")
 @search_options
-@click.option("--min-overlap", default=0.0, show_default=True, type=click.FloatRange(0, 1),
+@click.option("--min-overlap", default=0.0, show_default=True, type=FiniteRange(0, 1),
               help="A span is hit only if the result covers at least this share of it.")
 @click.option("--by", "by_fields", multiple=True, metavar="FIELD", help="Break the metrics down by this query field (repeatable).")
 @click.option("--run-out", type=click.Path(dir_okay=False, path_type=Path),

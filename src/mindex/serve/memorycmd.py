@@ -8,7 +8,7 @@ from typing import Any
 import click
 
 from mindex.modes import MODES
-from mindex.serve.clikit import State, emit_json, err, handle_errors, json_option, not_blank, out
+from mindex.serve.clikit import FiniteRange, State, emit_json, err, handle_errors, json_option, not_blank, out
 from mindex.textsafe import markup_escape as escape, visible_controls
 
 
@@ -38,7 +38,7 @@ _FILTERS = (
     click.option("--type", "types", multiple=True, metavar="TYPE", help="Only entries of this type (repeatable)."),
     click.option("--tag", "tags", multiple=True, metavar="TAG", help="Only entries with this tag (repeat: all of them)."),
     click.option("--since", metavar="DATE", help="Only entries at or after DATE (2026-10-01 or an ISO time)."),
-    click.option("--days", type=click.FloatRange(0), help="Only entries of the last N days."),
+    click.option("--days", type=FiniteRange(0), help="Only entries of the last N days."),
     click.option("--file", "files", multiple=True, metavar="PATH", help="Only entries about this file, folder or glob."),
 )
 
@@ -249,7 +249,7 @@ def knowledge() -> None:
 @click.option("--title", help="A short title (default: the text's first line).")
 @click.option("--area", "areas", multiple=True, help="A code area it is about (repeatable).")
 @click.option("--file", "files", multiple=True, help="A file it is about (repeatable).")
-@click.option("--confidence", default=0.7, show_default=True, type=click.FloatRange(0, 1))
+@click.option("--confidence", default=0.7, show_default=True, type=FiniteRange(0, 1))
 @click.option("--supersedes", multiple=True, metavar="ID", help="An entity this one replaces (hidden from then on).")
 @click.option("--led-to", multiple=True, metavar="ID", help="An entity this one led to (a mistake → its learning).")
 @click.option("--issue", "issues", multiple=True, help="An issue number it is about.")
