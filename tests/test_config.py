@@ -62,6 +62,13 @@ def test_bad_values_name_the_key_and_where_to_fix_it(tmp_path: Path) -> None:
     write(tmp_path / ".mindex/config.toml", "unknown_key = 1\n")
     with pytest.raises(ConfigError, match="unknown_key"):
         load_settings(cwd=tmp_path)
+    # TOML reads nan and inf: a hook waiting `inf` seconds would hang the agent
+    write(tmp_path / ".mindex/config.toml", "[agents]\nhook_lock_timeout = inf\n[search.half_life_days]\nmemory = nan\n")
+    with pytest.raises(ConfigError, match=r"hook_lock_timeout: should be a finite number, not inf.*"
+                                          r"half_life_days.memory: should be a finite number, not nan|"
+                                          r"half_life_days.memory: should be a finite number, not nan.*"
+                                          r"hook_lock_timeout: should be a finite number, not inf"):
+        load_settings(cwd=tmp_path)
 
 
 def test_public_api_is_exported() -> None:

@@ -14,6 +14,7 @@ keep every command's start-up short (this module is read before anything else ru
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 import sys
@@ -367,7 +368,10 @@ def _coerce(value: Any, annotation: str, loc: str, problems: list[str]) -> Any:
         if kind == "float":
             if isinstance(value, bool):
                 raise ValueError
-            return float(value) if isinstance(value, (int, float)) else float(str(value).strip())
+            number = float(value) if isinstance(value, (int, float)) else float(str(value).strip())
+            if not math.isfinite(number):  # TOML reads nan and inf; no setting means either
+                raise ValueError
+            return number
         if kind == "bool":
             if isinstance(value, bool):
                 return value
@@ -407,7 +411,7 @@ def _coerce(value: Any, annotation: str, loc: str, problems: list[str]) -> Any:
                 raise ValueError
             return {str(k): _coerce(v, "list[str]", f"{loc}.{k}", problems) for k, v in table.items()}
     except (TypeError, ValueError):
-        words = {"int": "an integer", "float": "a number", "bool": "true or false", "str": "a string",
+        words = {"int": "an integer", "float": "a finite number", "bool": "true or false", "str": "a string",
                  "Path": "a path", "SecretStr": "a string", "dict[str, float]": "a table of numbers",
                  "list[str]": "a list of strings", "dict[str, list[str]]": "a table of lists of strings"}
         problems.append(f"{loc}: should be {words.get(kind, kind)}, not {value!r}")
