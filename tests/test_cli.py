@@ -190,6 +190,16 @@ def test_serve_says_why_it_cannot_start_in_json(run, tmp_path: Path) -> None:  #
     out = run("serve", "--http", "--tokens", str(tmp_path / "missing.toml"), "--json", code=1)
     error = json.JSONDecoder().raw_decode(out)[0]["error"]
     assert error["code"] == "CONFIG_ERROR" and "missing.toml" in error["message"] and "--tokens" in error["hint"]
+    import socket
+
+    with socket.socket() as taken:  # a port another program listens on
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        out = run("serve", "--http", "--port", str(port), "--json", code=1)
+    error = json.JSONDecoder().raw_decode(out)[0]["error"]
+    assert error["message"] == f"cannot listen on 127.0.0.1:{port}: Address already in use"
+    assert error["hint"] == "pick another --port, or stop what holds that one"
 
 
 def test_explain_shows_recency_merges_and_hops_without_failing(  # type: ignore[no-untyped-def]

@@ -1025,6 +1025,29 @@ def run_http(db: Path | str, settings: Settings, host: str, port: int, token: st
             print("mindex: stopped", file=sys.stderr, flush=True)
 
     app = http_app(db, settings, host, token, tokens)
+    listening = _bound(host, port, shown)
     # After a graceful stop uvicorn raises the signal it caught again: a SIGTERM'd server
     # exits as terminated by SIGTERM (which systemd counts as a clean stop).
-    Server(uvicorn.Config(app, host=host, port=port, log_level="warning", timeout_graceful_shutdown=10)).run()
+    Server(uvicorn.Config(app, host=host, port=port, log_level="warning", timeout_graceful_shutdown=10)).run(
+        sockets=[listening])
+
+
+def _bound(host: str, port: int, shown: str) -> Any:
+    """A socket bound to host:port for the server, or a ConfigError saying why not (uvicorn's
+    own attempt logs the errno and exits with 3, with no JSON for `--json`)."""
+    import socket
+
+    try:
+        family, kind, proto, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
+    except socket.gaierror as exc:
+        raise ConfigError(f"cannot listen on {shown}: {exc.strerror}; give --host an address or a name this "
+                          "machine resolves") from None
+    sock = socket.socket(family, kind, proto)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind(address)
+    except OSError as exc:
+        sock.close()
+        raise ConfigError(f"cannot listen on {shown}:{port}: {exc.strerror}; pick another --port, or stop "
+                          "what holds that one") from None
+    return sock
