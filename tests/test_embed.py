@@ -97,6 +97,24 @@ def test_chunk_tokens_at_the_model_limit_changes_nothing_and_above_it_is_refused
         OnnxEmbedder(embedder.model, chunk_tokens=300)
 
 
+def test_a_damaged_model_folder_is_named_with_the_file_at_fault(embedder: OnnxEmbedder, tmp_path: Path) -> None:
+    """A model folder given by hand (`embed.model /path`) whose files do not load: the file
+    and what is wrong, not onnxruntime's or tokenizers' traceback."""
+    folder = tmp_path / "model"
+    folder.mkdir()
+    shutil.copy(embedder.model.tokenizer_path, folder / "tokenizer.json")
+    (folder / "model.onnx").write_bytes(b"not an onnx file, a download cut short")
+    from dataclasses import replace
+
+    broken = replace(embedder.model, onnx_path=folder / "model.onnx", tokenizer_path=folder / "tokenizer.json")
+    with pytest.raises(ConfigError, match=r"model\.onnx is not an ONNX model ONNX Runtime can load .*export it again"):
+        OnnxEmbedder(broken)
+    shutil.copy(embedder.model.onnx_path, folder / "model.onnx")
+    (folder / "tokenizer.json").write_text("{}")
+    with pytest.raises(ConfigError, match=r"tokenizer\.json is not a tokenizer file this model can use"):
+        OnnxEmbedder(broken)
+
+
 def test_changing_chunk_tokens_asks_for_a_re_embedding(semantic: Index, tmp_path: Path) -> None:
     db = semantic.db_path
     semantic.close()

@@ -101,7 +101,11 @@ class OnnxEmbedder(Embedder):
         self._pool: Any = None  # the lanes' threads
 
         def tokenizer(max_length: int) -> Any:
-            made = Tokenizer.from_file(str(model.tokenizer_path))
+            try:
+                made = Tokenizer.from_file(str(model.tokenizer_path))
+            except Exception as exc:  # tokenizers raises a bare Exception for a file it cannot read
+                raise ConfigError(f"{model.tokenizer_path} is not a tokenizer file this model can use ({exc}); "
+                                  "export it again, or add a model with `mindex models add`") from None
             made.enable_truncation(max_length=max_length)
             made.no_padding()
             return made
@@ -132,7 +136,11 @@ class OnnxEmbedder(Embedder):
         # Spinning threads burn the other core while Python prepares the next batch.
         options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         options.add_session_config_entry("session.inter_op.allow_spinning", "0")
-        return ort.InferenceSession(str(self.model.onnx_path), options, providers=["CPUExecutionProvider"])
+        try:
+            return ort.InferenceSession(str(self.model.onnx_path), options, providers=["CPUExecutionProvider"])
+        except Exception as exc:  # onnxruntime's own error types: a damaged or foreign file
+            raise ConfigError(f"{self.model.onnx_path} is not an ONNX model ONNX Runtime can load "
+                              f"({str(exc).splitlines()[0][:200]}); export it again, or add a model with `mindex models add`") from None
 
     def embed_batch(self, texts: Sequence[str]) -> Vectors:
         return self._embed(texts, self.tokenizer)
