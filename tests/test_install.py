@@ -175,6 +175,23 @@ def test_json_with_trailing_commas_as_vs_code_reads_it_is_edited_in_place(projec
     assert "trailing commas" in mindex(project, "install", "claude-code", code=1)["error"]["message"]
 
 
+def test_doctor_loads_the_model_and_names_a_damaged_file(project: Path, tmp_path: Path) -> None:
+    docs = project / "docs"
+    docs.mkdir()
+    (docs / "a.md").write_text("# A\n\ntext\n")
+    mindex(project, "add", str(docs))
+    model = tmp_path / "model"
+    model.mkdir()
+    (model / "model.onnx").write_bytes(b"cut short")
+    (model / "tokenizer.json").write_text("{}")
+    proc = subprocess.run([sys.executable, "-m", "mindex", "doctor", "--no-hook-timing", "--json"], cwd=project,
+                          env={**os.environ, "MINDEX_EMBED__PROVIDER": "onnx", "MINDEX_EMBED__MODEL": str(model)},
+                          capture_output=True, text=True)
+    checks = {c["check"]: c for c in json.loads(proc.stdout)["checks"]}
+    assert proc.returncode == 1 and checks["model"]["status"] == "fail"
+    assert checks["model"]["detail"].startswith(f"{model / 'tokenizer.json'} is not a tokenizer file")
+
+
 def test_doctor_reports_index_sources_integrations_and_hook_time(project: Path) -> None:
     fail = mindex(project, "doctor", "--no-hook-timing", code=1)
     assert not fail["ok"] and fail["checks"][0]["check"] == "index" and fail["checks"][0]["status"] == "fail"

@@ -131,6 +131,14 @@ def _model_check(settings: Any) -> dict[str, Any]:
     if found is None:
         return _check("model", "warn", f"{conf.model} is not installed: search is keyword-only",
                       f"`mindex models add {conf.model}`")
+    from mindex.embed.onnx import OnnxEmbedder
+    from mindex.errors import MindexError
+
+    try:
+        OnnxEmbedder(found, threads=1)  # the files load: what a search would find out first
+    except MindexError as exc:
+        cause, _, fix = str(exc).partition("; ")
+        return _check("model", "fail", cause, fix or None)
     return _check("model", "ok", f"{found.model_id} at {found.onnx_path.parent}")
 
 
