@@ -26,12 +26,12 @@ def escape_surrogates(text: str) -> str:
 
 # Control characters but tab and newline: ESC starts the terminal's escape sequences (a window
 # title, a cleared screen, the clipboard through OSC 52), BEL ends some, CR rewrites a line.
-_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 
 def visible_controls(text: str) -> str:
     """`text` for a terminal: each control character but tab and newline written as a visible
-    escape (`\x1b`), so an indexed file cannot drive the terminal it is printed to."""
+    escape (`\\x1b`), so an indexed file cannot drive the terminal it is printed to."""
     return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text) if _CONTROL.search(text) else text
 
 

@@ -139,8 +139,9 @@ class OnnxEmbedder(Embedder):
         try:
             return ort.InferenceSession(str(self.model.onnx_path), options, providers=["CPUExecutionProvider"])
         except Exception as exc:  # onnxruntime's own error types: a damaged or foreign file
-            raise ConfigError(f"{self.model.onnx_path} is not an ONNX model ONNX Runtime can load "
-                              f"({str(exc).splitlines()[0][:200]}); export it again, or add a model with `mindex models add`") from None
+            cause = str(exc).splitlines()[0][:200]
+            raise ConfigError(f"{self.model.onnx_path} is not an ONNX model ONNX Runtime can load ({cause}); "
+                              "export it again, or add a model with `mindex models add`") from None
 
     def embed_batch(self, texts: Sequence[str]) -> Vectors:
         return self._embed(texts, self.tokenizer)
