@@ -25,7 +25,7 @@ from mindex.parse.refs import references
 from mindex.parse.text import parse_text
 from mindex.store.base import pack, pack_refs, pack_symbols
 from mindex.sources.docs import LoadResult, LoadTask, _looks_binary, decode, parser_failed, read_changed
-from mindex.sources.confine import LEAVES_SOURCE, inside, resolve
+from mindex.sources.confine import link_skipped
 from mindex.terms import search_terms
 from mindex.textsafe import escape_surrogates
 from mindex.sources.walk import SKIP_DIRS, FileEntry, read_ignore_file, walk_files
@@ -109,9 +109,9 @@ def _stat_all(root: str, listed: list[str], include: pathspec.GitIgnoreSpec | No
         try:
             info = os.lstat(path)  # git lists a link as a file, never what is below a linked folder
             if stat.S_ISLNK(info.st_mode):
-                target = resolve(path)
-                if target is None or not inside(real_root, target):
-                    skipped.append(SkippedFile(rel, "broken symlink" if target is None else LEAVES_SOURCE))
+                why = link_skipped(real_root, path)
+                if why:
+                    skipped.append(SkippedFile(rel, why))
                     continue
                 info = os.stat(path)
         except OSError:

@@ -24,7 +24,7 @@ def inside(root: str, path: str) -> bool:
     return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
 
 
-def resolve(path: str) -> str | None:
+def _resolve(path: str) -> str | None:
     """`path` with every symlink resolved, or None when a link on the way cannot be read
     (a link to an exited process's `/proc/N/exe` says it is a link, then has no target)."""
     try:
@@ -35,8 +35,16 @@ def resolve(path: str) -> str | None:
 
 def resolves_inside(root: str, path: str) -> bool:
     """True when `path`, with every symlink resolved, stays inside the resolved `root`."""
-    target = resolve(path)
-    return target is not None and inside(root, target)
+    return link_skipped(root, path) is None
+
+
+def link_skipped(root: str, path: str) -> str | None:
+    """Why a symlink at `path` is not followed (it leads out of the resolved `root`, or cannot
+    be resolved), or None when it stays inside."""
+    target = _resolve(path)
+    if target is None:
+        return "broken symlink"
+    return None if inside(root, target) else LEAVES_SOURCE
 
 
 def _opened_path(fd: int, path: str) -> str:

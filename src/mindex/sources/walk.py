@@ -10,7 +10,7 @@ from dataclasses import dataclass
 import pathspec
 
 from mindex.models import SkippedFile
-from mindex.sources.confine import LEAVES_SOURCE, inside, read_inside, resolve, resolves_inside
+from mindex.sources.confine import LEAVES_SOURCE, link_skipped, read_inside, resolves_inside
 from mindex.textsafe import escape_surrogates
 
 IGNORE_FILES = (".gitignore", ".mindexignore")
@@ -91,11 +91,9 @@ def walk_files(
             continue
         for entry in entries:
             rel = f"{rel_folder}/{escape_surrogates(entry.name)}" if rel_folder else escape_surrogates(entry.name)
-            if entry.is_symlink():
-                target = resolve(entry.path)
-                if target is None or not inside(real_root, target):
-                    skipped.append(SkippedFile(rel, "broken symlink" if target is None else LEAVES_SOURCE))
-                    continue
+            if entry.is_symlink() and (why := link_skipped(real_root, entry.path)):
+                skipped.append(SkippedFile(rel, why))
+                continue
             try:
                 info = entry.stat()  # follows symlinks
             except OSError:
