@@ -376,13 +376,20 @@ class Index:
 
         self.store.ensure_writable()
         wanted = list(names)
-        chosen = [self.source(n) for n in wanted] if wanted else [s.source for s in self.sources()]
+        listed = self.sources()
+        chosen = [self.source(n) for n in wanted] if wanted else [s.source for s in listed]
+        empty = {s.source.name for s in listed if not s.documents}
         reports: dict[str, IndexReport] = {}
         for source in chosen:
             parsed_by = f"parser_version:{source.id}"
+            reparse = self.store.get_meta(parsed_by) != PARSER_VERSION
+            if reparse and source.name in empty:
+                # Nothing an older parser made: every document of this run is this parser's,
+                # so a run stopped midway does not parse them all again next time.
+                self.store.set_meta({parsed_by: PARSER_VERSION})
+                reparse = False
             try:
-                report = reports[source.name] = index_source(
-                    self.store, source, self.settings, progress, reparse=self.store.get_meta(parsed_by) != PARSER_VERSION)
+                report = reports[source.name] = index_source(self.store, source, self.settings, progress, reparse=reparse)
             except SourcePathError as exc:
                 reports[source.name] = IndexReport(errors=[str(exc)])
                 continue

@@ -165,10 +165,16 @@ def _index_source(store: Store, source: Source, settings: IndexSettings, real_ro
     # once at the end); with documents already there, deletes need them.
     bulk = store.bulk_load() if not markers and len(tasks) >= BULK_FILES else nullcontext()
     with bulk:
-        for done, result in enumerate(_load_all(kind.load, tasks, workers), start=1):
-            writer.add(result)
-            if progress:
-                progress(source.name, done, len(tasks))
+        try:
+            for done, result in enumerate(_load_all(kind.load, tasks, workers), start=1):
+                writer.add(result)
+                if progress:
+                    progress(source.name, done, len(tasks))
+        except KeyboardInterrupt:
+            # Ctrl-C: the files parsed so far are written (whole documents) before the run
+            # stops, so the next run does not parse them again.
+            writer.finish()
+            raise
         writer.finish()
     report.removed = len(deleted) + writer.dropped
     store.finish_run(source.id, report.skipped)

@@ -70,13 +70,14 @@ def watch(
     reconcile_s: float = 60.0,
 ) -> None:
     """Index once, then re-index sources as their files change, until `stop` is set (or
-    KeyboardInterrupt). `on_update` hears about every round."""
+    Ctrl-C, which raises KeyboardInterrupt as usual). `on_update` hears about every round
+    that ran, but of the quiet check once the watch is up, only one that found something."""
     wanted = list(names)
     chosen = [index.source(n) for n in wanted] if wanted else [s.source for s in index.sources()]
     roots = {s.name: os.path.realpath(s.root) for s in chosen}
     stop = stop or threading.Event()
 
-    def run(reason: str, sources: list[str], changed: int = 0) -> None:
+    def run(reason: str, sources: list[str], changed: int = 0, quiet: bool = False) -> None:
         started = time.perf_counter()
         update = Update(reason, changed=changed)
         try:
@@ -85,13 +86,10 @@ def watch(
             log.debug("watch update failed", exc_info=True)
             update.error = f"{type(exc).__name__}: {exc}"
         update.seconds = time.perf_counter() - started
-        if on_update:
+        if on_update and not (quiet and not update.touched and not update.error):
             on_update(update)
 
-    try:
-        _rounds(index, roots, run, stop, debounce_ms, quiet_ms, reconcile_s)
-    except KeyboardInterrupt:  # between rounds or in one; the watcher's own wait ends quietly too
-        pass
+    _rounds(index, roots, run, stop, debounce_ms, quiet_ms, reconcile_s)
 
 
 def _rounds(index: Index, roots: dict[str, str], run: Callable[..., None], stop: threading.Event,
@@ -102,24 +100,29 @@ def _rounds(index: Index, roots: dict[str, str], run: Callable[..., None], stop:
     last_full = time.monotonic()
     wake_s = min(reconcile_s, 1)
     watched = _folders(roots)
-    pending: list[str] = []  # sources to index once the folders as they are now are watched
+    # Sources to index once the folders as they are now are watched. After the first round
+    # that is every source, quietly: a save made while it ran and before the watch was up
+    # would otherwise wait for the reconcile scan.
+    pending: list[str] = list(watched)
+    settling = True
     while not stop.is_set():
         if not watched:  # no source folder exists: nothing to watch; look again shortly
             stop.wait(wake_s)
         batches = file_events(*(roots[name] for name in watched), watch_filter=_own_files(index),
                               debounce=debounce_ms, step=quiet_ms, stop_event=stop, rust_timeout=int(wake_s * 1000),
-                              yield_on_timeout=True, raise_interrupt=False) if watched else iter([set()])
+                              yield_on_timeout=True) if watched else iter([set()])
         restart = False
         try:
             for batch in batches:
                 if stop.is_set():
                     return
+                done = pending
                 if pending:  # the new watch is up (it yields only once it is): what came before it is read now
-                    run("change", pending)
-                    pending = []
+                    run("change", pending, quiet=settling)
+                    pending, settling = [], False
                 if batch:
                     hit = sorted({name for _, path in batch for name, root in roots.items()
-                                  if path == root or path.startswith(root + os.sep)})
+                                  if (path == root or path.startswith(root + os.sep)) and name not in done})
                     if hit:
                         run("change", hit, len(batch))
                 if time.monotonic() - last_full >= reconcile_s:
@@ -137,7 +140,7 @@ def _rounds(index: Index, roots: dict[str, str], run: Callable[..., None], stop:
             now = _folders(roots)
             pending = sorted(set(pending) | {name for name in roots if now.get(name) != watched.get(name)})
             watched = now
-        elif watched:  # the file watcher ended by itself: Ctrl-C
+        elif watched:  # the file watcher ended by itself (its stop event)
             return
 
 

@@ -73,8 +73,23 @@ class _LazyConsole:
     def is_terminal(self) -> bool:
         return bool(self._printer().is_terminal)
 
+    # Python looks special methods up on the type, never through `__getattr__`: rich's `Live`
+    # does `with console:`, which needs these two spelled out.
+    def __enter__(self) -> Console:
+        return self.real().__enter__()
+
+    def __exit__(self, *exc: Any) -> None:
+        self.real().__exit__(*exc)
+
     def __getattr__(self, name: str) -> Any:
         return getattr(self.real(), name)
+
+
+def real_console(console: Console) -> Console:
+    """The rich console behind `out` or `err` (made now if need be), for rich's live displays,
+    which hand the console to code of their own."""
+    real = getattr(console, "real", None)
+    return cast("Console", real()) if callable(real) else console
 
 
 def plain_output(stream: Any) -> bool:
