@@ -326,3 +326,25 @@ def test_an_empty_query_is_a_usage_error_not_an_empty_answer(tmp_path: Path) -> 
     piped = run("locate", "-", "--json", stdin="   \n")
     assert piped.returncode == 2 and "standard input was empty" in json.loads(piped.stdout)["error"]["message"]
     assert not (tmp_path / "e.db").exists()  # refused before any index was opened
+
+
+def test_the_index_folder_keeps_itself_out_of_git_from_the_first_add(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`mindex add . && mindex index` in a repository, then `git add -A`: the index and its
+    locks stay out of the commit (the .gitignore is written when .mindex/ is made, not at
+    the first memory save)."""
+    import subprocess
+
+    repo = tmp_path / "repo"
+    (repo / "src").mkdir(parents=True)
+    (repo / "src" / "app.py").write_text("def main():\n    return 1\n")
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    runner = CliRunner()
+    monkeypatch.chdir(repo)
+    for args in (["add", ".", "--kind", "code"], ["index", "-q"]):
+        done = runner.invoke(cli, args, catch_exceptions=False)
+        assert done.exit_code == 0, done.output
+    assert (repo / ".mindex" / "index.db").is_file()
+    subprocess.run(["git", "add", "-A"], cwd=repo, check=True)
+    staged = subprocess.run(["git", "diff", "--cached", "--name-only"], cwd=repo, capture_output=True, text=True,
+                            check=True).stdout.split()
+    assert staged == [".mindex/.gitignore", "src/app.py"]

@@ -27,6 +27,20 @@ from mindex.errors import ConfigError
 
 STATE_DIR = ".mindex"
 DB_NAME = "index.db"
+# What `.mindex/.gitignore` keeps out of git from the moment the folder is made: the index
+# and its lock files are per machine; memory/, knowledge/ and config.toml are for the team.
+STATE_GITIGNORE = "# written by mindex: commit memory/ and knowledge/, never the index\nindex.db*\n*.lock\n"
+
+
+def make_state_dir(folder: Path) -> None:
+    """Make a project's `.mindex` folder (and the folders above it) with its `.gitignore`,
+    so the first `git add -A` after `mindex add` leaves the index out. A folder that is
+    there already is left as it is (a deleted `.gitignore` stays deleted)."""
+    if folder.is_dir():
+        return
+    folder.mkdir(parents=True, exist_ok=True)
+    if folder.name == STATE_DIR:
+        (folder / ".gitignore").write_text(STATE_GITIGNORE, encoding="utf-8")
 
 
 class SecretStr:
@@ -672,7 +686,7 @@ def write_setting(file: Path, key: str, raw: str | None) -> Any:
     except InvalidSettings as exc:
         shown = "the value given" if kind.startswith("SecretStr") else repr(raw)
         raise ConfigError(f"{key} = {shown} is not valid ({exc}); see `mindex config show`") from None
-    file.parent.mkdir(parents=True, exist_ok=True)
+    make_state_dir(file.parent)
     file.write_text(tomli_w.dumps(data))
     return value
 

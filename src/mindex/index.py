@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import re
 import time
+from contextlib import suppress
 from dataclasses import replace
 from collections.abc import Iterable
 from pathlib import Path
@@ -14,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from mindex.config import (
     DB_NAME,
     STATE_DIR,
+    make_state_dir,
     AgentSettings,
     EmbedSettings,
     IndexSettings,
@@ -115,6 +117,9 @@ class Index:
         else:
             self.url = None
             self.db_path = target
+            if create and not target.exists():
+                with suppress(OSError):  # a folder that cannot be made: the store says so, with the fix
+                    make_state_dir(target.parent)
             self.store = SQLiteStore(self.db_path, self.settings.lock_timeout, create=create)
         self._embedder: Embedder | None = None
         self._embedder_note: str | None = None

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from mindex.changelog.parse import KINDS, Release, parse_date, render_release, split_releases
 from mindex.changelog.versions import clean, key, looks_like_version
+from mindex.config import make_state_dir
 from mindex.errors import ConfigError, NotFoundError
 from mindex.models import Facets, Hit, IndexReport, SearchResult, Source
 
@@ -72,6 +73,7 @@ class Changelogs:
         """The changelog source, registered (with its folder) on first use."""
         if self._source is not None:
             return self._source
+        make_state_dir(self.folder.parent)  # on PostgreSQL the project's .mindex may be new
         (self.folder / "products").mkdir(parents=True, exist_ok=True)
         self._source = self.index.own_source(self.folder, KIND, KIND, "changelogs")
         return self._source

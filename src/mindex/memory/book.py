@@ -16,6 +16,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from mindex.config import STATE_DIR, STATE_GITIGNORE
 from mindex.errors import IndexLockedError, MemoryInputError, MindexError, NotFoundError
 from mindex.memory import journal
 from mindex.memory.graph import Graph, derive
@@ -26,7 +27,6 @@ if TYPE_CHECKING:
     from mindex.index import Index
 
 MEMORY, KNOWLEDGE = "memory", "knowledge"
-_GITIGNORE = "# written by mindex: commit memory/ and knowledge/, never the index\nindex.db*\n*.lock\n"
 MAX_ENTRY_CHARS = 200_000
 
 
@@ -101,9 +101,9 @@ class Memory:
             return self._sources[kind]
         folder = self.memory_dir if kind == MEMORY else self.knowledge_dir
         ignore = self.folder / ".gitignore"
-        if self.folder.name == ".mindex" and not folder.exists() and not ignore.exists():  # first use
+        if self.folder.name == STATE_DIR and not folder.exists() and not ignore.exists():  # first use
             self.folder.mkdir(parents=True, exist_ok=True)
-            ignore.write_text(_GITIGNORE)
+            ignore.write_text(STATE_GITIGNORE)
         source = self._sources[kind] = self.index.own_source(folder, kind, kind, "memory")
         return source
 
