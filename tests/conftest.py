@@ -20,7 +20,7 @@ FIXTURES = Path(__file__).parent / "fixtures"
 sys.path.insert(0, str(Path(__file__).parent))  # tests/pgserver.py
 
 # Where the session's throwaway home lives (see pytest_configure).
-_HOME_VARIABLES = ("HOME", "XDG_CACHE_HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "HF_HOME",
+_HOME_VARIABLES = ("PATH", "HOME", "XDG_CACHE_HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "HF_HOME",
                    "MINDEX_CONFIG", "GIT_CONFIG_GLOBAL")
 _saved_environment: dict[str, str | None] = {}
 
@@ -38,6 +38,9 @@ def pytest_configure(config: pytest.Config) -> None:
         "GIT_CONFIG_GLOBAL": home / ".gitconfig",
     }
     os.environ.update({name: str(value) for name, value in values.items()})
+    # `mindex` on PATH, as an installed tool is: the files `mindex install` writes for a
+    # project name the command, and tests run them as the agent would.
+    os.environ["PATH"] = os.pathsep.join((os.path.dirname(sys.executable), os.environ.get("PATH", "")))
     os.environ["_MINDEX_TEST_HOME"] = str(home)
     (home / ".gitconfig").write_text("[user]\n\tname = mindex tests\n\temail = tests@mindex.invalid\n"
                                      "[init]\n\tdefaultBranch = main\n")

@@ -196,6 +196,7 @@ def test_files_in_flight_are_the_working_tree_and_the_branch_since_its_merge_bas
     git(repo, "checkout", "-q", "feat/9-x")
     (repo / "src" / "fetch" / "http.py").write_text("def get(): return 1\n")  # modified
     (repo / "notes.txt").write_text("new\n")  # untracked
+    (repo / ".mcp.json.mindex-backup-20261120-101500").write_text("{}\n")  # an older install's backup: not work
     assert gitinfo.branch(repo) == "feat/9-x" and gitinfo.default_branch(repo) == "main"
     assert sorted(gitinfo.files_in_flight(repo)) == ["notes.txt", "src/fetch/http.py", "src/fetch/retry.py"]
     git(repo, "checkout", "-q", "--detach", "HEAD")

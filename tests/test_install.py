@@ -54,17 +54,24 @@ def test_claude_code_install_merges_backs_up_is_idempotent_and_uninstalls_exactl
     done = mindex(project, "install", "claude-code")
     assert {c["action"] for c in done["changes"]} == {"update"} and len(done["backups"]) == 2
     assert json.loads(Path(done["backups"][0]).read_text()) == MCP
+    # backups live in the user's state folder under the file's own path, never in the project
+    state = Path(os.environ["XDG_STATE_HOME"]) / "mindex" / "backups"
+    assert all(Path(b).is_relative_to(state) and Path(b).name in (".mcp.json", "settings.json") for b in done["backups"])
+    assert Path(done["backups"][0]).as_posix().endswith(f"{project.resolve().as_posix()}/.mcp.json")
+    assert not list(project.rglob("*backup*"))
     mcp = json.loads((project / ".mcp.json").read_text())
     assert mcp["mcpServers"]["github"] == MCP["mcpServers"]["github"] and mcp["mcpServers"]["fs"] == MCP["mcpServers"]["fs"]
-    assert mcp["mcpServers"]["mindex"]["args"] == ["serve"] and Path(mcp["mcpServers"]["mindex"]["command"]).exists()
+    # committed files name the command, which works on a teammate's machine too
+    assert mcp["mcpServers"]["mindex"] == {"type": "stdio", "command": "mindex", "args": ["serve"]}
+    assert done["command"] == "mindex"
     settings = json.loads((project / ".claude" / "settings.json").read_text())
     assert settings["permissions"] == CLAUDE_SETTINGS["permissions"] and settings["env"] == {"FOO": "1"}
     starts = settings["hooks"]["SessionStart"]
     assert starts[0] == CLAUDE_SETTINGS["hooks"]["SessionStart"][0]  # theirs kept, first
     assert starts[1]["matcher"] == "startup|resume|clear|compact"
-    assert starts[1]["hooks"][0]["command"].endswith("mindex hook session-start")
-    assert settings["hooks"]["PreCompact"][0]["hooks"][0]["command"].endswith("mindex hook pre-compact")
-    assert settings["hooks"]["SessionEnd"][0]["hooks"][0]["command"].endswith("mindex hook session-end")
+    assert starts[1]["hooks"][0]["command"] == "mindex hook session-start"
+    assert settings["hooks"]["PreCompact"][0]["hooks"][0]["command"] == "mindex hook pre-compact"
+    assert settings["hooks"]["SessionEnd"][0]["hooks"][0]["command"] == "mindex hook session-end"
     before = {p: p.read_text() for p in (project / ".mcp.json", project / ".claude" / "settings.json")}
     again = mindex(project, "install", "claude-code")
     assert {c["action"] for c in again["changes"]} == {"unchanged"} and again["backups"] == []
@@ -214,6 +221,28 @@ def test_doctor_reports_index_sources_integrations_and_hook_time(project: Path) 
     (project / ".mcp.json").write_text(json.dumps(settings))
     broken = mindex(project, "doctor", "--no-hook-timing", code=1)
     assert {c["check"]: c for c in broken["checks"]}["claude-code (project)"]["status"] == "fail"
+
+
+def test_project_files_name_mindex_on_path_and_user_files_its_absolute_path(project: Path, tmp_path: Path) -> None:
+    """A teammate's agent starts the server from the committed files, so they say `mindex`;
+    doctor fails where that does not resolve and says how to install it as a tool."""
+    mindex(project, "install", "cursor")
+    entry = json.loads((project / ".cursor" / "mcp.json").read_text())["mcpServers"]["mindex"]
+    assert entry == {"command": "mindex", "args": ["serve"]}
+    found = mindex(project, "doctor", "--no-hook-timing", code=1)["checks"]  # code 1: no index here yet
+    assert {c["check"]: c for c in found}["cursor (project)"]["status"] == "ok"  # the suite's PATH has this mindex
+    bare = subprocess.run([sys.executable, "-m", "mindex", "doctor", "--no-hook-timing", "--json"], cwd=project,
+                          env={**os.environ, **ENV, "PATH": "/usr/bin:/bin"}, capture_output=True, text=True)
+    check = {c["check"]: c for c in json.loads(bare.stdout)["checks"]}["cursor (project)"]
+    assert bare.returncode == 1 and check["status"] == "fail"
+    assert "not on PATH" in check["detail"] and "pipx install" in check["hint"] and "--user" in check["hint"]
+    noted = subprocess.run([sys.executable, "-m", "mindex", "install", "vscode"], cwd=project,
+                           env={**os.environ, **ENV, "PATH": "/usr/bin:/bin"}, capture_output=True, text=True)
+    assert noted.returncode == 0 and "is not on PATH here" in noted.stderr
+    user = mindex(project, "install", "cursor", "--user")
+    command = json.loads((Path(os.environ["HOME"]) / ".cursor" / "mcp.json").read_text())["mcpServers"]["mindex"]["command"]
+    assert user["command"] == command and os.path.isabs(command) and os.access(command, os.X_OK)
+    mindex(project, "uninstall", "cursor", "--user")
 
 
 def test_a_config_path_that_cannot_be_read_is_a_clear_error(project: Path) -> None:

@@ -79,11 +79,17 @@ def run(db: Path | str, project: Path, settings: Any, hook_timing: bool = True) 
             if not found["installed"]:
                 continue
             command = found["command"]
-            ok = (Path(command).is_file() and os.access(command, os.X_OK)) if os.sep in command else \
-                shutil.which(command) is not None
-            checks.append(_check(f"{client} ({scope})", "ok" if ok else "fail",
-                                 f"{', '.join(found['files'])} runs {command}",
-                                 None if ok else f"the command is gone; run `mindex install {client} --{scope}` again"))
+            files = ", ".join(found["files"])
+            if os.sep in command:
+                ok = Path(command).is_file() and os.access(command, os.X_OK)
+                detail, hint = f"{files} runs {command}", f"the command is gone; run `mindex install {client} --{scope}` again"
+            else:
+                ok = shutil.which(command) is not None
+                detail = f"{files} runs {command}" + ("" if ok else f", which is not on PATH")
+                hint = (f"install mindex as a tool so `{command}` is on every PATH (`pipx install <checkout or wheel>` or "
+                        f"`uv tool install <checkout or wheel>`), or `mindex install {client} --user` for this "
+                        "environment's absolute path")
+            checks.append(_check(f"{client} ({scope})", "ok" if ok else "fail", detail, None if ok else hint))
     if not any(c["check"].endswith("(project)") or c["check"].endswith("(user)") for c in checks):
         checks.append(_check("integrations", "warn", "no agent is set up to use mindex here",
                              "run `mindex install claude-code` (or cursor, codex, vscode, claude-desktop)"))
@@ -158,4 +164,5 @@ def _hook_check(project: Path) -> dict[str, Any]:
     best = min(times)
     status = "ok" if best <= HOOK_TARGET_MS else "warn"
     return _check("session-start hook", status, f"{best:.0f} ms (best of 3, whole process)",
-                  None if status == "ok" else "a slow start delays every session; see benchmarks/README.md")
+                  None if status == "ok" else "a slow start delays every session; `mindex -v hook session-start "
+                  "--format text` shows what it reads, and `mindex compact` shrinks an index edits have grown")

@@ -102,7 +102,9 @@ def files_in_flight(cwd: Path) -> list[str]:
         for path in (out or "").split("\0"):
             if path:
                 seen.setdefault(path, None)
-    return [path for path in seen if not path.startswith(".mindex/")]  # our own state is not work in flight
+    # Our own state is not work in flight, nor are backups an older mindex install left beside
+    # the files it changed (`.mcp.json.mindex-backup-20261120-101500`).
+    return [path for path in seen if not path.startswith(".mindex/") and ".mindex-backup-" not in path]
 
 
 @dataclass(frozen=True)

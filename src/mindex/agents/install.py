@@ -17,7 +17,9 @@ Formats (each client's documentation, checked 2026-11):
 
 Every change: idempotent (a second install changes nothing), merged into what is there (other
 servers, other hooks, unknown keys; TOML comments are kept because the table is edited as
-text), a timestamped backup first, `--dry-run` prints the diff. `uninstall` removes the server
+text), a backup first (in the user's state folder, never in the project), `--dry-run` prints
+the diff. Project files name the command `mindex` (they are shared), user files its absolute
+path. `uninstall` removes the server
 entry and the hook handlers whose command is mindex's, then any container they leave empty.
 An MCP file with comments (VS Code's JSONC) is edited as text: only the `mindex` entry is
 added or removed, every comment stays. A hooks file with comments is refused (Claude Code's
@@ -32,6 +34,7 @@ import os
 import re
 import shutil
 import sys
+import tempfile
 import time
 import tomllib
 from dataclasses import dataclass
@@ -70,6 +73,24 @@ class Change:
         return {"file": str(self.path), "what": self.what, "changed": self.changed,
                 "action": "unchanged" if not self.changed else "create" if self.old is None
                 else "delete" if self.new is None else "update"}
+
+
+def command_for(scope: str) -> str:
+    """The command an agent's entry runs. Project files are committed and shared, so they name
+    `mindex`, which works on any machine where it is installed on PATH (`pipx install`, `uv
+    tool install`; `mindex doctor` checks it resolves); a path into one person's virtual
+    environment would fail for every teammate. User files stay on this machine and name the
+    absolute path, which an agent started with another PATH still finds."""
+    return NAME if scope == "project" else executable()
+
+
+def backup_dir() -> Path:
+    """Where `install` and `uninstall` keep the files they change, as they were: in the user's
+    state folder, never in the project (where a backup would be committed, or read by the
+    session hook as a file in flight)."""
+    from platformdirs import user_state_path
+
+    return user_state_path(NAME) / "backups"
 
 
 def executable() -> str:
@@ -301,7 +322,7 @@ def _uninstall_toml(path: Path, text: str | None) -> str | None:
 
 def plan(client: str, scope: str, project: Path, remove: bool = False, exe: str | None = None) -> list[Change]:
     """What installing (or removing) mindex for a client would change; nothing is written."""
-    exe = exe or executable()
+    exe = exe or command_for(scope)
     changes = []
     for path, kind in targets(client, scope, project):
         try:
@@ -354,18 +375,22 @@ def apply(changes: list[Change]) -> list[Path]:
     except OSError as exc:
         where = exc.filename or "a configuration file"
         raise ConfigError(f"cannot write {where}: {exc.strerror or exc}; files written before it keep their "
-                          "backups (*.mindex-backup-*)") from None
+                          f"backups (in {backup_dir()})") from None
 
 
 def _apply(changes: list[Change]) -> list[Path]:
     backups = []
-    stamp = time.strftime("%Y%m%d-%H%M%S")
+    run: Path | None = None
     for change in changes:
         if not change.changed:
             continue
         path = change.path
         if change.old is not None:
-            backup = path.with_name(f"{path.name}.mindex-backup-{stamp}")
+            if run is None:  # one folder per run, each file under its absolute path: it says which file it was
+                backup_dir().mkdir(parents=True, exist_ok=True)
+                run = Path(tempfile.mkdtemp(prefix=time.strftime("%Y%m%d-%H%M%S-"), dir=backup_dir()))
+            backup = run / path.resolve().relative_to(path.resolve().anchor)
+            backup.parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(path, backup)
             backups.append(backup)
         if change.new is None:

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import shutil
 import sys
 import time
 from dataclasses import replace
@@ -512,7 +513,7 @@ def _setup(client: str, project_flag: bool, user_flag: bool, dry_run: bool, as_j
     backups = [] if dry_run else install.apply(changes)
     verb = "uninstall" if remove else "install"
     if as_json:
-        emit_json({"client": client, "scope": scope, "dry_run": dry_run, "command": install.executable(),
+        emit_json({"client": client, "scope": scope, "dry_run": dry_run, "command": install.command_for(scope),
                    "changes": [c.to_dict() for c in changes], "backups": [str(b) for b in backups],
                    **({"diff": "".join(c.diff() for c in changes)} if dry_run else {})})
         return
@@ -530,6 +531,11 @@ def _setup(client: str, project_flag: bool, user_flag: bool, dry_run: bool, as_j
         elif not remove:
             err.print(f"{client} now starts `mindex serve`" + (" and runs the session hooks" if client == "claude-code"
                                                                 else "") + "; restart it to pick this up")
+            if scope == "project" and shutil.which(install.NAME) is None:
+                err.print(f"[yellow]note[/]: `{install.NAME}` is not on PATH here, and these project files run it by "
+                          "that name: install mindex as a tool (`pipx install <checkout or wheel>` or `uv tool install "
+                          "<checkout or wheel>`), or use --user, which writes this environment's absolute path",
+                          highlight=False)
 
 
 def _setup_command(name: str, remove: bool, doc: str) -> click.Command:
