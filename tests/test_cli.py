@@ -287,9 +287,9 @@ def test_a_core_install_without_onnxruntime_indexes_and_searches_by_keyword(docs
     found = run("search", "configure retries", "--json")
     assert found.returncode == 0, found.stderr
     assert json.loads(found.stdout)["mode"] == "keyword"
-    assert "pip install 'mindex[models]'" in found.stderr  # the note says how to search by meaning
+    assert "pip install '.[models]'" in found.stderr  # the note says how to search by meaning
     semantic = run("search", "configure retries", "--mode", "semantic", "--json")
-    assert semantic.returncode != 0 and "mindex[models]" in semantic.stdout
+    assert semantic.returncode != 0 and "'.[models]'" in semantic.stdout
 
 
 def test_a_server_url_as_db_is_a_server_and_creates_no_file(run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]

@@ -63,7 +63,7 @@ def test_newer_database_is_refused_with_upgrade_instructions(tmp_path: Path) -> 
     conn.execute("UPDATE schema_meta SET value = '999' WHERE key = 'schema_version'")
     conn.commit()
     conn.close()
-    with pytest.raises(SchemaTooNewError, match="pip install -U mindex"):
+    with pytest.raises(SchemaTooNewError, match=r"upgrade mindex: `git pull` in its checkout"):
         SQLiteStore(path)
 
 

@@ -38,16 +38,25 @@ class ConfigError(MindexError):
     code = "CONFIG_ERROR"
 
 
+# mindex is installed from a checkout (or a wheel built from one), not from a package index:
+# what a message tells a user to run must work that way.
+UPGRADE_HINT = ("upgrade mindex: `git pull` in its checkout, then install it again as before "
+                "(`pip install '.[models]'`, `pipx install --force .` or `uv tool install --force .`)")
+
+
+def extra_hint(extra: str) -> str:
+    """How to add an optional part of mindex (an extra of its package) where it is installed."""
+    return (f"install mindex again with the `{extra}` extra: `pip install '.[{extra}]'` in its checkout "
+            f"(as a tool: `pipx install --force '.[{extra}]'` or `uv tool install --force '.[{extra}]'`)")
+
+
 class DependencyMissingError(MindexError):
     """An optional dependency is needed; the message names the extra to install."""
 
     code = "DEPENDENCY_MISSING"
 
     def __init__(self, module: str, extra: str, purpose: str) -> None:
-        super().__init__(
-            f"{purpose} needs the optional module {module!r}; "
-            f"install it with `pip install 'mindex[{extra}]'`"
-        )
+        super().__init__(f"{purpose} needs the optional module {module!r}; {extra_hint(extra)}")
         self.extra = extra
 
 

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from mindex.agents.install import CLIENTS, installed
+from mindex.errors import UPGRADE_HINT
 
 HOOK_TARGET_MS = 400.0
 
@@ -69,7 +70,7 @@ def run(db: Path | str, project: Path, settings: Any, hook_timing: bool = True) 
                                      "any write (`mindex index`) upgrades it"))
             else:
                 checks.append(_check("index", "fail", f"{db} is schema v{version}, newer than this mindex",
-                                     "upgrade with `pip install -U mindex`"))
+                                     UPGRADE_HINT))
         for name, kind, root, indexed_at in sources:
             checks.append(_source_check(name, kind, Path(root), indexed_at))
     checks.append(_model_check(settings))

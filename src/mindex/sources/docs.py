@@ -11,7 +11,7 @@ from pathlib import Path
 import pathspec
 
 from mindex.chunk import chunk_document
-from mindex.errors import DependencyMissingError
+from mindex.errors import DependencyMissingError, extra_hint
 from mindex.models import Document, ParsedDocument, SkippedFile, Source
 from mindex.parse import BINARY_SUFFIXES, PARSERS
 from mindex.sources.confine import OutsideRootError, read_inside
@@ -89,7 +89,7 @@ def _parse(task: LoadTask, data: bytes) -> tuple[ParsedDocument, dict[str, objec
         except PdfError as exc:
             return SkippedFile(entry.rel, f"not a readable PDF: {exc}")
         except DependencyMissingError:
-            return SkippedFile(entry.rel, "PDF support is not installed: pip install 'mindex[pdf]'")
+            return SkippedFile(entry.rel, f"PDF support is not installed: {extra_hint('pdf')}")
     if _looks_binary(data):
         return SkippedFile(entry.rel, f"binary content in a {suffix} file", entry.size, entry.mtime_ns)
     text, encoding = decode(data)

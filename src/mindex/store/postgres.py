@@ -47,6 +47,7 @@ from mindex.errors import (
     ReadOnlyIndexError,
     SourceExistsError,
     StoreError,
+    UPGRADE_HINT,
 )
 from mindex.models import Chunk, Document, Facets, Hit, Source
 from mindex.store import sqlite as _sqlite
@@ -384,7 +385,7 @@ class PostgresStore(SQLiteStore):
         current = self.schema_version()
         if current > _sqlite.SCHEMA_VERSION:
             raise SchemaTooNewError(f"{self.where} uses schema v{current}, newer than this mindex "
-                                    f"(v{_sqlite.SCHEMA_VERSION}); upgrade with `pip install -U mindex`")
+                                    f"(v{_sqlite.SCHEMA_VERSION}); {UPGRADE_HINT}")
         if current == _sqlite.SCHEMA_VERSION:
             return
         if current == 0 and not create:

@@ -28,6 +28,7 @@ from mindex.errors import (
     SchemaTooNewError,
     SourceExistsError,
     StoreError,
+    UPGRADE_HINT,
 )
 from mindex.models import Chunk, Document, Facets, Hit, ReferenceRow, SkippedFile, Source, SourceStats, SymbolRow
 from mindex.pathglob import glob_match
@@ -381,8 +382,7 @@ class SQLiteStore:
         current = self.schema_version()
         if current > SCHEMA_VERSION:
             raise SchemaTooNewError(
-                f"{self.path} uses schema v{current}, newer than this mindex (v{SCHEMA_VERSION}); "
-                "upgrade with `pip install -U mindex`"
+                f"{self.path} uses schema v{current}, newer than this mindex (v{SCHEMA_VERSION}); {UPGRADE_HINT}"
             )
         if current == SCHEMA_VERSION:
             return
