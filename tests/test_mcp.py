@@ -52,7 +52,7 @@ def server(indexed: Index) -> Any:
 def test_tools_are_listed_with_agent_docstrings_and_schemas(server: Any) -> None:
     tools = call(server, lambda c: c.list_tools()).tools
     by_name = {t.name: t for t in tools}
-    assert set(by_name) == {"search_docs", "get_chunk", "list_sources", "search_code", "grep", "find_symbol",
+    assert set(by_name) == {"search_docs", "search", "get_chunk", "list_sources", "search_code", "grep", "find_symbol",
                             "callers", "callees", "impact", "file_outline", "locate_files", "memory_save",
                             "memory_search", "memory_list", "memory_forget", "knowledge_add", "knowledge_query",
                             "get_context", "context_save", "context_search", "workflow_create", "workflow_find",
@@ -65,6 +65,41 @@ def test_tools_are_listed_with_agent_docstrings_and_schemas(server: Any) -> None
     assert "Use it first" in by_name["search_docs"].description
     assert set(by_name["search_docs"].input_schema["properties"]) == {"query", "limit", "mode", "source", "path", "rerank", "merge_adjacent"}
     assert "results" in by_name["search_docs"].output_schema["properties"]
+
+
+CLIENT_CODE = '''def test_client(app):
+    """How do I test my app with the test client: connection pool retries and backoff."""
+    return app.test_client()
+
+
+def retry_pool(pool):
+    """Retry the connection pool with backoff."""
+    return pool
+'''
+
+
+def test_search_docs_finds_docs_search_code_finds_code_and_search_finds_both(indexed: Index, tmp_path: Path) -> None:
+    """With code indexed beside the docs, a how-to question over search_docs returns docs
+    only (it said so and returned code); search_code returns code only; the mixed search is
+    `search`, with a kind filter."""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / "client.py").write_text(CLIENT_CODE)
+    indexed.add_source(repo, name="repo", kind="code")
+    indexed.index()
+    server = build_server(indexed.location, Settings())
+    question = "connection pool retries backoff test client"
+
+    def results(tool: str, **arguments: Any) -> list[dict[str, Any]]:
+        found = call(server, lambda c: c.call_tool(tool, {"query": question, "limit": 50, **arguments}))
+        return list(found.structured_content["results"])
+
+    docs, code, both = results("search_docs"), results("search_code"), results("search")
+    assert docs and {r["kind"] for r in docs} == {"docs"}
+    assert code and {r["kind"] for r in code} == {"code"}
+    assert {r["kind"] for r in both} == {"docs", "code"}
+    assert {r["id"] for r in results("search", kind="code")} == {r["id"] for r in code}
+    assert results("search_code", source="docs") == []  # the docs source holds no code
 
 
 def test_search_docs_returns_markdown_and_structured_results(server: Any) -> None:

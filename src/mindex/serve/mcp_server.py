@@ -34,7 +34,8 @@ LOOPBACK = {"127.0.0.1", "localhost", "::1"}
 
 INSTRUCTIONS = """mindex indexes this project's documentation and code on the user's machine.
 Use search_docs before answering questions about how a library, tool or this project works;
-then get_chunk to read a result in full. list_sources shows what is indexed.
+then get_chunk to read a result in full. list_sources shows what is indexed; search looks
+through everything at once (docs, code, memory, knowledge, changelogs).
 For code: locate_files names the files an issue or stack trace is about; search_code finds
 code by meaning, grep by regex with exact lines, find_symbol
 definitions by name; callers, callees and impact walk the call graph; file_outline lists
@@ -310,8 +311,9 @@ def build_server(db: Path | str, settings: Settings) -> MCPServer:
         rerank: Annotated[bool | None, Field(description="rerank the top results (omit: as configured)")] = None,
         merge_adjacent: Annotated[bool | None, Field(description="join neighbouring chunks of a file into one result")] = None,
     ) -> Annotated[CallToolResult, SearchOut]:
-        """Search the indexed documentation. Use it first for any question about how a
-        library, tool or this project works, its configuration, APIs or behaviour.
+        """Search the indexed documentation (docs sources only: no code, memory or
+        changelogs). Use it first for any question about how a library, tool or this project
+        works, its configuration, APIs or behaviour.
 
         Returns the best-matching chunks, best first: each with its breadcrumb
         (file › heading), file path and line span, chunk id and full text while the token
@@ -320,15 +322,41 @@ def build_server(db: Path | str, settings: Settings) -> MCPServer:
         """
         _query_given(query)
         result = await core.call(
-            lambda ix: ix.search(query, limit, 0, mode, source, None, path, rerank=rerank, merge=merge_adjacent)
+            lambda ix: ix.search(query, limit, 0, mode, source, "docs", path, rerank=rerank, merge=merge_adjacent)
         )
         return _result(render.search_markdown(result, budget), SearchOut.model_validate(result.to_dict()))
 
     @server.tool()
+    async def search(
+        query: Annotated[str, Field(description="words, a question, identifiers, or \"a quoted phrase\"")],
+        limit: Annotated[int, Field(ge=1, le=100, description="how many results")] = 10,
+        kind: Annotated[
+            Literal["docs", "code", "memory", "knowledge", "changelog"] | None,
+            Field(description="only sources of this kind; omit for all"),
+        ] = None,
+        mode: Annotated[
+            Literal["keyword", "semantic", "hybrid"] | None,
+            Field(description="omit for the best mode available"),
+        ] = None,
+        source: Annotated[str | None, Field(description="only this source (see list_sources)")] = None,
+        path: Annotated[str | None, Field(description="only files matching this glob, e.g. 'src/**'")] = None,
+    ) -> Annotated[CallToolResult, SearchOut]:
+        """Search everything indexed at once: documentation, code, memory, knowledge and
+        changelogs, ranked together. Use it when the answer could be in any of them; prefer
+        search_docs for documentation and search_code for code, which rank within one kind.
+
+        Returns chunks best first, each with its source, kind, breadcrumb, path and line
+        span, chunk id and text while the token budget lasts.
+        """
+        _query_given(query)
+        result = await core.call(lambda ix: ix.search(query, limit, 0, mode, source, kind, path))
+        return _result(render.search_markdown(result, budget), SearchOut.model_validate(result.to_dict()))
+
+    @server.tool()
     async def get_chunk(
-        chunk_id: Annotated[str, Field(description="an id from search_docs results")],
+        chunk_id: Annotated[str, Field(description="an id from a search result")],
     ) -> Annotated[CallToolResult, ChunkOut]:
-        """Read one chunk in full by its id (from search_docs), with its file path, line
+        """Read one chunk in full by its id (from any search tool), with its file path, line
         span and heading breadcrumb. Use it when a search result looks relevant but was
         listed without its text or cut short.
         """
@@ -338,7 +366,7 @@ def build_server(db: Path | str, settings: Settings) -> MCPServer:
 
     @server.tool()
     async def list_sources() -> Annotated[CallToolResult, SourcesOut]:
-        """List the documentation sources in the index (name, kind, folder, document and
+        """List the sources in the index (name, kind, folder, document and
         chunk counts). Use it to learn what can be searched, or to pick a `source` filter.
         """
         listed = await core.call(lambda ix: ix.sources())
