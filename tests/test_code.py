@@ -185,7 +185,7 @@ def test_a_submodule_is_listed_by_its_own_git(tmp_path: Path) -> None:
         assert found == {"third/lib/pkg/core.py"}
         assert not index.graph().find("ignored_there")  # the submodule's own ignore rules hold
         callers = index.graph().calls("from_the_submodule", "callers")
-        assert [e.path for _, edges in callers for e in edges] == ["main.py"]
+        assert [e.path for calls in callers for e in calls.edges] == ["main.py"]
 
 
 def test_a_real_tree_the_standard_library_json_package(tmp_path: Path) -> None:

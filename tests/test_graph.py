@@ -99,12 +99,16 @@ REPO = {
 }
 
 
+def _write(root: Path, files: dict[str, str]) -> None:
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text, encoding="utf-8")
+
+
 @pytest.fixture
 def graph_index(index: Index, tmp_path: Path) -> Index:
     root = tmp_path / "repo"
-    for rel, text in REPO.items():
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(text, encoding="utf-8")
+    _write(root, REPO)
     index.add_source(root, name="repo", kind="code")
     index.index()
     return index
@@ -404,3 +408,95 @@ def test_importers_find_every_style_of_import_in_file_and_line_order(index: Inde
     assert found == [("a.py", 1, "imports lib.tools"), ("a.py", 2, "imports helper"), ("b.py", 1, "imports lib.tools"),
                      ("b.py", 3, "imports helper")]
     assert [(e.path, e.line, e.reason) for e in graph.importers(helper)] == found  # asked again: the same
+
+
+BUSY = {
+    # Four definitions named `get`; `fetch` calls `store.get` twice and `run` once.
+    "kv/stores.py": "".join(f"class Store{n}:\n    def get(self, key):\n        return key\n\n\n" for n in range(4)),
+    "kv/app.py": (
+        "from kv import stores\n"                          # 1
+        "\n\n"
+        "class App:\n"                                     # 4
+        "    def fetch(self, store, key):\n"               # 5
+        "        first = store.get(key)\n"                 # 6
+        "        again = store.get(key)\n"                 # 7
+        "        return self.run(first, again)\n"          # 8
+        "\n"
+        "    def run(self, *values):\n"                    # 10
+        "        return values\n"
+        "\n"
+        "    def start(self):\n"                           # 13
+        "        return self.fetch(None, 1)\n"             # 14
+    ),
+}
+
+
+def test_callees_list_each_call_once_and_fold_a_name_too_many_share(index: Index, tmp_path: Path) -> None:
+    """`graph callees Flask.wsgi_app` listed 17 methods named `get` at 0.03, twice: now a
+    call to one definition is one edge with its lines, and a call whose every candidate is
+    under the minimum confidence is one edge saying how many it might be."""
+    _write(tmp_path / "busy", BUSY)
+    index.add_source(tmp_path / "busy", name="busy", kind="code")
+    index.index()
+    graph = index.graph()
+    (fetch,) = graph.calls("App.fetch", "callees")
+    shown = [(e.call, e.target.name if e.target else None, e.lines, e.candidates) for e in fetch.edges]
+    assert shown == [("store.get", None, (6, 7), 4), ("self.run", "App.run", (), 0)]
+    assert "4 definitions named get; each under the minimum confidence 0.2" in fetch.edges[0].reason
+    (every,) = graph.calls("App.fetch", "callees", min_confidence=0)
+    gets = [e for e in every.edges if e.call == "store.get"]
+    assert sorted(e.target.name for e in gets if e.target) == [f"Store{n}.get" for n in range(4)]
+    assert all(e.lines == (6, 7) for e in gets)  # each definition once, not once per call
+    (callers,) = graph.calls("Store0.get", "callers")
+    assert callers.edges == [] and callers.left_out == 2  # two guesses at 0.125, counted, not listed
+    (listed,) = graph.calls("Store0.get", "callers", min_confidence=0.1)
+    assert [(e.line, e.scope) for e in listed.edges] == [(6, "App.fetch"), (7, "App.fetch")]
+
+
+def test_impact_lists_an_import_line_once_whatever_it_brings_in(index: Index, tmp_path: Path) -> None:
+    _write(tmp_path / "busy", BUSY)
+    index.add_source(tmp_path / "busy", name="busy", kind="code")
+    index.index()
+    graph = index.graph()
+    (run,) = graph.targets("App.run")
+    files = {f["path"]: f for f in graph.impact(run, depth=3)}
+    hits = [(h["via"], h["line"]) for h in files["kv/app.py"]["hits"]]
+    assert hits == [("call", 8), ("call", 14)]  # run ← fetch ← start
+    # `from kv.cache import Cache` brings in Cache.get and Cache.get_many, which calls it:
+    # the import line was listed once per definition reached.
+    _write(tmp_path / "cache", {"kv/cache.py": "class Cache:\n    def get(self, k):\n        return k\n\n"
+                                               "    def get_many(self, ks):\n        return [self.get(k) for k in ks]\n",
+                                "kv/use.py": "from kv.cache import Cache\n\n\ndef main():\n    return Cache()\n"})
+    index.add_source(tmp_path / "cache", name="cache", kind="code")
+    index.index()
+    graph = index.graph()
+    (get,) = graph.targets("Cache.get")
+    use = next(f for f in graph.impact(get, depth=2) if f["path"] == "kv/use.py")
+    assert [(h["via"], h["line"], h["of"]) for h in use["hits"]] == [("import", 1, "Cache.get")]
+
+
+def test_cli_and_mcp_take_a_minimum_confidence_for_callers_and_callees(index: Index, tmp_path: Path) -> None:
+    from mindex.config import Settings
+    from mindex.serve.mcp_server import build_server
+
+    _write(tmp_path / "busy", BUSY)
+    index.add_source(tmp_path / "busy", name="busy", kind="code")
+    index.index()
+    runner = CliRunner()
+    db = ["--db", str(index.location)]
+    text = runner.invoke(cli, [*db, "graph", "callers", "Store0.get"]).output
+    assert "2 calls under the minimum confidence 0.2 left out (--min-confidence 0 lists them)" in text
+    data = json.loads(runner.invoke(cli, [*db, "graph", "callers", "Store0.get", "--min-confidence", "0", "--json"]).output)
+    assert [e["line"] for e in data["callers"][0]["edges"]] == [6, 7] and data["callers"][0]["left_out"] == 0
+    assert runner.invoke(cli, [*db, "graph", "callees", "App.fetch", "--min-confidence", "2"]).exit_code == 2
+
+    async def ask() -> Any:
+        from mcp import Client
+
+        async with Client(build_server(index.location, Settings())) as client:
+            return (await client.call_tool("callees", {"symbol": "App.fetch"}),
+                    await client.call_tool("callers", {"symbol": "Store0.get", "min_confidence": 0}))
+
+    callees, callers = anyio.run(ask)
+    assert "lines 6, 7: `store.get` → 4 possible definitions" in callees.content[0].text
+    assert len(callers.structured_content["results"][0]["edges"]) == 2

@@ -22,10 +22,11 @@ import os
 import posixpath
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from mindex.errors import NotFoundError
+from mindex.modes import DEFAULT_MIN_CONFIDENCE
 from mindex.pathglob import glob_match
 from mindex.store.base import ChunkSpan, Store, chunk_at
 
@@ -74,12 +75,68 @@ class Edge:
     confidence: float
     reason: str
     chunk_id: str | None = None
+    lines: tuple[int, ...] = ()  # every line of this call to this target, when it is made more than once
+    candidates: int = 0  # a folded ambiguous call: how many definitions it might reach
 
     def to_dict(self) -> dict[str, Any]:
         """JSON shape."""
         return {"source": self.source, "path": self.path, "line": self.line, "scope": self.scope or None,
                 "call": self.call, "target": self.target.to_dict() if self.target else None,
-                "confidence": round(self.confidence, 3), "reason": self.reason, "chunk_id": self.chunk_id}
+                "confidence": round(self.confidence, 3), "reason": self.reason, "chunk_id": self.chunk_id,
+                "lines": list(self.lines or (self.line,)), "candidates": self.candidates or None}
+
+
+@dataclass(frozen=True)
+class Calls:
+    """A definition's callers or callees as the faces show them: at or above a confidence,
+    each call once; `left_out` counts the callers under it (callees under it are folded into
+    one edge per call, which says how many definitions it might reach)."""
+
+    target: SymbolRef
+    edges: list[Edge]
+    left_out: int = 0
+    min_confidence: float = 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON shape."""
+        return {"target": self.target.to_dict(), "edges": [e.to_dict() for e in self.edges],
+                "left_out": self.left_out, "min_confidence": self.min_confidence}
+
+
+def shown_callers(edges: list[Edge], min_confidence: float) -> tuple[list[Edge], int]:
+    """Callers at or above `min_confidence`, each call site once; and how many were under it."""
+    kept: dict[tuple[str, str, int, str], Edge] = {}
+    under = 0
+    for edge in edges:
+        if edge.confidence < min_confidence:
+            under += 1
+        else:
+            kept.setdefault((edge.source, edge.path, edge.line, edge.call), edge)
+    return list(kept.values()), under
+
+
+def shown_callees(edges: list[Edge], min_confidence: float) -> list[Edge]:
+    """Callees in line order with each call to each definition once (its lines listed); a
+    call whose every candidate is under `min_confidence` becomes one edge without a target
+    that says how many definitions it might reach."""
+    by_site: dict[tuple[int, str], list[Edge]] = {}
+    for edge in edges:
+        by_site.setdefault((edge.line, edge.call), []).append(edge)
+    folded: list[Edge] = []
+    for site in by_site.values():
+        strong = [e for e in site if e.target is None or e.confidence >= min_confidence]
+        if strong:
+            folded.extend(strong)
+        else:
+            best = max(e.confidence for e in site)
+            folded.append(replace(site[0], target=None, confidence=best, candidates=len(site),
+                                  reason=f"{site[0].reason}; each under the minimum confidence {min_confidence:g}"))
+    merged: dict[tuple[str, int | None, int], Edge] = {}
+    for edge in folded:
+        key = (edge.call, edge.target.id if edge.target else None, edge.candidates)
+        first = merged.get(key)
+        merged[key] = edge if first is None else replace(first, lines=(*(first.lines or (first.line,)), edge.line))
+    return list(merged.values())
 
 
 @dataclass
@@ -477,17 +534,24 @@ class CodeGraph:
                 edges.append(self._edge(ref, symbol, confidence, resolution.reason))
         return edges
 
-    def calls(self, query: str, direction: str, path: str | None = None) -> list[tuple[SymbolRef, list[Edge]]]:
-        """Each definition `query` names, with its callers or callees (`direction`).
+    def calls(self, query: str, direction: str, path: str | None = None,
+              min_confidence: float = DEFAULT_MIN_CONFIDENCE) -> list[Calls]:
+        """Each definition `query` names, with its callers or callees (`direction`) as the
+        faces show them (`shown_callers`, `shown_callees`).
 
         Raises:
             NotFoundError: no definition has that name.
         """
-        walk = self.callers if direction == "callers" else self.callees
         started = time.perf_counter()
-        found = [(target, walk(target)) for target in self.targets(query, path)]
+        found = []
+        for target in self.targets(query, path):
+            if direction == "callers":
+                edges, under = shown_callers(self.callers(target), min_confidence)
+            else:
+                edges, under = shown_callees(self.callees(target), min_confidence), 0
+            found.append(Calls(target, edges, under, min_confidence))
         if self._log:
-            self._log(direction, {"query": query, "path": path}, sum(len(edges) for _, edges in found),
+            self._log(direction, {"query": query, "path": path}, sum(len(c.edges) for c in found),
                       (time.perf_counter() - started) * 1000)
         return found
 
@@ -547,7 +611,15 @@ class CodeGraph:
             if not frontier:
                 break
         grouped: dict[tuple[str, str], dict[str, Any]] = {}
+        seen_hits: set[tuple[str, str, str, int, str, str]] = set()
         for row in rows:
+            # An import line is one hit, however many of the definitions it brings in were
+            # reached (a module import repeated once per method of its class before).
+            key = (row["source"], row["path"], row["via"], row["line"], row["call"],
+                   "" if row["via"] == "import" else row["of"])
+            if key in seen_hits:
+                continue
+            seen_hits.add(key)
             entry = grouped.setdefault((row["source"], row["path"]),
                                        {"source": row["source"], "path": row["path"], "depth": row["depth"], "hits": []})
             entry["depth"] = min(entry["depth"], row["depth"])

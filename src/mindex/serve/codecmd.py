@@ -12,8 +12,10 @@ from mindex.textsafe import markup_escape as escape, visible_controls
 from mindex.serve.clikit import FiniteRange, State, emit_json, err, handle_errors, json_option, not_blank, out
 from mindex.serve.words import count, impact_verb
 
+from mindex.modes import DEFAULT_MIN_CONFIDENCE
+
 if TYPE_CHECKING:
-    from mindex.graph import Edge, SymbolRef
+    from mindex.graph import Calls, SymbolRef
     from mindex.grep import GrepMatch
 
 NO_MATCH = 3  # the "not found" exit code
@@ -161,62 +163,79 @@ _SYMBOL_ARG = click.argument("symbol")
 _PATH_OPT = click.option("--path", "path_glob", metavar="GLOB", help="Only definitions in files matching GLOB (to pick one of several).")
 
 
-def _edges_out(kind: str, found: list[tuple[SymbolRef, list[Edge]]], as_json: bool) -> None:
+def _edges_out(kind: str, found: list[Calls], as_json: bool) -> None:
     if as_json:
-        emit_json({kind: [{"target": t.to_dict(), "edges": [e.to_dict() for e in edges]} for t, edges in found]})
+        emit_json({kind: [calls.to_dict() for calls in found]})
         return
-    for target, edges in found:
+    for calls in found:
+        target = calls.target
         out.print(f"[bold]{escape(target.name)}[/] [dim]({escape(target.path)}:{target.start_line})[/] — {kind}:",
                   highlight=False)
-        for edge in edges:
+        for edge in calls.edges:
             # callers: who calls, and where; callees: what is called (as written when it
-            # resolves to nothing indexed), and where it is defined (else where it is called)
+            # resolves to nothing indexed, or to too many), and where it is defined (else
+            # where it is called)
             shown = edge.scope or "<module>"
             where = f"{edge.path}:{edge.line}"
             if kind == "callees":
                 shown = edge.target.name if edge.target else edge.call
                 if edge.target:
                     where = f"{edge.target.path}:{edge.target.start_line}"
+                if len(edge.lines) > 1:
+                    shown += f" (×{len(edge.lines)})"
             out.print(f"  {escape(shown):40} {escape(where):40} [dim]{edge.confidence:.2f} {escape(edge.reason)}[/]",
                       highlight=False)
-        if not edges:
+        if not calls.edges:
             out.print("  [dim](none)[/]")
+        if calls.left_out:
+            out.print(f"  [dim]{count(calls.left_out, 'call')} under the minimum confidence "
+                      f"{calls.min_confidence:g} left out (--min-confidence 0 lists them)[/]", highlight=False)
+
+
+_MIN_CONFIDENCE_OPT = click.option(
+    "--min-confidence", default=DEFAULT_MIN_CONFIDENCE, show_default=True, type=FiniteRange(0, 1),
+    help="Leave out calls resolved with less confidence (a name that 3+ definitions share is under 0.2); "
+         "a callee whose every candidate is under it is listed once, with how many it might be.")
 
 
 @graph.command()
 @_SYMBOL_ARG
 @_PATH_OPT
+@_MIN_CONFIDENCE_OPT
 @json_option
 @click.pass_obj
 @handle_errors
-def callers(state: State, symbol: str, path_glob: str | None, as_json: bool) -> None:
+def callers(state: State, symbol: str, path_glob: str | None, min_confidence: float, as_json: bool) -> None:
     """What calls SYMBOL (`Class.method` or a name), most certain first.
 
     \b
     Examples:
       mindex graph callers Session.send
       mindex graph callers clean --path 'pkg/**' --json
+      mindex graph callers get --min-confidence 0     # every guess too
     """
     with state.open() as index:
-        found = index.graph().calls(symbol, "callers", path_glob)
+        found = index.graph().calls(symbol, "callers", path_glob, min_confidence)
     _edges_out("callers", found, as_json)
 
 
 @graph.command()
 @_SYMBOL_ARG
 @_PATH_OPT
+@_MIN_CONFIDENCE_OPT
 @json_option
 @click.pass_obj
 @handle_errors
-def callees(state: State, symbol: str, path_glob: str | None, as_json: bool) -> None:
-    """What SYMBOL calls, in line order; unresolved calls (library code) included.
+def callees(state: State, symbol: str, path_glob: str | None, min_confidence: float, as_json: bool) -> None:
+    """What SYMBOL calls, in line order, each call once; unresolved calls (library code) included.
 
     \b
     Examples:
       mindex graph callees Session.send
+      mindex graph callees Flask.wsgi_app --min-confidence 0.5 --json
     """
     with state.open() as index:
-        found = index.graph().calls(symbol, "callees", path_glob)
+        found = index.graph().calls(symbol, "callees", path_glob, min_confidence)
     _edges_out("callees", found, as_json)
 
 

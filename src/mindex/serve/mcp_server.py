@@ -27,6 +27,7 @@ from mindex import __version__
 from mindex.config import Settings
 from mindex.errors import ConfigError, MindexError
 from mindex.index import Index
+from mindex.modes import DEFAULT_MIN_CONFIDENCE
 from mindex.serve import render
 
 T = TypeVar("T")
@@ -284,6 +285,10 @@ def _result(text: str, structured: BaseModel) -> CallToolResult:
     )
 
 
+_MinConfidence = Annotated[float, Field(
+    ge=0, le=1, description="leave out calls resolved with less confidence; 0 lists every guess")]
+
+
 def build_server(db: Path | str, settings: Settings) -> MCPServer:
     """Create the MCP server over the index at `db` (opened on first use)."""
     core = _Core(db, settings)
@@ -454,34 +459,38 @@ def build_server(db: Path | str, settings: Settings) -> MCPServer:
         symbols = [SymbolOut.model_validate({**s.to_dict(), "match": how}) for how, s in found]
         return _result(render.symbols_markdown(symbols), SymbolsOut(symbols=symbols))
 
-    def _edges(kind: str, symbol: str, path: str | None) -> Callable[[Index], list[dict[str, Any]]]:
+    def _edges(kind: str, symbol: str, path: str | None, least: float) -> Callable[[Index], list[dict[str, Any]]]:
         def work(ix: Index) -> list[dict[str, Any]]:
-            return [{"target": t.to_dict(), "edges": [e.to_dict() for e in edges]}
-                    for t, edges in ix.graph().calls(symbol, kind, path)]
+            return [calls.to_dict() for calls in ix.graph().calls(symbol, kind, path, least)]
         return work
 
     @server.tool()
     async def callers(
         symbol: Annotated[str, Field(description="Class.method or a function name")],
         path: Annotated[str | None, Field(description="only definitions in files matching this glob")] = None,
+        min_confidence: _MinConfidence = DEFAULT_MIN_CONFIDENCE,
     ) -> Annotated[CallToolResult, EdgesOut]:
         """Who calls this function or method: every call site (file, line, calling
         definition), most certain first. Each edge has a confidence and the reason
         (`defined in this file`, `imported from pkg.models`, `ambiguous: 2 definitions named
-        get`). Use it before changing a signature.
+        get`). Calls resolved only by a name 3+ definitions share are left out (and counted)
+        unless min_confidence is lowered. Use it before changing a signature.
         """
-        results = await core.call(_edges("callers", symbol, path))
+        results = await core.call(_edges("callers", symbol, path, min_confidence))
         return _result(render.edges_markdown("callers", results), EdgesOut(results=results))
 
     @server.tool()
     async def callees(
         symbol: Annotated[str, Field(description="Class.method or a function name")],
         path: Annotated[str | None, Field(description="only definitions in files matching this glob")] = None,
+        min_confidence: _MinConfidence = DEFAULT_MIN_CONFIDENCE,
     ) -> Annotated[CallToolResult, EdgesOut]:
-        """What this function or method calls, in order, each resolved to its definition with
-        a confidence; calls into libraries outside the index are listed as unresolved.
+        """What this function or method calls, in order, each call once, resolved to its
+        definition with a confidence; calls into libraries outside the index are listed as
+        unresolved, and a call whose name too many definitions share as one line saying how
+        many it might reach.
         """
-        results = await core.call(_edges("callees", symbol, path))
+        results = await core.call(_edges("callees", symbol, path, min_confidence))
         return _result(render.edges_markdown("callees", results), EdgesOut(results=results))
 
     @server.tool()
@@ -489,14 +498,16 @@ def build_server(db: Path | str, settings: Settings) -> MCPServer:
         symbol: Annotated[str, Field(description="Class.method or a function name")],
         depth: Annotated[int, Field(ge=1, le=6, description="levels of callers to follow")] = 2,
         path: Annotated[str | None, Field(description="only definitions in files matching this glob")] = None,
+        min_confidence: Annotated[float, Field(ge=0, le=1, description="follow only calls resolved at least this surely")] = 0.5,
     ) -> Annotated[CallToolResult, EdgesOut]:
         """What may break if this definition changes: its callers, their callers up to
-        `depth`, and files importing it, grouped by file with the depth each is reached at.
-        Use it to plan a refactor and pick the tests to run.
+        `depth`, and files importing it, grouped by file (each once) with the depth each is
+        reached at. Use it to plan a refactor and pick the tests to run.
         """
         def work(ix: Index) -> list[dict[str, Any]]:
             graph = ix.graph()
-            return [{"target": t.to_dict(), "files": graph.impact(t, depth)} for t in graph.targets(symbol, path)]
+            return [{"target": t.to_dict(), "files": graph.impact(t, depth, min_confidence)}
+                    for t in graph.targets(symbol, path)]
 
         results = await core.call(work)
         return _result(render.impact_markdown(results), EdgesOut(results=results))

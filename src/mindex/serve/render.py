@@ -354,13 +354,19 @@ def edges_markdown(kind: str, results: list[dict[str, Any]]) -> str:
         for edge in entry["edges"]:
             if kind == "callees":
                 reached = edge["target"]
-                where = f"{reached['name']} at {reached['path']}:{reached['start_line']}" if reached else "unresolved"
-                out.append(f"- line {edge['line']}: `{edge['call']}` → {where} ({edge['confidence']}, {edge['reason']})")
+                where = f"{reached['name']} at {reached['path']}:{reached['start_line']}" if reached else (
+                    f"{edge['candidates']} possible definitions" if edge.get("candidates") else "unresolved")
+                lines = edge.get("lines") or [edge["line"]]
+                at = f"line {lines[0]}" if len(lines) == 1 else f"lines {', '.join(map(str, lines))}"
+                out.append(f"- {at}: `{edge['call']}` → {where} ({edge['confidence']}, {edge['reason']})")
             else:
                 out.append(f"- {edge['path']}:{edge['line']} in `{edge['scope'] or '<module>'}`: `{edge['call']}` "
                            f"({edge['confidence']}, {edge['reason']}, chunk {edge['chunk_id']})")
         if not entry["edges"]:
             out.append("- none")
+        if entry.get("left_out"):
+            out.append(f"- ({count(entry['left_out'], 'more call')} under the minimum confidence "
+                       f"{entry['min_confidence']:g}: lower min_confidence to list them)")
     return "\n".join(out)
 
 
