@@ -488,3 +488,48 @@ def test_entry_ids_made_within_one_second_do_not_collide() -> None:
     at = datetime(2026, 3, 4, 9, 0, tzinfo=timezone.utc)
     ids = [journal.new_id(at) for _ in range(1000)]  # an agent saving in a burst
     assert len(set(ids)) == len(ids) and all(i.startswith("m-20260304-090000-") for i in ids)
+
+
+def test_a_hybrid_search_drops_entries_it_has_no_evidence_for_and_says_nothing_is_relevant(tmp_path: Path) -> None:
+    """`memory search "jitter"` over a journal that never mentions it listed every entry
+    (the best at -0.39), and real answers were followed by such entries: an entry only the
+    meaning leg found, under memory.min_similarity, is not relevant."""
+    db = tmp_path / ".mindex" / "index.db"
+    with Index(db, IndexSettings(workers=1), embed=EmbedSettings(provider="onnx"), memory=MemorySettings()) as ix:
+        for text in ("Retries use exponential backoff capped at 30 s", "We chose SQLite over Postgres for the local default",
+                     "The deploy script needs the AWS profile set", "Handoff: next step is the web UI search page"):
+            ix.memory.save(text, "decision")
+        nothing = ix.memory.search("kubernetes helm chart", decay=False)
+        assert nothing.mode == "hybrid" and nothing.hits == ()
+        assert nothing.note and "nothing relevant in memory" in nothing.note and "memory.min_similarity = 0.3" in nothing.note
+        found = ix.memory.search("which database did we choose for the local default", decay=False)
+        assert [h.text for h in found.hits] == ["We chose SQLite over Postgres for the local default"]
+        assert all(h.score > 0 for h in found.hits)  # no negative tail after the real answer
+        nearest = ix.memory.search("kubernetes helm chart", mode="semantic", decay=False)
+        assert len(nearest.hits) == 4  # asked for the nearest by meaning: given as they are
+    with Index(db, IndexSettings(workers=1), embed=EmbedSettings(provider="onnx"),
+               memory=MemorySettings(min_similarity=-1)) as loose:
+        assert len(loose.memory.search("kubernetes helm chart", decay=False).hits) == 4  # the floor is a setting
+
+
+def test_the_same_entry_saved_twice_within_minutes_is_kept_once(ix: Index, tmp_path: Path) -> None:
+    first = ix.memory.save("Chose WAL mode for concurrent readers", "decision", ["sqlite"], ["src/store.py"])
+    again = ix.memory.save("Chose WAL mode for concurrent readers", "decision", ["sqlite"], ["src/store.py"])
+    assert again.duplicate and again.entry.id == first.entry.id and again.line == first.line
+    assert "already saved as" in again.said() and again.to_dict()["duplicate"] is True
+    assert journal_file(ix).read_text().count("Chose WAL mode") == 1
+    assert len(ix.memory.search("WAL mode concurrent readers").hits) == 1
+    # another type, other tags, or a while later: a new entry
+    other = ix.memory.save("Chose WAL mode for concurrent readers", "insight", ["sqlite"], ["src/store.py"])
+    tagged = ix.memory.save("Chose WAL mode for concurrent readers", "decision", ["db"], ["src/store.py"])
+    later = ix.memory.save("Chose WAL mode for concurrent readers", "decision", ["sqlite"], ["src/store.py"],
+                           at=first.entry.at + timedelta(minutes=11))
+    assert not (other.duplicate or tagged.duplicate or later.duplicate)
+    assert journal_file(ix).read_text().count("Chose WAL mode") == 4
+    from click.testing import CliRunner
+
+    from mindex.serve.cli import cli
+
+    reply = CliRunner().invoke(cli, ["--db", str(ix.location), "memory", "save", "Chose WAL mode for concurrent readers",
+                                     "--type", "insight", "--tag", "sqlite", "--file", "src/store.py"])
+    assert reply.exit_code == 0 and f"already saved as {other.entry.id}" in reply.output

@@ -300,6 +300,9 @@ class MemorySettings(Section):
     areas: dict[str, list[str]] = setting(
         factory=dict, doc="code areas by name, each a list of path globs (default: a path's top folder)")
     embed_on_save: bool = setting(True, doc="embed a saved entry at once, when a model is available")
+    min_similarity: float = setting(
+        0.3, ge=-1, le=1, doc="memory and knowledge search (hybrid): an entry only the meaning leg found needs at least "
+        "this cosine similarity, or it is not relevant (all-MiniLM-L6-v2's scale; another model may need another value)")
 
     def _finish(self) -> None:
         bad = [t for t in self.types if not re.match(r"^[a-z][a-z0-9_-]{0,31}$", t)]

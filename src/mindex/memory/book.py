@@ -28,6 +28,9 @@ if TYPE_CHECKING:
 
 MEMORY, KNOWLEDGE = "memory", "knowledge"
 MAX_ENTRY_CHARS = 200_000
+# The same text, type, tags and files saved again within this many seconds is the same entry
+# (an agent retrying a tool call, a hook firing twice): the save keeps the first one.
+DUPLICATE_SECONDS = 600
 
 
 @dataclass(frozen=True)
@@ -38,15 +41,19 @@ class Saved:
     file: str
     line: int
     pending: str | None = None  # why the entry is in the journal but not yet in the index
+    duplicate: bool = False  # the same entry was saved moments ago: that one is kept, nothing written
 
     def to_dict(self) -> dict[str, Any]:
         e = self.entry
         return {"id": e.id, "at": e.at.isoformat(timespec="seconds"), "type": e.type, "tags": list(e.tags),
                 "files": list(e.files), "text": e.text, "file": self.file, "line": self.line,
-                **({"pending": self.pending} if self.pending else {})}
+                **({"pending": self.pending} if self.pending else {}), **({"duplicate": True} if self.duplicate else {})}
 
     def said(self) -> str:
         """The line a person reads: where it went, and when it is not searchable yet, why."""
+        if self.duplicate:
+            return (f"already saved as {self.entry.id} at {self.file}:{self.line} "
+                    f"({self.entry.at.isoformat(timespec='seconds')}); kept that one, wrote nothing")
         return f"saved {self.entry.id} to {self.file}:{self.line}" + (f" ({self.pending})" if self.pending else "")
 
 
@@ -172,12 +179,16 @@ class Memory:
         if not index:
             self.memory_dir.mkdir(parents=True, exist_ok=True)
             with journal.locked(self.memory_dir):
+                if twin := self._recent_twin(path, entry):
+                    return twin
                 journal.append(path, block)
                 data = path.read_bytes()
             line = data.count(b"\n", 0, len(data) - len(block.encode("utf-8"))) + 1
             return Saved(replace(entry, line=line), f"{self.memory_dir.name}/{name}", line)
         source = self.source(MEMORY)
         with journal.locked(self.memory_dir):
+            if twin := self._recent_twin(path, entry):  # under the lock: two saves at once keep one
+                return twin
             before = self._markers(path)
             journal.append(path, block)
             data = path.read_bytes()
@@ -203,6 +214,18 @@ class Memory:
         else:
             self._embed(embed)
         return Saved(entry, f"{self.memory_dir.name}/{name}", line)
+
+    def _recent_twin(self, path: Path, entry: journal.Entry) -> Saved | None:
+        """The same entry saved in the last DUPLICATE_SECONDS (read from the journal's tail),
+        as a duplicate `Saved`; None when there is none."""
+        for old in reversed(journal.tail_entries(path)):
+            if (old.text, old.type, old.tags, old.files) == (entry.text, entry.type, entry.tags, entry.files) \
+                    and abs((entry.at - old.at).total_seconds()) <= DUPLICATE_SECONDS:
+                # Lines of the tail are counted from its start: find the entry's own line (rare: read it all).
+                data = path.read_bytes()
+                line = data[:data.find(f"<!-- mindex:memory {old.id} -->".encode())].count(b"\n") + 1
+                return Saved(replace(old, line=line), f"{self.memory_dir.name}/{path.name}", line, duplicate=True)
+        return None
 
     @staticmethod
     def _markers(path: Path) -> tuple[int, int] | None:
@@ -238,8 +261,10 @@ class Memory:
             return self.index.search(text, limit, mode=mode, kind=kind, facets=facets, decay_on=decay, merge=False)
 
         if not dates or since is not None or until is not None:
-            return run(query, since, until)
-        return search_with_dates(run, query, now or datetime.now().astimezone())
+            found = run(query, since, until)
+        else:
+            found = search_with_dates(run, query, now or datetime.now().astimezone())
+        return relevant_only(found, self.settings.min_similarity, kind)
 
     def recent(self, limit: int = 20, types: tuple[str, ...] = (), tags: tuple[str, ...] = (),
                since: float | None = None, files: tuple[str, ...] = (), kind: str = MEMORY) -> list[Hit]:
@@ -494,6 +519,31 @@ class Memory:
 
 _SECTIONS = {"mistake": "Mistakes to avoid", "learning": "Learnings", "pattern": "Patterns", "topic": "Topics",
              "memory": "Recent memory"}
+
+
+def relevant_only(result: SearchResult, floor: float, kind: str) -> SearchResult:
+    """A hybrid search's hits with some evidence of relevance: a keyword match, or a meaning
+    close enough (cosine at least `floor`). The meaning leg always returns its nearest
+    entries, however far: "jitter" over a journal that never mentions it listed every entry,
+    the best at -0.39, and every search ended with such entries after the real ones. Keyword
+    search needs no floor (it finds only entries with the words), and `mode="semantic"` asks
+    for the nearest by meaning, as they are. When nothing is left, the note says so."""
+    def relevant(hit: Hit) -> bool:
+        legs = hit.explain or {}
+        return "keyword" in legs or legs.get("semantic", {}).get("score", -1.0) >= floor
+
+    if result.mode != "hybrid":
+        return result
+
+    kept = tuple(hit for hit in result.hits if relevant(hit))
+    if len(kept) == len(result.hits):
+        return result
+    note = result.note
+    if not kept:
+        said = (f"nothing relevant in {kind}: no entry holds the query's words, and none is close enough in "
+                f"meaning (memory.min_similarity = {floor:g})")
+        note = "; ".join(filter(None, (note, said)))
+    return replace(result, hits=kept, note=note)
 
 
 def _short(text: str, width: int) -> str:

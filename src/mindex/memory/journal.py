@@ -171,6 +171,22 @@ def _entry(eid: str, body: list[str], line: int, end: int, types: tuple[str, ...
     return Entry(eid, at, kind, text, meta.get("tags", ()), meta.get("files", ()), line, end), ""
 
 
+def tail_entries(path: Path, size: int = 256 * 1024) -> list[Entry]:
+    """The entries in the last `size` bytes of a journal file (lines counted from the start
+    of that tail, not of the file): what was saved lately, without reading the whole month."""
+    try:
+        with open(path, "rb") as handle:
+            handle.seek(0, os.SEEK_END)
+            start = max(0, handle.tell() - size)
+            handle.seek(start)
+            data = handle.read()
+    except FileNotFoundError:
+        return []
+    if start:
+        data = data[data.find(b"\n") + 1:]  # from the first whole line
+    return parse(data.decode("utf-8", "replace"), path.name).entries
+
+
 def journal_name(at: datetime) -> str:
     """The journal file an entry goes to: one per UTC month."""
     return f"{at.astimezone(timezone.utc):%Y-%m}.md"
