@@ -81,7 +81,13 @@ def workflow() -> None:
 @click.pass_obj
 @handle_errors
 def wf_create(state: State, issue: int, branch: str, worktree: str | None, phase: str, as_json: bool) -> None:
-    """Start a workflow for ISSUE on BRANCH (or return the running or paused one for them)."""
+    """Start a workflow for ISSUE on BRANCH (or return the running or paused one for them).
+
+    \b
+    Examples:
+      mindex workflow create 123 feat/123-retry
+      mindex workflow create 123 feat/123-retry --phase implement --json
+    """
     with state.open(create=True) as index:
         _emit(_checkpoints(index).create(issue, branch, worktree, phase), as_json)
 
@@ -93,7 +99,13 @@ def wf_create(state: State, issue: int, branch: str, worktree: str | None, phase
 @handle_errors
 def wf_find(state: State, issue: int, as_json: bool) -> None:
     """The workflow to resume for ISSUE: the latest running or paused one, else the latest.
-    Exit code 3 when there is none."""
+    Exit code 3 when there is none.
+
+    \b
+    Examples:
+      mindex workflow find 123
+      mindex workflow find 123 --json | jq -r .id
+    """
     from mindex.errors import NotFoundError
 
     with state.open(create=True) as index:
@@ -109,7 +121,12 @@ def wf_find(state: State, issue: int, as_json: bool) -> None:
 @click.pass_obj
 @handle_errors
 def wf_show(state: State, workflow_id: str, as_json: bool) -> None:
-    """One workflow (by id or a unique prefix) with its actions and commits."""
+    """One workflow (by id or a unique prefix) with its actions and commits.
+
+    \b
+    Examples:
+      mindex workflow show wf-123-3fa2c1
+    """
     with state.open(create=True) as index:
         _emit(_checkpoints(index).get(workflow_id, actions=1000), as_json)
 
@@ -121,7 +138,12 @@ def wf_show(state: State, workflow_id: str, as_json: bool) -> None:
 @click.pass_obj
 @handle_errors
 def wf_phase(state: State, workflow_id: str, phase: str, as_json: bool) -> None:
-    """Move a running or paused workflow to PHASE (logged as an action)."""
+    """Move a running or paused workflow to PHASE (logged as an action).
+
+    \b
+    Examples:
+      mindex workflow set-phase wf-123-3fa2c1 implement
+    """
     with state.open(create=True) as index:
         _emit(_checkpoints(index).set_phase(workflow_id, phase), as_json)
 
@@ -135,7 +157,12 @@ def wf_phase(state: State, workflow_id: str, phase: str, as_json: bool) -> None:
 @click.pass_obj
 @handle_errors
 def wf_action(state: State, workflow_id: str, action: str, result: str, meta: str | None, as_json: bool) -> None:
-    """Add ACTION with its RESULT to the workflow's audit log."""
+    """Add ACTION with its RESULT to the workflow's audit log.
+
+    \b
+    Examples:
+      mindex workflow log-action wf-123-3fa2c1 "ran tests" success --meta '{"passed": 40}'
+    """
     from mindex.store.workflows import parse_metadata
 
     metadata = parse_metadata(meta)
@@ -151,7 +178,12 @@ def wf_action(state: State, workflow_id: str, action: str, result: str, meta: st
 @click.pass_obj
 @handle_errors
 def wf_commit(state: State, workflow_id: str, sha: str, message: str, as_json: bool) -> None:
-    """Record a commit the workflow made (kept for `rollback-plan`)."""
+    """Record a commit the workflow made (kept for `rollback-plan`).
+
+    \b
+    Examples:
+      mindex workflow log-commit wf-123-3fa2c1 3fa2c1d "feat(http): retry with jitter"
+    """
     with state.open(create=True) as index:
         _emit(_checkpoints(index).log_commit(workflow_id, sha, message), as_json)
 
@@ -164,7 +196,13 @@ def wf_commit(state: State, workflow_id: str, sha: str, message: str, as_json: b
 @click.pass_obj
 @handle_errors
 def wf_list(state: State, status: str | None, issue: int | None, limit: int, as_json: bool) -> None:
-    """Workflows, most recently changed first."""
+    """Workflows, most recently changed first.
+
+    \b
+    Examples:
+      mindex workflow list --status running
+      mindex workflow list --issue 123 --json
+    """
     with state.open(create=True) as index:
         found = _checkpoints(index).workflows(status, issue, limit)
     if as_json:
@@ -177,7 +215,9 @@ def wf_list(state: State, status: str | None, issue: int | None, limit: int, as_
 
 
 def _status_command(name: str, status: str, doc: str) -> None:
-    @workflow.command(name, help=doc)
+    examples = f"\n\n\b\nExamples:\n  mindex workflow {name} wf-123-3fa2c1\n  mindex workflow {name} wf-123-3fa2c1 --json\n"
+
+    @workflow.command(name, help=doc + examples)
     @click.argument("workflow_id")
     @json_option
     @click.pass_obj
@@ -200,7 +240,13 @@ _status_command("resume", "running", "Set a paused or failed workflow running ag
 @handle_errors
 def wf_rollback(state: State, workflow_id: str, as_json: bool) -> None:
     """Print the `git revert` commands that undo the workflow's commits, newest first
-    (nothing is run)."""
+    (nothing is run).
+
+    \b
+    Examples:
+      mindex workflow rollback-plan wf-123-3fa2c1
+      mindex workflow rollback-plan wf-123-3fa2c1 --json
+    """
     with state.open(create=True) as index:
         plan = _checkpoints(index).rollback_plan(workflow_id)
     if as_json:
@@ -258,7 +304,12 @@ def milestone() -> None:
 @click.pass_obj
 @handle_errors
 def ms_create(state: State, name: str, issues: str | None, waves: int, number: int | None, as_json: bool) -> None:
-    """Create milestone NAME."""
+    """Create milestone NAME.
+
+    \b
+    Examples:
+      mindex milestone create "retry overhaul" --issues 12,13,14 --waves 2
+    """
     with state.open(create=True) as index:
         ms = _checkpoints(index).create_milestone(name, _issues(issues), waves, number)
     emit_json(ms.to_dict()) if as_json else _print_milestone(ms)
@@ -270,7 +321,12 @@ def ms_create(state: State, name: str, issues: str | None, waves: int, number: i
 @click.pass_obj
 @handle_errors
 def ms_show(state: State, milestone_id: str, as_json: bool) -> None:
-    """A milestone (by id, unique prefix or name): waves, workflows, baselines."""
+    """A milestone (by id, unique prefix or name): waves, workflows, baselines.
+
+    \b
+    Examples:
+      mindex milestone show ms-retry-overhaul-1a2b
+    """
     with state.open(create=True) as index:
         ms = _checkpoints(index).milestone(milestone_id)
     emit_json(ms.to_dict()) if as_json else _print_milestone(ms)
@@ -282,7 +338,13 @@ def ms_show(state: State, milestone_id: str, as_json: bool) -> None:
 @click.pass_obj
 @handle_errors
 def ms_list(state: State, status: str | None, as_json: bool) -> None:
-    """Milestones, most recently changed first."""
+    """Milestones, most recently changed first.
+
+    \b
+    Examples:
+      mindex milestone list
+      mindex milestone list --status running --json
+    """
     with state.open(create=True) as index:
         found = _checkpoints(index).milestones(status)
     if as_json:
@@ -302,7 +364,13 @@ def ms_list(state: State, status: str | None, as_json: bool) -> None:
 @click.pass_obj
 @handle_errors
 def ms_set(state: State, milestone_id: str, phase: str | None, status: str | None, as_json: bool) -> None:
-    """Change a milestone's phase or status."""
+    """Change a milestone's phase or status.
+
+    \b
+    Examples:
+      mindex milestone set ms-retry-overhaul-1a2b --phase implement
+      mindex milestone set ms-retry-overhaul-1a2b --status completed
+    """
     with state.open(create=True) as index:
         ms = _checkpoints(index).set_milestone(milestone_id, phase, status)
     emit_json(ms.to_dict()) if as_json else _print_milestone(ms)
@@ -321,7 +389,13 @@ def ms_baseline(state: State, milestone_id: str, lint: str | None, typecheck: st
                 timeout: float, as_json: bool) -> None:
     """Run the checks in the project root and store each one's exit code, error and warning
     counts (read from ruff, flake8, eslint, mypy, tsc or pyright output; for another tool
-    the exit code and the number of output lines)."""
+    the exit code and the number of output lines).
+
+    \b
+    Examples:
+      mindex milestone baseline ms-retry-overhaul-1a2b --lint "ruff check ." --typecheck mypy
+      mindex milestone baseline ms-retry-overhaul-1a2b --check tests="pytest -q"
+    """
     from mindex.agents.baseline import run_check
     from mindex.config import find_project_root
     from mindex.errors import WorkflowInputError
@@ -430,7 +504,10 @@ def _run_hook(event: str, fmt: str, budget: int | None) -> None:
 
 
 def _hook_command(event: str, doc: str) -> None:
-    @hook.command(event, help=doc)
+    examples = (f"\n\n\b\nExamples:\n  mindex hook {event} --format text\n"
+                f"  echo '{{\"session_id\": \"s1\", \"cwd\": \".\"}}' | mindex hook {event} --format json\n")
+
+    @hook.command(event, help=doc + examples)
     @click.option("--format", "fmt", type=click.Choice(("auto", "json", "text")), default="auto", show_default=True,
                   help="auto: Claude Code's JSON when the input is a hook payload, else text.")
     @click.option("--budget", type=click.IntRange(100), help="Tokens to inject (default agents.budget, 1500).")

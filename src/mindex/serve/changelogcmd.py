@@ -60,7 +60,13 @@ def changelog() -> None:
 @handle_errors
 def products_cmd(state: State, as_json: bool) -> None:
     """The registry (shipped products and yours from .mindex/changelog/products.yaml) with
-    what is stored of each."""
+    what is stored of each.
+
+    \b
+    Examples:
+      mindex changelog products
+      mindex changelog products --json | jq '.products[].name'
+    """
     from mindex.changelog.registry import load_registry
 
     registry = load_registry(state.project_products())
@@ -90,7 +96,13 @@ def products_cmd(state: State, as_json: bool) -> None:
 @click.pass_obj
 @handle_errors
 def add_product(state: State, name: str, strategy: str, source: str, title: str | None, as_json: bool) -> None:
-    """Add (or replace) a product in the project's products file."""
+    """Add (or replace) a product in the project's products file.
+
+    \b
+    Examples:
+      mindex changelog add-product httpx --strategy gh-releases --source encode/httpx
+      mindex changelog add-product mytool --strategy rss --source https://example.com/releases.xml --title 'My tool'
+    """
     from mindex.changelog.registry import add_product as add
 
     path = state.project_products()
@@ -109,7 +121,13 @@ def add_product(state: State, name: str, strategy: str, source: str, title: str 
 def fetch_cmd(state: State, products: tuple[str, ...], since: str | None, no_ingest: bool, as_json: bool) -> None:
     """Fetch new release notes (all products with releases stored, or those named); each
     product pulls only what is new since its last fetch, and one failing never stops the
-    others. Then ingest."""
+    others. Then ingest.
+
+    \b
+    Examples:
+      mindex changelog fetch claude-code anthropic-sdk-python
+      mindex changelog fetch --since 2026-01-01 --json
+    """
     from mindex.changelog.fetch import fetch_products
     from mindex.changelog.parse import parse_date
     from mindex.changelog.registry import load_registry
@@ -146,7 +164,13 @@ def fetch_cmd(state: State, products: tuple[str, ...], since: str | None, no_ing
 @handle_errors
 def import_cmd(state: State, product: str, file: Path, fmt: str, as_json: bool) -> None:
     """Split a changelog file you have (CHANGELOG.md, HISTORY.md, NEWS.rst, debian/changelog)
-    into release files of PRODUCT, and ingest them."""
+    into release files of PRODUCT, and ingest them.
+
+    \b
+    Examples:
+      mindex changelog import aider HISTORY.md
+      mindex changelog import mytool debian/changelog --format debian
+    """
     from mindex.changelog.registry import check_name
 
     check_name(product)
@@ -167,7 +191,13 @@ def import_cmd(state: State, product: str, file: Path, fmt: str, as_json: bool) 
 @click.pass_obj
 @handle_errors
 def ingest_cmd(state: State, as_json: bool) -> None:
-    """Index the release files (changed ones only) and cache the synergies."""
+    """Index the release files (changed ones only) and cache the synergies.
+
+    \b
+    Examples:
+      mindex changelog ingest
+      mindex changelog ingest --json
+    """
     with state.open(create=True) as index:
         report = index.changelog.ingest()
     data = {"added": report.added, "updated": report.updated, "unchanged": report.unchanged,
@@ -205,7 +235,13 @@ def _filters(func: Any) -> Any:
 def search_cmd(state: State, query: str, limit: int, mode: str | None, products: tuple[str, ...],
                kinds: tuple[str, ...], since: str | None, until: str | None, entities: tuple[str, ...], decay: bool,
                as_json: bool) -> None:
-    """Search changes by keywords and meaning; filters apply before ranking."""
+    """Search changes by keywords and meaning; filters apply before ranking.
+
+    \b
+    Examples:
+      mindex changelog search "prompt caching" --product anthropic-sdk-python --kind added
+      mindex changelog search "http2" --since 2024-01-01 --json
+    """
     from mindex.changelog.book import bound, change_of
 
     with state.open(create=True) as index:
@@ -227,7 +263,13 @@ def search_cmd(state: State, query: str, limit: int, mode: str | None, products:
 @click.pass_obj
 @handle_errors
 def since_cmd(state: State, product: str, version: str, kinds: tuple[str, ...], as_json: bool) -> None:
-    """Every change of PRODUCT in the releases after VERSION, oldest first."""
+    """Every change of PRODUCT in the releases after VERSION, oldest first.
+
+    \b
+    Examples:
+      mindex changelog since anthropic-sdk-python 0.40
+      mindex changelog since claude-code 2.1.230 --kind breaking --kind removed
+    """
     from mindex.changelog.book import change_of
 
     with state.open(create=True) as index:
@@ -244,7 +286,13 @@ def since_cmd(state: State, product: str, version: str, kinds: tuple[str, ...], 
 @handle_errors
 def entity_cmd(state: State, name: str, products: tuple[str, ...], as_json: bool) -> None:
     """Changes that name an entity (ANTHROPIC_MODEL, /compact, --max-turns, a model id, a
-    CVE), oldest first: the first is where it appeared."""
+    CVE), oldest first: the first is where it appeared.
+
+    \b
+    Examples:
+      mindex changelog entity ANTHROPIC_MODEL
+      mindex changelog entity --product claude-code /compact --json
+    """
     from mindex.changelog.book import change_of
 
     with state.open(create=True) as index:
@@ -259,7 +307,13 @@ def entity_cmd(state: State, name: str, products: tuple[str, ...], as_json: bool
 @click.pass_obj
 @handle_errors
 def release_cmd(state: State, product: str, version: str, as_json: bool) -> None:
-    """One release's changes, in order."""
+    """One release's changes, in order.
+
+    \b
+    Examples:
+      mindex changelog release claude-code 2.1.239
+      mindex changelog release httpx 0.28.1 --json
+    """
     with state.open(create=True) as index:
         data = index.changelog.release(product, version)
     emit_json(data) if as_json else _print_changes(data["changes"])
@@ -270,7 +324,13 @@ def release_cmd(state: State, product: str, version: str, as_json: bool) -> None
 @click.pass_obj
 @handle_errors
 def synergies_cmd(state: State, as_json: bool) -> None:
-    """Curated notes on using products together (shipped, and yours in .mindex/changelog/synergies)."""
+    """Curated notes on using products together (shipped, and yours in .mindex/changelog/synergies).
+
+    \b
+    Examples:
+      mindex changelog synergies
+      mindex changelog synergies --json
+    """
     from mindex.changelog.synergies import list_synergies
 
     with state.open(create=True) as index:
@@ -290,7 +350,12 @@ def synergies_cmd(state: State, as_json: bool) -> None:
 @click.pass_obj
 @handle_errors
 def synergy_cmd(state: State, name: str, as_json: bool) -> None:
-    """One synergy: its steps, the changes that back it, and its notes."""
+    """One synergy: its steps, the changes that back it, and its notes.
+
+    \b
+    Examples:
+      mindex changelog synergy prompt-caching
+    """
     from mindex.changelog.synergies import get_synergy
     from mindex.errors import NotFoundError
 

@@ -42,6 +42,8 @@ else:
 LAZY_COMMANDS = {
     "changelog": ("mindex.serve.changelogcmd:changelog",
                   "Release notes of the tools you depend on, split into classified changes."),
+    "completion": ("mindex.serve.setup:completion",
+                   "Print the tab-completion script for SHELL: commands, options, choices and files."),
     "config": ("mindex.serve.setup:config",
                "Read and change settings (project file by default, --user for yours)."),
     "context": ("mindex.serve.memorycmd:context",
@@ -185,7 +187,13 @@ def add(state: State, path: Path, name: str | None, kind: str, include: tuple[st
 @click.pass_obj
 @handle_errors
 def remove(state: State, source: str, as_json: bool) -> None:
-    """Unregister a source (by name or folder) and drop what was indexed from it."""
+    """Unregister a source (by name or folder) and drop what was indexed from it.
+
+    \b
+    Examples:
+      mindex remove docs
+      mindex remove ./site --json
+    """
     with state.open() as index:
         removed = index.remove_source(source)
     if as_json:
@@ -199,7 +207,13 @@ def remove(state: State, source: str, as_json: bool) -> None:
 @click.pass_obj
 @handle_errors
 def sources(state: State, as_json: bool) -> None:
-    """List registered sources with document and chunk counts."""
+    """List registered sources with document and chunk counts.
+
+    \b
+    Examples:
+      mindex sources
+      mindex sources --json | jq '.sources[] | {name, documents}'
+    """
     with state.open() as index:
         listed = index.sources()
     if as_json:
@@ -352,7 +366,13 @@ def embed(state: State, force: bool, as_json: bool, quiet: bool) -> None:
 @click.pass_obj
 @handle_errors
 def get(state: State, chunk_id: str, as_json: bool) -> None:
-    """Show one chunk in full, by id (or a unique prefix of 6+ characters)."""
+    """Show one chunk in full, by id (or a unique prefix of 6+ characters).
+
+    \b
+    Examples:
+      mindex get 3f9a1c2b
+      mindex get 3f9a1c2b4e5d6a7b --json | jq -r .text
+    """
     with state.open() as index:
         hit = index.get(chunk_id)
     if as_json:

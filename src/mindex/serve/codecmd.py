@@ -139,6 +139,8 @@ def symbols_find(state: State, name: str, kind: str | None, path_glob: str | Non
         found = index.graph().find(name, kind, path_glob, limit)
     if as_json:
         emit_json({"query": name, "symbols": [{"match": how, **s.to_dict()} for how, s in found]})
+        if not found:  # one rule, as grep: a lookup that finds nothing exits 3, with --json too
+            sys.exit(NO_MATCH)
         return
     for how, symbol in found:
         out.print(f"[bold]{escape(symbol.name)}[/] [dim]{symbol.kind} · {how}[/]  "

@@ -172,6 +172,11 @@ def show(state: State, entry_id: str, as_json: bool) -> None:
     \b
     Example:
       mindex memory show m-20261123-044512-7f3a --json
+
+    \b
+    Examples:
+      mindex memory show m-20261123-044512-9f3a2c1e
+      mindex memory show m-20261123 --json
     """
     with state.open() as index:
         item = index.memory.show(entry_id)
@@ -193,6 +198,10 @@ def forget(state: State, entry_id: str, as_json: bool) -> None:
     \b
     Example:
       mindex memory forget m-20261123-044512-7f3a
+
+    \b
+    Examples:
+      mindex memory forget m-20261123-044512-9f3a2c1e
     """
     with state.open() as index:
         item = index.memory.forget(entry_id)
@@ -222,6 +231,11 @@ def rebuild(state: State, as_json: bool) -> None:
 
     \b
     Example:
+      mindex memory rebuild --json
+
+    \b
+    Examples:
+      mindex memory rebuild
       mindex memory rebuild --json
     """
     with state.open(create=True) as index:
@@ -265,6 +279,11 @@ def add(state: State, type_: str, text: tuple[str, ...], title: str | None, area
     \b
     Example:
       mindex knowledge add pattern "Every command takes --json" --area src/mindex/serve --supersedes k-20261001-101010-0c0c
+
+    \b
+    Examples:
+      mindex knowledge add learning "Always add jitter to retries" --area src/fetch
+      mindex knowledge add mistake "Retried without jitter" --file src/fetch/http.py --led-to k-3f2a9c01
     """
     with state.open(create=True) as index:
         item = index.memory.add_knowledge(type_, _text(text), title, areas, files, confidence, supersedes, led_to,

@@ -226,3 +226,26 @@ def config_show(state: State, key: str | None, as_json: bool) -> None:
         files = [f for f in (project_config_path(), user_config_path()) if f.is_file()]
         out.print(escape(f"files read: {', '.join(map(str, files)) or 'none'}; "
                          f"env: {', '.join(k for k in os.environ if k.startswith('MINDEX_')) or 'none'}"), highlight=False)
+
+
+@click.command("completion")
+@click.argument("shell", type=click.Choice(("bash", "zsh", "fish")))
+def completion(shell: str) -> None:
+    """Print the tab-completion script for SHELL: commands, options, choices and files.
+
+    Load it in your shell's start-up file; it asks mindex itself what to complete, so new
+    commands and options complete without regenerating it.
+
+    \b
+    Examples:
+      eval "$(mindex completion bash)"                 # in ~/.bashrc
+      eval "$(mindex completion zsh)"                  # in ~/.zshrc
+      mindex completion fish > ~/.config/fish/completions/mindex.fish
+    """
+    from click.shell_completion import get_completion_class
+
+    from mindex.serve.cli import cli
+
+    completer = get_completion_class(shell)
+    assert completer is not None  # the three shells click ships
+    click.echo(completer(cli, {}, "mindex", "_MINDEX_COMPLETE").source())
