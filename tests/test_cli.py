@@ -424,3 +424,39 @@ def test_the_index_folder_keeps_itself_out_of_git_from_the_first_add(tmp_path: P
     staged = subprocess.run(["git", "diff", "--cached", "--name-only"], cwd=repo, capture_output=True, text=True,
                             check=True).stdout.split()
     assert staged == [".mindex/.gitignore", "src/app.py"]
+
+
+def test_every_command_shows_files_as_you_open_them_and_names_the_source_when_there_are_several(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With two sources holding `api.rst`, search printed `api.rst:9-13` for both and grep
+    `docs/api.rst`: now every command prints the path from the working folder (absolute
+    outside it), with the source beside it."""
+    for name in ("docs", "api"):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "api.rst").write_text("Command line\n============\n\nThe walrus option.\n")
+        (tmp_path / name / "tool.py").write_text("def walrus_option():\n    return 1\n")
+    monkeypatch.chdir(tmp_path)
+    runner = CliRunner()
+
+    def run(*args: str) -> str:
+        done = runner.invoke(cli, list(args), catch_exceptions=False)
+        assert done.exit_code == 0, done.output
+        return done.stdout
+
+    run("add", "docs")
+    run("add", "api", "--kind", "code")
+    run("index", "-q")
+    text = run("search", "walrus option", "--kind", "docs")
+    assert "docs/api.rst:1-4  docs · " in text
+    code = run("search", "walrus option", "--kind", "code")
+    assert "api/tool.py:1-2  api · " in code
+    hit = json.loads(run("search", "walrus option", "--json"))["results"][0]
+    assert hit["path"] in ("api.rst", "tool.py") and hit["source"] in ("docs", "api")  # JSON: as stored
+    assert f"{hit['source']}/{hit['path']}:" in run("get", hit["id"])
+    assert "api/tool.py:1:def walrus_option():" in run("grep", "walrus_option")
+    assert "api/tool.py (api):1-2" in run("symbols", "find", "walrus_option")
+    assert "1. api/tool.py  api · score" in run("locate", "where is the walrus option defined", "--kind", "code")
+    monkeypatch.chdir(tmp_path / "docs")
+    inside = run("search", "walrus option", "--kind", "docs")
+    assert "1. api.rst:1-4  docs · " in inside  # from inside the source's folder
+    assert f"{tmp_path / 'api' / 'tool.py'}:1-2  api · " in run("search", "walrus option", "--kind", "code")

@@ -325,8 +325,9 @@ def test_text_output_names_unresolved_callees_and_what_an_import_brings(graph_in
     db = ["--db", str(graph_index.db_path)]
     callees = runner.invoke(cli, [*db, "graph", "callees", "main"]).output
     lines = [line.split() for line in callees.splitlines()[1:]]
-    assert ["bulk", "pkg/service.py:11"] == lines[0][:2]
-    assert lines[1][:2] == ["print", "app.py:6"]  # unresolved: the call, not the caller's own name
+    # files as the user opens them from the working folder (the source is tmp_path/repo)
+    assert ["bulk", "repo/pkg/service.py:11"] == lines[0][:2]
+    assert lines[1][:2] == ["print", "repo/app.py:6"]  # unresolved: the call, not the caller's own name
     impact = runner.invoke(cli, [*db, "graph", "impact", "User.rename", "--depth", "1"]).output
     assert "imports pkg.models.User (which holds User.rename)" in impact
     assert "imports User.rename" not in impact

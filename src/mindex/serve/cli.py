@@ -17,6 +17,7 @@ from mindex.textsafe import markup_escape as escape
 
 from mindex import __version__
 from mindex.modes import MODES
+from mindex.serve.words import Places
 from mindex.serve.clikit import (
     lazy_module,
     State,
@@ -286,12 +287,13 @@ def search(state: State, query: str, limit: int, offset: int, mode: str | None, 
         result = index.search(query, limit, offset, mode, source, kind, path_glob, rerank=rerank, merge=merge,
                               hops=hops, weights=leg_weights, language=language, symbol_kind=symbol_kind,
                               group_by=group_by)
+        places = Places(index.roots())
     if result.note:
         err.print(f"[dim]note: {escape(result.note)}[/]", highlight=False)
     if as_json:
         emit_json(result.to_dict())
     else:
-        render.print_search(out, result, explain)
+        render.print_search(out, result, explain, places)
 
 
 @cli.command()
@@ -323,12 +325,13 @@ def locate(state: State, question: str, limit: int, mode: str | None, source: st
         raise click.UsageError("standard input was empty; pipe the issue text, or give it as QUESTION")
     with state.open() as index:
         result = index.locate(text, limit, mode, source, path_glob, language, kind)
+        places = Places(index.roots())
     if result.note:
         err.print(f"[dim]note: {escape(result.note)}[/]", highlight=False)
     if as_json:
         emit_json(result.to_dict())
     else:
-        render.print_locate(out, result)
+        render.print_locate(out, result, places)
 
 
 @cli.command()
@@ -375,13 +378,14 @@ def get(state: State, chunk_id: str, as_json: bool) -> None:
     """
     with state.open() as index:
         hit = index.get(chunk_id)
+        places = Places(index.roots())
     if as_json:
         data = hit.to_dict()
         data.pop("score")
         data.pop("snippet")
         emit_json(data)
     else:
-        render.print_chunk(out, hit)
+        render.print_chunk(out, hit, places)
 
 
 @cli.command("copy")

@@ -10,7 +10,7 @@ import click
 from mindex.textsafe import markup_escape as escape, visible_controls
 
 from mindex.serve.clikit import FiniteRange, State, emit_json, err, handle_errors, json_option, not_blank, out
-from mindex.serve.words import count, impact_verb
+from mindex.serve.words import Places, count, impact_verb, shown_path
 
 from mindex.modes import DEFAULT_MIN_CONFIDENCE
 
@@ -20,14 +20,6 @@ if TYPE_CHECKING:
 
 NO_MATCH = 3  # the "not found" exit code
 
-
-def shown_path(root: str | None, path: str) -> str:
-    """A match's file as a person can open it: relative to the working folder when inside it."""
-    if root is None:
-        return path
-    full = os.path.join(root, path)
-    rel = os.path.relpath(full)
-    return full if rel.startswith("..") else rel
 
 
 @click.command()
@@ -137,6 +129,7 @@ def symbols_find(state: State, name: str, kind: str | None, path_glob: str | Non
     """
     with state.open() as index:
         found = index.graph().find(name, kind, path_glob, limit)
+        places = Places(index.roots())
     if as_json:
         emit_json({"query": name, "symbols": [{"match": how, **s.to_dict()} for how, s in found]})
         if not found:  # one rule, as grep: a lookup that finds nothing exits 3, with --json too
@@ -144,7 +137,8 @@ def symbols_find(state: State, name: str, kind: str | None, path_glob: str | Non
         return
     for how, symbol in found:
         out.print(f"[bold]{escape(symbol.name)}[/] [dim]{symbol.kind} · {how}[/]  "
-                  f"{escape(symbol.path)}:{symbol.start_line}-{symbol.end_line}  {escape(symbol.signature)}",
+                  f"{_at(places, symbol.source, symbol.path)}:{symbol.start_line}-{symbol.end_line}  "
+                  f"{escape(symbol.signature)}",
                   highlight=False)
     if not found:
         err.print(escape(f"no definition matches {name!r}"), highlight=False)
@@ -165,24 +159,31 @@ _SYMBOL_ARG = click.argument("symbol")
 _PATH_OPT = click.option("--path", "path_glob", metavar="GLOB", help="Only definitions in files matching GLOB (to pick one of several).")
 
 
-def _edges_out(kind: str, found: list[Calls], as_json: bool) -> None:
+def _at(places: Places, source: str, path: str) -> str:
+    """A file in the text output, escaped: as the user opens it, its source named when there
+    are several."""
+    named = places.source(source)
+    return escape(places.path(source, path)) + (f" [dim]({escape(named)})[/]" if named else "")
+
+
+def _edges_out(kind: str, found: list[Calls], places: Places, as_json: bool) -> None:
     if as_json:
         emit_json({kind: [calls.to_dict() for calls in found]})
         return
     for calls in found:
         target = calls.target
-        out.print(f"[bold]{escape(target.name)}[/] [dim]({escape(target.path)}:{target.start_line})[/] — {kind}:",
-                  highlight=False)
+        out.print(f"[bold]{escape(target.name)}[/] [dim]({escape(places.path(target.source, target.path))}:"
+                  f"{target.start_line})[/] — {kind}:", highlight=False)
         for edge in calls.edges:
             # callers: who calls, and where; callees: what is called (as written when it
             # resolves to nothing indexed, or to too many), and where it is defined (else
             # where it is called)
             shown = edge.scope or "<module>"
-            where = f"{edge.path}:{edge.line}"
+            where = f"{places.path(edge.source, edge.path)}:{edge.line}"
             if kind == "callees":
                 shown = edge.target.name if edge.target else edge.call
                 if edge.target:
-                    where = f"{edge.target.path}:{edge.target.start_line}"
+                    where = f"{places.path(edge.target.source, edge.target.path)}:{edge.target.start_line}"
                 if len(edge.lines) > 1:
                     shown += f" (×{len(edge.lines)})"
             out.print(f"  {escape(shown):40} {escape(where):40} [dim]{edge.confidence:.2f} {escape(edge.reason)}[/]",
@@ -218,7 +219,8 @@ def callers(state: State, symbol: str, path_glob: str | None, min_confidence: fl
     """
     with state.open() as index:
         found = index.graph().calls(symbol, "callers", path_glob, min_confidence)
-    _edges_out("callers", found, as_json)
+        places = Places(index.roots())
+    _edges_out("callers", found, places, as_json)
 
 
 @graph.command()
@@ -238,7 +240,8 @@ def callees(state: State, symbol: str, path_glob: str | None, min_confidence: fl
     """
     with state.open() as index:
         found = index.graph().calls(symbol, "callees", path_glob, min_confidence)
-    _edges_out("callees", found, as_json)
+        places = Places(index.roots())
+    _edges_out("callees", found, places, as_json)
 
 
 @graph.command()
@@ -262,15 +265,18 @@ def impact(state: State, symbol: str, path_glob: str | None, depth: int, min_con
         code = index.graph()
         targets = code.targets(symbol, path_glob)
         found = {t.id: code.impact(t, depth, min_confidence) for t in targets}
+        places = Places(index.roots())
     if as_json:
         emit_json({"impact": [{"target": t.to_dict(), "files": found[t.id]} for t in targets]})
         return
     for target in targets:
         files = found[target.id]
-        out.print(f"[bold]{escape(target.name)}[/] [dim]({escape(target.path)}:{target.start_line})[/] — "
+        out.print(f"[bold]{escape(target.name)}[/] [dim]({escape(places.path(target.source, target.path))}:"
+                  f"{target.start_line})[/] — "
                   f"{count(len(files), 'file')} affected", highlight=False)
         for entry in files:
-            out.print(f"  [bold]{escape(entry['path'])}[/] [dim](depth {entry['depth']})[/]", highlight=False)
+            out.print(f"  [bold]{_at(places, entry['source'], entry['path'])}[/] [dim](depth {entry['depth']})[/]",
+                      highlight=False)
             for hit in entry["hits"]:
                 out.print(f"    {hit['line']:>5}  {escape(hit['scope'] or '<module>')} {escape(impact_verb(hit))} "
                           f"[dim]{hit['confidence']:.2f}[/]", highlight=False)

@@ -9,7 +9,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from mindex.textsafe import markup_escape as escape
-from mindex.serve.words import count as count, impact_verb as impact_verb  # part of this module's API
+from mindex.serve.words import Places, count as count, impact_verb as impact_verb  # part of this module's API
 
 from mindex.models import Hit, IndexReport, LocateResult, SearchResult, SourceStats
 
@@ -28,13 +28,15 @@ def estimate_tokens(text: str) -> int:
     return (len(text) + 3) // 4
 
 
-def location(hit: Hit) -> str:
-    """`path:12-30`, `path (page 3)` or just `path`."""
+def location(hit: Hit, places: Places | None = None) -> str:
+    """`path:12-30`, `path (page 3)` or just `path`; with `places`, the path as the user opens
+    it from the working folder (the CLI's rule), else as stored (relative to its source)."""
+    path = places.path(hit.source, hit.path) if places else hit.path
     if hit.page is not None:
-        return f"{hit.path} (page {hit.page})"
+        return f"{path} (page {hit.page})"
     if hit.start_line is not None:
-        return f"{hit.path}:{hit.start_line}-{hit.end_line}"
-    return hit.path
+        return f"{path}:{hit.start_line}-{hit.end_line}"
+    return path
 
 
 # Fence tags where a language's name in mindex.languages is not what markdown renderers know.
@@ -132,16 +134,18 @@ def _explain_line(explain: dict[str, Any]) -> str:
     return "   " + " · ".join(parts)
 
 
-def print_search(console: Console, result: SearchResult, explain: bool = False) -> None:
-    """Terminal rendering of a search: location, breadcrumb and highlighted snippet."""
+def print_search(console: Console, result: SearchResult, explain: bool = False, places: Places | None = None) -> None:
+    """Terminal rendering of a search: location (its source named when there are several),
+    breadcrumb and highlighted snippet."""
     if not result.hits:
         note = f" ({result.note})" if result.note else ""
         console.print(f"No results for [bold]{escape(_echo(result.query))}[/]{escape(note)}.")
         return
     for n, hit in enumerate(result.hits, 1):
+        named = places.source(hit.source) if places else ""
         console.print(
-            f"[bold cyan]{n}.[/] [green]{escape(location(hit))}[/]  "
-            f"[dim]{hit.id}  score {hit.score:.4g}[/]"
+            f"[bold cyan]{n}.[/] [green]{escape(location(hit, places))}[/]  "
+            f"[dim]{escape(named) + ' · ' if named else ''}{hit.id}  score {hit.score:.4g}[/]"
         )
         console.print(f"   [bold]{escape(hit.context)}[/]")
         snippet = " ".join((hit.snippet or hit.text[:200]).split())
@@ -151,13 +155,15 @@ def print_search(console: Console, result: SearchResult, explain: bool = False) 
     console.print(f"[dim]{count(len(result.hits), 'result')} · {result.mode} · {result.took_ms:.1f} ms[/]")
 
 
-def print_locate(console: Console, result: LocateResult) -> None:
+def print_locate(console: Console, result: LocateResult, places: Places | None = None) -> None:
     """Terminal rendering of `mindex locate`: files best first, each with its best chunks."""
     if not result.files:
         console.print(f"No files for [bold]{escape(_echo(result.query))}[/].")
         return
     for n, found in enumerate(result.files, 1):
-        console.print(f"[bold cyan]{n}.[/] [green]{escape(found.path)}[/]  [dim]{escape(found.source)} · "
+        named = places.source(found.source) if places else found.source
+        shown = places.path(found.source, found.path) if places else found.path
+        console.print(f"[bold cyan]{n}.[/] [green]{escape(shown)}[/]  [dim]{escape(named) + ' · ' if named else ''}"
                       f"score {found.score:.4g}[/]", highlight=False)
         if found.symbols:
             console.print(f"   names: {escape(', '.join(found.symbols))}", highlight=False)
@@ -190,9 +196,9 @@ def _within_budget(head: str, blocks: list[list[str]], budget_tokens: int, cut: 
     return "\n".join(lines)
 
 
-def print_chunk(console: Console, hit: Hit) -> None:
+def print_chunk(console: Console, hit: Hit, places: Places | None = None) -> None:
     """Terminal rendering of one chunk."""
-    console.print(f"[green]{escape(location(hit))}[/]  [dim]{hit.id} · {hit.source}[/]")
+    console.print(f"[green]{escape(location(hit, places))}[/]  [dim]{hit.id} · {escape(hit.source)}[/]")
     console.print(f"[bold]{escape(hit.context)}[/]\n")
     console.print(escape(hit.text), highlight=False)
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+from dataclasses import dataclass
 from typing import Any
 
 
@@ -19,3 +21,29 @@ def impact_verb(hit: dict[str, Any]) -> str:
         return f"calls {hit['of']}"
     imported = hit["call"]
     return f"imports {imported}" if imported.endswith(hit["of"]) else f"imports {imported} (which holds {hit['of']})"
+
+
+def shown_path(root: str | None, path: str) -> str:
+    """A file as a person can open it from here: relative to the working folder when inside
+    it, else absolute (a path of an unknown source stays as stored)."""
+    if root is None:
+        return path
+    full = os.path.join(root, path)
+    rel = os.path.relpath(full)
+    return full if rel.startswith("..") else rel
+
+
+@dataclass(frozen=True)
+class Places:
+    """The one rule for files in the CLI's text output: every command shows a file as
+    `shown_path` does (ripgrep's rule), and names its source beside it when the index has
+    more than one. `--json` keeps `path` relative to the source, with `source`."""
+
+    roots: dict[str, str]
+
+    def path(self, source: str, path: str) -> str:
+        return shown_path(self.roots.get(source), path)
+
+    def source(self, source: str) -> str:
+        """The source's name where it tells something (more than one source), else ''."""
+        return source if len(self.roots) > 1 else ""
