@@ -421,7 +421,10 @@ def test_changelog_tools_through_a_real_mcp_client(tmp_path: Path) -> None:
     import anyio
     from mcp.client import Client
 
+    from click.testing import CliRunner
+
     from mindex.config import Settings
+    from mindex.serve.cli import cli as cli_main
     from mindex.serve.mcp_server import build_server
 
     settings = Settings()
@@ -434,8 +437,12 @@ def test_changelog_tools_through_a_real_mcp_client(tmp_path: Path) -> None:
     async def main() -> None:
         async with Client(server) as client:
             products = await client.call_tool("changelog_products", {})
-            assert {p["name"] for p in products.structured_content["results"]} == {"claude-code", "aider",
-                                                                                   "anthropic-sdk-python"}
+            listed = {p["name"]: p for p in products.structured_content["results"]}
+            cli = CliRunner().invoke(cli_main, ["--db", str(db), "changelog", "products", "--json"])
+            assert cli.exit_code == 0 and listed == {p["name"]: p for p in json.loads(cli.output)["products"]}
+            assert {n for n, p in listed.items() if p["releases"]} == {"claude-code", "aider", "anthropic-sdk-python"}
+            assert len(listed) >= 42  # the shipped registry too, as the CLI lists it (it said "none stored")
+            assert "Known but not fetched" in products.content[0].text and "no release notes" not in products.content[0].text
             since = await client.call_tool("changelog_since", {"product": "anthropic-sdk-python", "version": "0.120.1"})
             assert {c["version"] for c in since.structured_content["results"]} == {"0.120.2", "0.121.0"}
             assert "**anthropic-sdk-python 0.120.2**" in since.content[0].text

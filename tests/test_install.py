@@ -253,3 +253,17 @@ def test_a_config_path_that_cannot_be_read_is_a_clear_error(project: Path) -> No
     (project / ".mcp.json").rmdir()
     (project / ".mcp.json").write_bytes(b"\xff\xfe not utf-8")
     assert "cannot read" in mindex(project, "install", "claude-code", code=1)["error"]["message"]
+
+
+def test_doctor_hints_name_what_an_installed_mindex_has(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A slow session-start hook pointed a pip user at benchmarks/README.md, which only a
+    checkout has: the hint names commands instead."""
+    from mindex.agents import doctor
+
+    mindex(project, "add", ".", "--kind", "code")
+    mindex(project, "index")
+    monkeypatch.chdir(project)
+    monkeypatch.setattr(doctor, "HOOK_TARGET_MS", 0.0)  # any real hook is "slow" against 0 ms
+    check = doctor._hook_check(project)
+    assert check["status"] == "warn" and "benchmarks" not in check["hint"]
+    assert "`mindex -v hook session-start" in check["hint"] and "`mindex compact`" in check["hint"]

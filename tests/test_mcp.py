@@ -144,6 +144,10 @@ def test_unavailable_modes_and_unknown_ids_are_tool_errors(server: Any) -> None:
     assert semantic.is_error and 'mode="keyword"' in text_of(semantic) and "--mode" not in text_of(semantic)
     missing = call(server, lambda c: c.call_tool("get_chunk", {"chunk_id": "ffffffffffffffff"}))
     assert missing.is_error and "matches no chunk" in text_of(missing)
+    # a hint the agent can act on, not a shell command
+    assert "use an id from a result of search_docs" in text_of(missing) and "mindex search" not in text_of(missing)
+    unknown = call(server, lambda c: c.call_tool("callers", {"symbol": "no_such_definition"}))
+    assert unknown.is_error and "find_symbol" in text_of(unknown) and "mindex symbols" not in text_of(unknown)
 
 
 def test_missing_index_is_a_tool_error_not_a_crash(tmp_path: Path) -> None:

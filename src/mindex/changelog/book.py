@@ -173,6 +173,23 @@ class Changelogs:
             raise NotFoundError(f"no release notes of {product!r} yet; fetch them with `mindex changelog fetch {product}`"
                                 " (`mindex changelog products` lists the names)")
 
+    def catalog(self) -> list[dict[str, Any]]:
+        """Every product mindex knows (the shipped registry, the project's
+        `changelog/products.yaml` over it, and any imported without an entry), each with
+        what is stored of it: the one list `changelog products` and its MCP tool show.
+
+        Raises:
+            ConfigError: the project's products file is not valid.
+        """
+        from mindex.changelog.registry import load_registry
+
+        registry = load_registry(self.folder / "products.yaml")
+        stored = self.stored_products()
+        rows = [{**p.to_dict(), **stored.get(p.name, {"releases": 0, "changes": 0, "latest": None, "latest_date": None})}
+                for p in registry.values()]
+        return rows + [{"name": name, "strategy": None, "source": None, **info} for name, info in stored.items()
+                       if name not in registry]
+
     def stored_products(self) -> dict[str, dict[str, Any]]:
         """Per product with release files: how many releases, the latest version and date."""
         out: dict[str, dict[str, Any]] = {}

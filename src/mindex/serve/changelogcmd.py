@@ -67,15 +67,8 @@ def products_cmd(state: State, as_json: bool) -> None:
       mindex changelog products
       mindex changelog products --json | jq '.products[].name'
     """
-    from mindex.changelog.registry import load_registry
-
-    registry = load_registry(state.project_products())
     with state.open(create=True) as index:
-        stored = index.changelog.stored_products()
-    rows = [{**p.to_dict(), **stored.get(p.name, {"releases": 0, "changes": 0, "latest": None, "latest_date": None})}
-            for p in registry.values()]
-    rows += [{"name": name, "strategy": None, "source": None, **info} for name, info in stored.items()
-             if name not in registry]
+        rows = index.changelog.catalog()
     if as_json:
         emit_json({"products": rows})
         return

@@ -262,6 +262,14 @@ _AGENT_WORDS = (
     ("add --source or more of the path", "pass source or more of the path"),
     ("search with `--mode keyword`", 'search with mode="keyword"'),
     ("--rerank with no reranker configured", "rerank=true with no reranker configured"),
+    ("copy an id from `mindex search --json`", "use an id from a result of search_docs, search_code or search"),
+    ("(see `mindex symbols find`)", "(find_symbol finds definitions by part of their name)"),
+    ("(see `mindex grep -l` or `mindex sources`)", "(file paths are relative to their source; see list_sources)"),
+    ("list them with `mindex workflow list`", "list them with workflow_list"),
+    ("list them with `mindex milestone list`", "list them with milestone_list"),
+    ("(`mindex workflow resume` sets a paused or failed one running again)",
+     "(workflow_set_status with status running sets a paused or failed one running again)"),
+    ("see `mindex sources`", "see list_sources"),
 )
 
 
@@ -931,13 +939,19 @@ def _register_changelog_tools(server: MCPServer, core: _Core, budget: int) -> No
 
     @server.tool()
     async def changelog_products() -> Annotated[CallToolResult, ChangesOut]:
-        """The products whose release notes are stored here (with release counts and the
-        latest version and date), to know what changelog_search and changelog_since can answer."""
-        stored = await core.call(lambda ix: ix.changelog.stored_products(), create=True)
-        items = [{"name": n, **v} for n, v in sorted(stored.items())]
-        text = "\n".join(f"- {i['name']}: {i['releases']} releases, latest {i['latest']}"
-                         + (f" ({i['latest_date']})" if i.get("latest_date") else "") for i in items)
-        return _result(text or "no release notes stored yet (mindex changelog fetch PRODUCT)", ChangesOut(results=items))
+        """Every product mindex knows (shipped and the project's own), each with what is
+        stored of it: release count, latest version and date, or "not fetched". Use it to
+        know what changelog_search and changelog_since can answer now, and what the user
+        could fetch."""
+        items = await core.call(lambda ix: ix.changelog.catalog(), create=True)
+        stored = [i for i in items if i["releases"]]
+        lines = [f"- {i['name']}: {i['releases']} releases, latest {i['latest']}"
+                 + (f" ({i['latest_date']})" if i.get("latest_date") else "") for i in stored]
+        waiting = [i["name"] for i in items if not i["releases"]]
+        if waiting:
+            lines.append(f"Known but not fetched ({len(waiting)}; the user fetches them with `mindex changelog fetch "
+                         f"NAME`): {', '.join(waiting)}")
+        return _result("\n".join(lines), ChangesOut(results=items))
 
     @server.tool()
     async def changelog_synergies() -> Annotated[CallToolResult, ChangesOut]:
