@@ -112,6 +112,53 @@ def test_chunks_follow_syntax_cover_every_line_once_and_say_where_they_are() -> 
     assert chunks[-1].text.endswith("# a trailing comment")
 
 
+DECORATED = '''from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """How to retry."""
+
+    attempts: int = 3
+
+    def delay(self, n: int) -> float:
+        return 0.5 * 2 ** n
+'''
+
+EXPORTED = '''export class Client {
+  get(path: string): string {
+    return path;
+  }
+}
+
+@Component({selector: "app"})
+export class Widget {
+  render(): string {
+    return "w";
+  }
+}
+'''
+
+
+def test_a_decorator_belongs_to_its_definition_and_a_context_names_a_class_once() -> None:
+    """Every `@dataclass` class was cut with its decorator as a one-line chunk and a context
+    of `RetryPolicy › RetryPolicy` (94 chunks of mindex's own source)."""
+    python, typescript = language_for("m.py"), language_for("m.ts")
+    assert python is not None and typescript is not None
+    chunks = chunk_code(DECORATED, parse_tree(DECORATED.encode(), python, 5.0), budget=600)
+    head = next(c for c in chunks if "class RetryPolicy" in c.text)
+    assert head.text.startswith("@dataclass(frozen=True)\nclass RetryPolicy:") and head.start_line == 4
+    assert head.context == ("RetryPolicy",) and head.symbol == "RetryPolicy"
+    delay = next(c for c in chunks if "def delay" in c.text)
+    assert delay.context == ("RetryPolicy", "delay(self, n: int)")
+    assert not any(c.text.strip().startswith("@") and c.start_line == c.end_line for c in chunks)
+    chunks = chunk_code(EXPORTED, parse_tree(EXPORTED.encode(), typescript, 5.0), budget=600)
+    assert all(len(c.context) == len(set(c.context)) for c in chunks), [c.context for c in chunks]
+    widget = next(c for c in chunks if "@Component" in c.text)
+    assert widget.text.startswith("@Component") and "export class Widget" in widget.text
+    assert widget.context == ("Widget",) and "}" not in widget.text.split("@Component")[0]  # not Client's brace
+
+
 def _git(repo: Path, *args: str) -> None:
     subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True)
 

@@ -446,7 +446,18 @@ def _atoms(node: Node, tree: Parsed, budget: int, chain: tuple[Definition, ...],
         size = child.end_byte - child.start_byte
         members = (own is not None and own.kind in OPENED) or (
             own is None and owner in OPENED and child.named_child_count > 0 and _holds_definition(child, tree.lang))
-        if child.child_count and (size > budget or members):
+        inner = child.child_by_field_name(WRAPPERS[child.type]) if own is not None and child.type in WRAPPERS else None
+        if child.child_count and (size > budget or members) and inner is not None:
+            # A decorated (or exported) definition opened into its members: its decorators
+            # are atoms of the definition's own level, so they join its header, and the
+            # definition is one level of the chain, not two (`RetryPolicy › RetryPolicy`).
+            for part in child.children:
+                if (part.start_byte, part.end_byte, part.type) == (inner.start_byte, inner.end_byte, inner.type):
+                    _atoms(part, tree, budget, (*chain, own), out)
+                else:
+                    out.append(_Atom(part.start_point[0], part.end_point[0], part.end_byte - part.start_byte,
+                                     (*chain, own), None, "comment" in part.type))
+        elif child.child_count and (size > budget or members):
             _atoms(child, tree, budget, (*chain, own) if own else chain, out)
         else:
             out.append(_Atom(child.start_point[0], child.end_point[0], size, chain, own, "comment" in child.type))
@@ -473,7 +484,9 @@ def _pack(atoms: list[_Atom], budget: int) -> list[list[_Atom]]:
         last = groups[-1] if groups else None
         # Entering or leaving a definition that had to be split starts a new chunk, so a
         # chunk never holds the tail of one split function and the head of the next thing.
-        same_level = last is not None and len(atom.chain) == len(last[-1].chain)
+        # (The same definitions, not only as many: a class's closing brace must not join the
+        # decorator of the next class, which is one level deep too.)
+        same_level = last is not None and atom.chain == last[-1].chain
         if last is not None and atom.start_row == last[0].start_row:
             joins = True  # never cut a line in two
         elif atom.own is not None:
