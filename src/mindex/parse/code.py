@@ -447,7 +447,7 @@ def _atoms(node: Node, tree: Parsed, budget: int, chain: tuple[Definition, ...],
         members = (own is not None and own.kind in OPENED) or (
             own is None and owner in OPENED and child.named_child_count > 0 and _holds_definition(child, tree.lang))
         inner = child.child_by_field_name(WRAPPERS[child.type]) if own is not None and child.type in WRAPPERS else None
-        if child.child_count and (size > budget or members) and inner is not None:
+        if child.child_count and (size > budget or members) and inner is not None and own is not None:
             # A decorated (or exported) definition opened into its members: its decorators
             # are atoms of the definition's own level, so they join its header, and the
             # definition is one level of the chain, not two (`RetryPolicy › RetryPolicy`).
