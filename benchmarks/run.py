@@ -43,6 +43,7 @@ def steps(quick: bool) -> list[tuple[str, list[str], Path | None]]:
          ["bench_memory.py", "--entries", "10000" if quick else "100000"], None),
         ("Changelogs: ingest and queries on the real fixtures", ["bench_changelog.py", "--copies", "1" if quick else "10"],
          None),
+        ("Changelogs: kinds and dates read from thirteen real files", ["bench_changelog_quality.py"], None),
     ]
 
 

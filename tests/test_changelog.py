@@ -47,6 +47,13 @@ def ix(tmp_path: Path) -> Any:
     ("keep-a-changelog-CHANGELOG.md", 16, 127, ("2.0.0", date(2026, 6, 7)), ("0.0.1", date(2014, 5, 31))),
     ("towncrier-NEWS.rst", 26, 144, ("24.8.0", date(2024, 8, 23)), ("15.0.0", None)),
     ("git-changelog.Debian", 47, 78, ("1:2.39.5-0+deb12u3", date(2025, 10, 7)), ("1:2.24.1-1", date(2019, 12, 10))),
+    ("httpx-CHANGELOG.md", 77, 441, ("0.28.1", date(2024, 12, 6)), ("0.6.0", date(2019, 6, 21))),  # "6th December, 2024"
+    ("attrs-CHANGELOG.md", 13, 124, ("24.2.0", date(2024, 8, 6)), ("20.1.0", date(2020, 8, 20))),
+    ("black-CHANGES.md", 18, 176, ("24.10.0", None), ("23.3.0", None)),
+    ("pip-NEWS.rst", 22, 271, ("24.3.1", date(2024, 10, 27)), ("22.2.2", date(2022, 8, 3))),
+    ("structlog-CHANGELOG.md", 14, 83, ("24.4.0", date(2024, 7, 17)), ("21.2.0", date(2021, 10, 12))),
+    ("setuptools-NEWS.rst", 41, 114, ("75.6.0", None), ("69.0.2", None)),
+    ("pydantic-HISTORY.md", 19, 403, ("2.10.3", date(2024, 12, 3)), ("2.7.1", date(2024, 4, 23))),
 ])
 def test_real_changelogs_split_into_releases_and_changes(name: str, releases: int, changes: int,
                                                          first: tuple[str, date | None], last: tuple[str, date | None]
@@ -55,6 +62,28 @@ def test_real_changelogs_split_into_releases_and_changes(name: str, releases: in
     assert len(found) == releases
     assert sum(len(split_changes(r.body)) for r in found) == changes
     assert (found[0].version, found[0].date) == first and (found[-1].version, found[-1].date) == last
+
+
+def test_a_keep_a_changelog_file_with_prose_sections_ordinal_dates_and_backticked_names(ix: Index) -> None:
+    """httpx 0.28.1's CHANGELOG.md: "The deprecated `proxies` argument has now been removed."
+    was `changed` (so `since --kind removed` missed it), "Bugfix: ..." too; "6th December,
+    2024" was not a date (so a --since date found nothing); `verify` was not an entity."""
+    from mindex.changelog.book import bound
+
+    book = ix.changelog
+    book.import_changelog("httpx", (NATIVE / "httpx-CHANGELOG.md").read_text())
+    book.ingest()
+    removed = [" ".join(h.text.split()) for h in book.since("httpx", "0.27.2", kinds=("removed",))]
+    assert any("`proxies` argument has now been removed" in t for t in removed)
+    assert any("`app` argument has now been removed" in t for t in removed)
+    fixed = {" ".join(h.text.split())[:40] for h in book.since("httpx", "0.27.2", kinds=("fixed",))}
+    assert "Bugfix: When passing `params={}`, always" in fixed and "Fix SSL case where `verify=False` togeth" in fixed
+    assert book.release("httpx", "0.28.1")["date"] == "2024-12-06"
+    recent = book.search("SSL verify", products=("httpx",), since=bound("2024-01-01", "--since"), limit=20)
+    assert recent.hits and {h.facets["version"] for h in recent.hits} <= {"0.27.0", "0.27.1", "0.27.2", "0.28.0", "0.28.1"}  # type: ignore[index]
+    verify = book.entity("verify", products=("httpx",))
+    assert {h.facets["version"] for h in verify} >= {"0.28.0", "0.28.1"}  # type: ignore[index]
+    assert any(h.facets["type"] == "deprecated" for h in verify)  # type: ignore[index]
 
 
 def test_kinds_and_entities_on_samples() -> None:
