@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import stat as statmod
 from collections.abc import Iterable
@@ -10,7 +11,7 @@ from dataclasses import dataclass
 import pathspec
 
 from mindex.models import SkippedFile
-from mindex.sources.confine import LEAVES_SOURCE, link_skipped, read_inside, resolves_inside
+from mindex.sources.confine import LEAVES_SOURCE, link_skipped, read_inside
 from mindex.textsafe import escape_surrogates
 
 IGNORE_FILES = (".gitignore", ".mindexignore")
@@ -75,10 +76,14 @@ def walk_files(
     real_root = os.path.realpath(root)
     root_stat = os.stat(real_root)
     seen.add((root_stat.st_dev, root_stat.st_ino))
-    stack: list[tuple[str, str, list[tuple[str, pathspec.GitIgnoreSpec]]]] = [(root, "", [])]
+    # Each folder with the identity (device, inode) it had when it was listed as inside the
+    # root: read only if it still is that folder. (Resolving every folder's path again cost
+    # a look-up per level: 1,000 nested folders took seconds, 10,000 did not finish.)
+    stack: list[tuple[str, str, list[tuple[str, pathspec.GitIgnoreSpec]], tuple[int, int]]] = [
+        (root, "", [], (root_stat.st_dev, root_stat.st_ino))]
     while stack:
-        folder, rel_folder, specs = stack.pop()
-        if not resolves_inside(real_root, folder):
+        folder, rel_folder, specs, key = stack.pop()
+        if not _still(folder, key):
             skipped.append(SkippedFile(rel_folder, LEAVES_SOURCE))
             continue
         own = _spec_for(real_root, folder)
@@ -96,9 +101,13 @@ def walk_files(
                 continue
             try:
                 info = entry.stat()  # follows symlinks
-            except OSError:
+            except OSError as exc:
                 if entry.is_symlink():
                     skipped.append(SkippedFile(rel, "broken symlink"))
+                elif exc.errno == errno.ENAMETOOLONG:  # nested past the system's path limit (4,096 bytes on Linux)
+                    skipped.append(SkippedFile(rel, f"path too long for the system ({len(entry.path):,} characters)"))
+                elif exc.errno != errno.ENOENT:  # gone since the listing: nothing to say
+                    skipped.append(SkippedFile(rel, f"unreadable ({exc.strerror})"))
                 continue
             if statmod.S_ISDIR(info.st_mode):
                 if entry.name in SKIP_DIRS or _ignored(specs, rel, True):
@@ -108,7 +117,7 @@ def walk_files(
                     skipped.append(SkippedFile(rel, "symlink loop (folder already visited)"))
                     continue
                 seen.add(key)
-                stack.append((entry.path, rel, specs))
+                stack.append((entry.path, rel, specs, key))
                 continue
             if suffixes is not None and os.path.splitext(entry.name)[1].lower() not in suffixes:
                 continue
@@ -125,6 +134,16 @@ def walk_files(
             files.append(FileEntry(rel, entry.path, info.st_size, info.st_mtime_ns))
     files.sort(key=lambda f: f.rel)
     return files, skipped
+
+
+def _still(folder: str, key: tuple[int, int]) -> bool:
+    """Whether `folder` is still the folder that was listed (a folder, or a folder on its
+    path, swapped for a link since then resolves to another one, or to nothing)."""
+    try:
+        info = os.stat(folder)
+    except OSError:
+        return False
+    return statmod.S_ISDIR(info.st_mode) and (info.st_dev, info.st_ino) == key
 
 
 def _file_type(mode: int) -> str:
