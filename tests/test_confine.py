@@ -189,10 +189,17 @@ def test_folders_nested_past_the_path_limit_are_walked_once_each_and_the_too_dee
     """1,000 nested folders took 162 s and 10,000 did not finish in 300 s: the walk resolved
     every folder's real path from the root again. Now each folder costs the same; what lies
     past the system's path limit is listed as skipped with the reason instead of vanishing."""
-    import sys
-
     root = tmp_path / "deep"
     root.mkdir()
+    try:
+        _index_nested(root, tmp_path)
+    finally:  # pytest's own clean-up of old temporary folders would recurse past Python's limit
+        _remove_nested(root)
+
+
+def _index_nested(root: Path, tmp_path: Path) -> None:
+    import sys
+
     (root / "top.md").write_text("# Top\n")
     folder = os.open(root, os.O_RDONLY)
     try:
@@ -218,12 +225,13 @@ def test_folders_nested_past_the_path_limit_are_walked_once_each_and_the_too_dee
     assert done.returncode == 0 and report["added"] == 2, done.stderr  # top.md and the one at depth 1500
     reasons = [s["reason"] for s in report["skipped"]]
     assert len(reasons) == 1 and reasons[0].startswith("path too long for the system (")
-    _remove_nested(root)
 
 
 def _remove_nested(root: Path) -> None:
     """Remove a chain of nested `d` folders deeper than the path limit (shutil.rmtree
     recurses past Python's limit): down by relative steps, then up, one folder at a time."""
+    if not root.exists():
+        return
     here = os.getcwd()
     os.chdir(root)
     try:
