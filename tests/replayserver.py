@@ -25,6 +25,8 @@ class Reply:
     drop: bool = False  # close the connection without answering
     truncate: bool = False  # promise the whole body, send half of it, close
     endless: bool = False  # after the body, bytes without end (no length; until the client leaves)
+    trickle: float = 0.0  # seconds between bytes: the whole answer (status line, headers, body), one at a time
+    trickle_body: bool = False  # trickle only the body; the headers come at once
 
 
 @dataclass
@@ -63,6 +65,9 @@ class ReplayServer:
                     self.connection.close()
                     return
                 body = reply.body.replace(b"https://api.github.com", server.url.encode())
+                if reply.trickle:
+                    self._trickle(reply, body)
+                    return
                 self.send_response(reply.status)
                 for name, value in reply.headers:
                     if name.lower() not in SKIPPED_HEADERS:
@@ -88,6 +93,25 @@ class ReplayServer:
                 self.wfile.write(body[: len(body) // 2] if reply.truncate else body)
                 if reply.truncate:
                     self.close_connection = True
+
+            def _trickle(self, reply: Reply, body: bytes) -> None:
+                """Send the answer a byte every `reply.trickle` seconds, until it is sent or
+                the client leaves (a server that is slow without end, never silent long
+                enough for a per-read timeout)."""
+                head = (f"HTTP/1.1 {reply.status} OK\r\nContent-Length: {len(body) * 1000}\r\n"
+                        "Connection: close\r\n\r\n").encode()
+                self.close_connection = True
+                try:
+                    if reply.trickle_body:
+                        self.wfile.write(head)
+                        self.wfile.flush()
+                        head = b""
+                    for byte in head + body * 1000:
+                        self.wfile.write(bytes([byte]))
+                        self.wfile.flush()
+                        time.sleep(reply.trickle)
+                except OSError:  # the client gave up
+                    pass
 
         class Server(ThreadingHTTPServer):
             def handle_error(self, request: Any, client_address: Any) -> None:

@@ -265,9 +265,15 @@ def test_gh_releases_follows_links_then_answers_304_and_honours_rate_limits(ix: 
     (Reply(200, [("Content-Type", "application/json")], b'{"message": "a dict"}'), "expected a list"),
     (Reply(200, [("Content-Type", "application/json")], b'[{"tag_name": "v1", "body": "', endless=True),
      "the answer is over 20 MiB; refused"),
+    # a redirect to itself: httpx's TooManyRedirects was a traceback that stopped every product
+    (Reply(302, [("Location", "/repos/o/bad/releases?per_page=100")]), "redirects in a loop"),
+    # a byte every 0.2 s, never silent for a whole per-read timeout: ran 127 s past both limits
+    (Reply(200, [], b"[]", trickle=0.2), "no answer within 2 s"),
+    (Reply(200, [], b'["x", ', trickle=0.2, trickle_body=True), "no answer within 2 s"),
 ])
 def test_broken_answers_fail_one_product_with_the_cause(ix: Index, reply: Reply, message: str) -> None:
     registry = {"bad": Product("bad", "gh-releases", "o/bad"), "good": Product("good", "gh-releases", "o/good")}
+    started = time.monotonic()
     with replay() as server:
         server.route("/repos/o/bad/releases?per_page=100", reply)
         server.route("/repos/o/good/releases?per_page=100",
@@ -278,6 +284,8 @@ def test_broken_answers_fail_one_product_with_the_cause(ix: Index, reply: Reply,
         assert all(sent < 64 << 20 for sent in server.endless_sent)  # cut off near 20 MiB, not read to its end
     assert results["bad"].status == "failed" and message in (results["bad"].detail or "")
     assert results["good"].status == "new" and results["good"].new == 1
+    # 3 tries of at most changelog.timeout (2 s) each, and the good product: far from the 60 s run limit
+    assert time.monotonic() - started < 30
 
 
 def test_raw_changelog_uses_etags_and_html_scrape_reads_selectors(ix: Index) -> None:

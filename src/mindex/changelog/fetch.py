@@ -29,6 +29,7 @@ from __future__ import annotations
 import os
 import random
 import re
+import threading
 import time
 import xml.etree.ElementTree as ET
 from collections.abc import Callable, Iterable
@@ -94,7 +95,8 @@ class Ctx:
         self.settings = settings
         self.since = since
         self.deadline = deadline or time.monotonic() + settings.total_timeout
-        self.client = httpx.Client(follow_redirects=True, headers={"User-Agent": "mindex-changelog"})
+        self.client = self._new_client()
+        self._stalled = False  # the watchdog closed the client under a request that would not end
         self._playwright: Any = None
         self.browser: Any = None  # one headless Chromium per run, started by the first playwright product
 
@@ -108,6 +110,30 @@ class Ctx:
     def left(self) -> float:
         return self.deadline - time.monotonic()
 
+    @staticmethod
+    def _new_client() -> httpx.Client:
+        return httpx.Client(follow_redirects=True, headers={"User-Agent": "mindex-changelog"})
+
+    def _stall(self) -> None:
+        """The watchdog: a request past its time limit while its status line and headers still
+        trickle in (no body loop to notice) has its connection closed under it."""
+        self._stalled = True
+        self.client.close()
+
+    def _fetch(self, url: str, headers: dict[str, str], seconds: float) -> httpx.Response | None:
+        """One GET of at most `seconds` in all, however the server answers."""
+        if self.client.is_closed:
+            self.client = self._new_client()
+        self._stalled = False
+        watchdog = threading.Timer(seconds + 0.5, self._stall)
+        watchdog.daemon = True
+        watchdog.start()
+        try:
+            return capped(self.client, "GET", url, MAX_BODY, deadline=time.monotonic() + seconds, headers=headers,
+                          timeout=seconds)
+        finally:
+            watchdog.cancel()
+
     def get(self, url: str, headers: dict[str, str] | None = None, what: str = "") -> httpx.Response:
         """GET with retries (429, 5xx, timeouts, dropped connections; Retry-After and GitHub's
         rate-limit reset honoured when near), within the run's deadline. A 304 is returned."""
@@ -117,13 +143,23 @@ class Ctx:
             if self.left() <= 0:
                 raise RemoteError(f"{what or _where(url)}: the fetch run's time limit (changelog.total_timeout) ran out")
             wait: float | None = None
+            seconds = min(conf.timeout, max(1.0, self.left()))
             try:
-                response = capped(self.client, "GET", url, MAX_BODY, headers=headers or {},
-                                  timeout=min(conf.timeout, max(1.0, self.left())))
+                response = self._fetch(url, headers or {}, seconds)
+            except httpx.TooManyRedirects:
+                raise RemoteError(f"{what or _where(url)}: redirects in a loop (more than 20); check the product's "
+                                  "URL in a browser") from None
             except httpx.TimeoutException:
-                problem = f"no answer within {conf.timeout:g} s"
+                problem = f"no answer within {seconds:g} s"
             except httpx.TransportError as exc:
-                problem = f"connection failed ({type(exc).__name__})"
+                problem = f"no answer within {seconds:g} s" if self._stalled else f"connection failed ({type(exc).__name__})"
+            except (httpx.HTTPError, httpx.InvalidURL, RuntimeError) as exc:  # a bad encoding, a bad redirect, ...
+                if self._stalled:  # the watchdog closed the client under the request
+                    problem = f"no answer within {seconds:g} s"
+                elif isinstance(exc, RuntimeError):
+                    raise
+                else:
+                    raise RemoteError(f"{what or _where(url)}: {type(exc).__name__}: {exc}") from None
             else:
                 if response is None:
                     raise RemoteError(f"{what or _where(url)}: the answer is over {MAX_BODY // 2**20} MiB; refused")

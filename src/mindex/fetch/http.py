@@ -88,9 +88,12 @@ def new_client() -> httpx.Client:
     return httpx.Client(headers={"user-agent": "mindex"})
 
 
-def capped(client: httpx.Client, method: str, url: str, limit: int, **options: Any) -> httpx.Response | None:
+def capped(client: httpx.Client, method: str, url: str, limit: int, deadline: float | None = None,
+           **options: Any) -> httpx.Response | None:
     """The answer with its whole body, or None past `limit` bytes: counted as they arrive
-    and after decompression, so an endless or inflating answer is cut off, not held.
+    and after decompression, so an endless or inflating answer is cut off, not held. With a
+    `deadline` (`time.monotonic()`), a body still arriving then is a timeout: httpx's own
+    timeouts are per read, and a server sending a byte at a time never trips them.
 
     Raises:
         httpx.TimeoutException, httpx.TransportError: as the request itself.
@@ -101,6 +104,8 @@ def capped(client: httpx.Client, method: str, url: str, limit: int, **options: A
             body += part
             if len(body) > limit:
                 return None
+            if deadline is not None and time.monotonic() > deadline:
+                raise httpx.ReadTimeout("the answer was still arriving at the time limit", request=streamed.request)
         kept = [(k, v) for k, v in streamed.headers.multi_items()
                 if k.lower() not in ("content-encoding", "content-length", "transfer-encoding")]
         return httpx.Response(streamed.status_code, headers=kept, content=bytes(body), request=streamed.request)
@@ -180,7 +185,8 @@ def post_json(
     for attempt in range(policy.retries + 1):
         wait: float | None = None
         try:
-            response = capped(client, "POST", url, MAX_ANSWER, json=payload, headers=headers, timeout=policy.timeout)
+            response = capped(client, "POST", url, MAX_ANSWER, deadline=time.monotonic() + policy.timeout,
+                              json=payload, headers=headers, timeout=policy.timeout)
             if response is None:
                 raise RemoteError(f"{what} at {_where(url)} answered with over {MAX_ANSWER >> 20} MiB; refused")
         except httpx.TimeoutException:
