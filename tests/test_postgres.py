@@ -305,7 +305,7 @@ def test_after_the_server_restarts_the_next_call_works(docs_dir: Path, monkeypat
             for _ in range(3):  # more than one connection in the pool
                 ix.search("retries", mode="keyword")
             server._run(["pg_ctl", "-D", str(server.data), "-m", "fast", "-w", "stop"])
-            with pytest.raises(StoreError, match="lost the connection.*rerun the command"):
+            with pytest.raises(StoreError, match="server went away.*Rerun the command"):
                 ix.search("Retry-After", mode="keyword")
             server._run(["pg_ctl", "-D", str(server.data), "-l", str(server.data / "log"), "-o",
                          f"-p {server.port} -k {server.data} -c listen_addresses=127.0.0.1", "-w", "start"])
@@ -499,3 +499,44 @@ def test_keyword_shortcuts_change_no_result(tmp_path: Path, pg_url: str, monkeyp
         monkeypatch.setattr(pgstore, "COMMON", 0.0)
         monkeypatch.setattr(pgstore, "RESCORED", 100_000)
         assert pages() == fast and all(fast)
+
+
+def test_a_server_killed_mid_index_is_named_as_gone_and_leaves_a_consistent_index(tmp_path: Path) -> None:
+    """Killing PostgreSQL while `mindex index` ran printed 15 pool warnings and a raw
+    psycopg.errors.AdminShutdown traceback: the command now says the server went away and
+    that what was committed is kept, and the next run finishes the index."""
+    import subprocess
+    import sys
+
+    docs = tmp_path / "many"
+    docs.mkdir()
+    for n in range(3000):
+        (docs / f"page{n:04}.md").write_text(f"# Page {n}\n\nThe word token{n} lives here.\n" + "More text. " * 40)
+    server = pgserver.PgServer()  # a server of its own: this test kills it
+    try:
+        env = {**os.environ, "MINDEX_DB": server.create("killed"), "MINDEX_INDEX__LOCK_TIMEOUT": "2"}
+        subprocess.run([sys.executable, "-m", "mindex", "add", str(docs)], env=env, check=True, capture_output=True)
+        proc = subprocess.Popen([sys.executable, "-m", "mindex", "index"], env=env, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True)
+        assert proc.stderr is not None
+        for line in proc.stderr:  # progress lines come once the run has gone a second
+            if "/3,000 files" in line:
+                break
+        server._run(["pg_ctl", "-D", str(server.data), "-m", "immediate", "-w", "stop"])
+        out, err = proc.communicate(timeout=120)
+        assert proc.returncode == 1, (out, err)
+        assert "Traceback" not in err and "psycopg" not in err and "WARNING" not in err, err
+        assert "the PostgreSQL server went away" in err and "the index is consistent" in err and "Rerun the command" in err
+        server._run(["pg_ctl", "-D", str(server.data), "-l", str(server.data / "log"), "-o",
+                     f"-p {server.port} -k {server.data} -c listen_addresses=127.0.0.1", "-w", "start"])
+        again = subprocess.run([sys.executable, "-m", "mindex", "index", "--json", "-q"], env=env, capture_output=True,
+                               text=True, timeout=300)
+        assert again.returncode == 0, again.stderr
+        status = __import__("json").loads(subprocess.run([sys.executable, "-m", "mindex", "status", "--json"], env=env,
+                                                         capture_output=True, text=True).stdout)
+        assert status["documents"] == 3000
+    finally:
+        try:
+            server.stop()
+        except RuntimeError:
+            pass

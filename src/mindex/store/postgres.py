@@ -33,7 +33,7 @@ import socket
 import threading
 import time
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import replace
 from functools import lru_cache
 from pathlib import Path
@@ -169,8 +169,14 @@ def _explained() -> Iterator[None]:
         raise ReadOnlyIndexError("the server is read-only (a replica?): searching works, but to change the index point "
                                  "--db at the primary") from None
     except psycopg.OperationalError as exc:
-        raise StoreError(f"lost the connection to the PostgreSQL server ({_reason(exc)}); every batch committed "
-                         "before this one is kept: rerun the command when the server is back") from None
+        raise gone(exc) from None
+
+
+def gone(exc: Exception) -> StoreError:
+    """The error for a server that went away mid-command (shut down, killed, the network cut)."""
+    return StoreError(f"the PostgreSQL server went away ({_reason(exc)}); the index is consistent: every batch "
+                      "committed before is kept and the one in flight was rolled back. Rerun the command when the "
+                      "server is back")
 
 
 class _Pooled:
@@ -359,12 +365,15 @@ class PostgresStore(SQLiteStore):
         connection busy) is a StoreError that says so."""
         from psycopg_pool import PoolTimeout
 
+        psycopg = _driver()
         try:
             with self.pool.connection() as conn:
                 yield conn
         except PoolTimeout:
             raise StoreError(f"no connection to {self.where} within {self.pool.timeout:.0f} s (the server is down or "
                              "refuses connections); rerun the command when it is back") from None
+        except psycopg.OperationalError as exc:  # the connection died under a statement not wrapped in _explained
+            raise gone(exc) from None
 
     def close(self) -> None:
         self.pool.close()
@@ -472,7 +481,9 @@ class PostgresStore(SQLiteStore):
             try:
                 yield
             finally:
-                conn.execute("SELECT pg_advisory_unlock(%s, hashtext(%s))", (_LOCK_CLASS, source))
+                if not conn.closed:  # a server gone took the lock with the session
+                    with suppress(_driver().OperationalError):
+                        conn.execute("SELECT pg_advisory_unlock(%s, hashtext(%s))", (_LOCK_CLASS, source))
 
     def add_source(self, source: Source) -> Source:
         options = json.dumps({"include": list(source.include), "exclude": list(source.exclude)})
