@@ -460,3 +460,38 @@ def test_every_command_shows_files_as_you_open_them_and_names_the_source_when_th
     inside = run("search", "walrus option", "--kind", "docs")
     assert "1. api.rst:1-4  docs · " in inside  # from inside the source's folder
     assert f"{tmp_path / 'api' / 'tool.py'}:1-2  api · " in run("search", "walrus option", "--kind", "code")
+
+
+def test_every_command_takes_any_bytes_the_shell_passes(tmp_path: Path) -> None:
+    """`mindex symbols find $'ab\\xb2cd'` (bytes that are not UTF-8, which Python holds as lone
+    surrogates) crashed with UnicodeEncodeError in symbols, graph, get, changelog entity,
+    memory show, workflow show and the memory and changelog filters. A lookup now finds what
+    was indexed under such a name (stored as its visible escape) or nothing."""
+    import os
+    import subprocess
+    import sys
+
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    odd = os.fsencode(repo) + b"/caf\xe9.py"  # a latin-1 file name
+    with open(odd, "wb") as handle:
+        handle.write(b"def brewed():\n    return 1\n")
+    env = {**os.environ, "MINDEX_DB": str(tmp_path / "b.db")}
+
+    def run(*args: bytes | str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "mindex", *args], env=env, capture_output=True, text=True,
+                              errors="backslashreplace", cwd=tmp_path)
+
+    assert run("add", str(repo), "--kind", "code").returncode == 0
+    assert run("index", "-q").returncode == 0
+    bad = b"ab\xb2cd"
+    for args in (("symbols", "find", bad), ("graph", "callers", bad), ("graph", "callees", bad), ("graph", "impact", bad),
+                 ("get", bad), ("changelog", "entity", bad), ("memory", "show", bad), ("workflow", "show", bad),
+                 ("memory", "search", "x", "--tag", bad), ("memory", "list", "--file", bad), ("context", "--files", bad),
+                 ("changelog", "search", "x", "--product", bad), ("search", bad), ("grep", bad), ("locate", bad)):
+        done = run(*args)
+        assert "Traceback" not in done.stderr and done.returncode in (0, 3), (args, done.stderr)
+    outline = run("graph", "outline", b"caf\xe9.py")  # the name as the shell gives it
+    assert outline.returncode == 0 and "brewed" in outline.stdout, outline.stderr
+    saved = run("memory", "save", b"the caf\xe9 entry", "--tag", bad, "--json")
+    assert saved.returncode == 0 and json.loads(saved.stdout)["tags"] == ["ab\\xb2cd"]

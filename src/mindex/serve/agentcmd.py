@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from mindex.serve.clikit import FiniteRange, State, emit_json, err, handle_errors, json_option, out
+from mindex.serve.clikit import TEXT, FiniteRange, State, emit_json, err, handle_errors, json_option, out
 from mindex.textsafe import markup_escape as escape, visible_controls
 
 if TYPE_CHECKING:
@@ -74,7 +74,7 @@ def workflow() -> None:
 
 @workflow.command("create")
 @click.argument("issue", type=click.IntRange(0))
-@click.argument("branch")
+@click.argument("branch", type=TEXT)
 @click.option("--worktree", metavar="PATH", help="The git worktree the work happens in.")
 @click.option("--phase", type=click.Choice(PHASES), default="research", show_default=True)
 @json_option
@@ -116,7 +116,7 @@ def wf_find(state: State, issue: int, as_json: bool) -> None:
 
 
 @workflow.command("show")
-@click.argument("workflow_id")
+@click.argument("workflow_id", type=TEXT)
 @json_option
 @click.pass_obj
 @handle_errors
@@ -132,7 +132,7 @@ def wf_show(state: State, workflow_id: str, as_json: bool) -> None:
 
 
 @workflow.command("set-phase")
-@click.argument("workflow_id")
+@click.argument("workflow_id", type=TEXT)
 @click.argument("phase", type=click.Choice(PHASES))
 @json_option
 @click.pass_obj
@@ -149,8 +149,8 @@ def wf_phase(state: State, workflow_id: str, phase: str, as_json: bool) -> None:
 
 
 @workflow.command("log-action")
-@click.argument("workflow_id")
-@click.argument("action")
+@click.argument("workflow_id", type=TEXT)
+@click.argument("action", type=TEXT)
 @click.argument("result", type=click.Choice(("success", "failed", "pending")))
 @click.option("--meta", metavar="JSON", help="A JSON object stored with the action.")
 @json_option
@@ -171,9 +171,9 @@ def wf_action(state: State, workflow_id: str, action: str, result: str, meta: st
 
 
 @workflow.command("log-commit")
-@click.argument("workflow_id")
-@click.argument("sha")
-@click.argument("message")
+@click.argument("workflow_id", type=TEXT)
+@click.argument("sha", type=TEXT)
+@click.argument("message", type=TEXT)
 @json_option
 @click.pass_obj
 @handle_errors
@@ -218,7 +218,7 @@ def _status_command(name: str, status: str, doc: str) -> None:
     examples = f"\n\n\b\nExamples:\n  mindex workflow {name} wf-123-3fa2c1\n  mindex workflow {name} wf-123-3fa2c1 --json\n"
 
     @workflow.command(name, help=doc + examples)
-    @click.argument("workflow_id")
+    @click.argument("workflow_id", type=TEXT)
     @json_option
     @click.pass_obj
     @handle_errors
@@ -234,7 +234,7 @@ _status_command("resume", "running", "Set a paused or failed workflow running ag
 
 
 @workflow.command("rollback-plan")
-@click.argument("workflow_id")
+@click.argument("workflow_id", type=TEXT)
 @json_option
 @click.pass_obj
 @handle_errors
@@ -295,7 +295,7 @@ def milestone() -> None:
 
 
 @milestone.command("create")
-@click.argument("name")
+@click.argument("name", type=TEXT)
 @click.option("--issues", metavar="N,N,...", help="Issues in the milestone, in order.")
 @click.option("--waves", default=1, show_default=True, type=click.IntRange(1),
               help="Split the issues, in order, into this many waves.")
@@ -316,7 +316,7 @@ def ms_create(state: State, name: str, issues: str | None, waves: int, number: i
 
 
 @milestone.command("show")
-@click.argument("milestone_id")
+@click.argument("milestone_id", type=TEXT)
 @json_option
 @click.pass_obj
 @handle_errors
@@ -357,7 +357,7 @@ def ms_list(state: State, status: str | None, as_json: bool) -> None:
 
 
 @milestone.command("set")
-@click.argument("milestone_id")
+@click.argument("milestone_id", type=TEXT)
 @click.option("--phase", type=click.Choice(PHASES))
 @click.option("--status", type=click.Choice(("running", "paused", "completed", "failed")))
 @json_option
@@ -377,7 +377,7 @@ def ms_set(state: State, milestone_id: str, phase: str | None, status: str | Non
 
 
 @milestone.command("baseline")
-@click.argument("milestone_id")
+@click.argument("milestone_id", type=TEXT)
 @click.option("--lint", metavar="COMMAND", help="e.g. \"ruff check .\", \"npx eslint .\", \"flake8\"")
 @click.option("--typecheck", metavar="COMMAND", help="e.g. \"mypy\", \"npx tsc --noEmit\", \"pyright\"")
 @click.option("--check", "checks", multiple=True, metavar="NAME=COMMAND", help="Any other check (repeatable).")

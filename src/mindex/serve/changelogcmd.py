@@ -9,7 +9,7 @@ from typing import Any
 import click
 
 from mindex.modes import MODES
-from mindex.serve.clikit import State, emit_json, err, handle_errors, json_option, not_blank, out
+from mindex.serve.clikit import TEXT, State, emit_json, err, handle_errors, json_option, not_blank, out
 from mindex.textsafe import markup_escape as escape
 
 KIND_CHOICES = ("added", "changed", "fixed", "breaking", "deprecated", "security", "removed", "performance", "docs")
@@ -79,7 +79,7 @@ def products_cmd(state: State, as_json: bool) -> None:
 
 
 @changelog.command("add-product")
-@click.argument("name")
+@click.argument("name", type=TEXT)
 @click.option("--strategy", required=True,
               type=click.Choice(("gh-releases", "rss", "atom", "raw-changelog", "keep-a-changelog", "html-scrape",
                                  "playwright", "catalog")))
@@ -105,7 +105,7 @@ def add_product(state: State, name: str, strategy: str, source: str, title: str 
 
 
 @changelog.command("fetch")
-@click.argument("products", nargs=-1)
+@click.argument("products", nargs=-1, type=TEXT)
 @click.option("--since", metavar="DATE", help="Only releases on or after DATE (first fetch of a product).")
 @click.option("--no-ingest", is_flag=True, help="Write the release files only.")
 @json_option
@@ -148,7 +148,7 @@ def fetch_cmd(state: State, products: tuple[str, ...], since: str | None, no_ing
 
 
 @changelog.command("import")
-@click.argument("product")
+@click.argument("product", type=TEXT)
 @click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("--format", "fmt", type=click.Choice(("auto", "markdown", "rst", "debian")), default="auto",
               show_default=True)
@@ -202,11 +202,11 @@ def ingest_cmd(state: State, as_json: bool) -> None:
 
 
 _FILTERS = (
-    click.option("--product", "products", multiple=True, metavar="P", help="Only this product (repeatable)."),
+    click.option("--product", "products", type=TEXT, multiple=True, metavar="P", help="Only this product (repeatable)."),
     click.option("--kind", "kinds", multiple=True, type=click.Choice(KIND_CHOICES), help="Only this kind (repeatable)."),
     click.option("--since", metavar="V|DATE", help="Releases after version V, or on/after DATE."),
     click.option("--until", metavar="V|DATE", help="Releases up to version V, or before DATE."),
-    click.option("--entity", "entities", multiple=True, metavar="E", help="Changes naming this entity."),
+    click.option("--entity", "entities", type=TEXT, multiple=True, metavar="E", help="Changes naming this entity."),
 )
 
 
@@ -217,7 +217,7 @@ def _filters(func: Any) -> Any:
 
 
 @changelog.command("search")
-@click.argument("query", callback=not_blank)
+@click.argument("query", type=TEXT, callback=not_blank)
 @click.option("-n", "--limit", default=10, show_default=True, type=click.IntRange(1, 1000))
 @click.option("--mode", type=click.Choice(MODES), help="Search mode (default: hybrid when vectors exist).")
 @_filters
@@ -249,8 +249,8 @@ def search_cmd(state: State, query: str, limit: int, mode: str | None, products:
 
 
 @changelog.command("since")
-@click.argument("product")
-@click.argument("version")
+@click.argument("product", type=TEXT)
+@click.argument("version", type=TEXT)
 @click.option("--kind", "kinds", multiple=True, type=click.Choice(KIND_CHOICES))
 @json_option
 @click.pass_obj
@@ -272,8 +272,8 @@ def since_cmd(state: State, product: str, version: str, kinds: tuple[str, ...], 
 
 
 @changelog.command("entity")
-@click.argument("name")
-@click.option("--product", "products", multiple=True, metavar="P")
+@click.argument("name", type=TEXT)
+@click.option("--product", "products", type=TEXT, multiple=True, metavar="P")
 @json_option
 @click.pass_obj
 @handle_errors
@@ -294,8 +294,8 @@ def entity_cmd(state: State, name: str, products: tuple[str, ...], as_json: bool
 
 
 @changelog.command("release")
-@click.argument("product")
-@click.argument("version")
+@click.argument("product", type=TEXT)
+@click.argument("version", type=TEXT)
 @json_option
 @click.pass_obj
 @handle_errors
@@ -338,7 +338,7 @@ def synergies_cmd(state: State, as_json: bool) -> None:
 
 
 @changelog.command("synergy")
-@click.argument("name")
+@click.argument("name", type=TEXT)
 @json_option
 @click.pass_obj
 @handle_errors

@@ -19,6 +19,7 @@ from mindex import __version__
 from mindex.modes import MODES
 from mindex.serve.words import Places
 from mindex.serve.clikit import (
+    TEXT,
     lazy_module,
     State,
     emit_json,
@@ -187,7 +188,7 @@ def add(state: State, path: Path, name: str | None, kind: str, include: tuple[st
 
 
 @cli.command()
-@click.argument("source")
+@click.argument("source", type=TEXT)
 @json_option
 @click.pass_obj
 @handle_errors
@@ -228,7 +229,7 @@ def sources(state: State, as_json: bool) -> None:
 
 
 @cli.command("index")
-@click.argument("names", nargs=-1, metavar="[SOURCE]...")
+@click.argument("names", nargs=-1, type=TEXT, metavar="[SOURCE]...")
 @json_option
 @click.option("-q", "--quiet", is_flag=True, help="No progress; a one-line summary.")
 @click.pass_obj
@@ -261,7 +262,7 @@ def index_cmd(state: State, names: tuple[str, ...], as_json: bool, quiet: bool) 
 
 
 @cli.command()
-@click.argument("query", callback=not_blank)
+@click.argument("query", type=TEXT, callback=not_blank)
 @click.option("-n", "--limit", default=10, show_default=True, type=click.IntRange(1, 1000), help="How many results.")
 @click.option("--offset", default=0, type=click.IntRange(0), help="Skip this many results (paging).")
 @click.option("--mode", type=click.Choice(MODES), help="Search mode (default: hybrid when vectors exist, else keyword).")
@@ -301,7 +302,7 @@ def search(state: State, query: str, limit: int, offset: int, mode: str | None, 
 
 
 @cli.command()
-@click.argument("question", callback=not_blank)
+@click.argument("question", type=TEXT, callback=not_blank)
 @click.option("-n", "--limit", default=10, show_default=True, type=click.IntRange(1, 100), help="How many files.")
 @click.option("--mode", type=click.Choice(MODES), help="Search mode (default: hybrid when vectors exist, else keyword).")
 @click.option("--source", help="Only this source.")
@@ -368,7 +369,7 @@ def embed(state: State, force: bool, as_json: bool, quiet: bool) -> None:
 
 
 @cli.command()
-@click.argument("chunk_id")
+@click.argument("chunk_id", type=TEXT)
 @json_option
 @click.pass_obj
 @handle_errors
@@ -523,7 +524,7 @@ def serve(state: State, http: bool, host: str | None, port: int | None, token: s
 
 
 @cli.command("new-token")
-@click.argument("name")
+@click.argument("name", type=TEXT)
 @click.option("--write", is_flag=True, help="Also allow the tools that write (memory, knowledge, workflows).")
 @click.option("--source", "sources", multiple=True, metavar="NAME", help="Only this source (repeat for several).")
 @json_option

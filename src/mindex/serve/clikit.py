@@ -286,6 +286,24 @@ def not_blank(ctx: click.Context, param: click.Parameter, value: str) -> str:
     return value
 
 
+class _Text(click.types.StringParamType):
+    """Text an argument gives (a query, a name, an id): bytes the shell passes that are not
+    UTF-8 (`$'ab\\xb2cd'`, which Python holds as lone surrogates) become the visible escapes
+    the index stores for them (`ab\\xb2cd`), so a lookup finds what was indexed under such a
+    name, or nothing, instead of failing to encode the text for SQLite."""
+
+    name = "text"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        from mindex.textsafe import escape_surrogates
+
+        text = super().convert(value, param, ctx)
+        return escape_surrogates(text) if isinstance(text, str) else text
+
+
+TEXT = _Text()
+
+
 class FiniteRange(click.FloatRange):
     """click's float range, refusing nan and the infinities (every comparison with nan is
     false, so a plain range lets it through to crash later)."""

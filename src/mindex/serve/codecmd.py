@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 import click
 from mindex.textsafe import markup_escape as escape, visible_controls
 
-from mindex.serve.clikit import FiniteRange, State, emit_json, err, handle_errors, json_option, not_blank, out
+from mindex.serve.clikit import TEXT, FiniteRange, State, emit_json, err, handle_errors, json_option, not_blank, out
 from mindex.serve.words import Places, count, impact_verb, shown_path
 
 from mindex.modes import DEFAULT_MIN_CONFIDENCE
@@ -23,15 +23,15 @@ NO_MATCH = 3  # the "not found" exit code
 
 
 @click.command()
-@click.argument("pattern")
+@click.argument("pattern", type=TEXT)
 @click.option("-i", "--ignore-case", is_flag=True, help="Match case-insensitively.")
 @click.option("-S", "--smart-case", is_flag=True, help="Case-insensitive unless the pattern has an upper-case letter.")
 @click.option("-F", "--fixed-strings", is_flag=True, help="PATTERN is text, not a regex.")
 @click.option("-w", "--word-regexp", is_flag=True, help="Only matches at word boundaries.")
 @click.option("-U", "--multiline", is_flag=True, help="Let matches span lines (`.` still stops at a newline unless `(?s)`).")
-@click.option("--path", "path_glob", metavar="GLOB", help="Only files matching GLOB, e.g. 'src/**' or '*.py'.")
-@click.option("--source", help="Only this source.")
-@click.option("--language", help="Only files in this language (python, go, ...).")
+@click.option("--path", "path_glob", type=TEXT, metavar="GLOB", help="Only files matching GLOB, e.g. 'src/**' or '*.py'.")
+@click.option("--source", type=TEXT, help="Only this source.")
+@click.option("--language", type=TEXT, help="Only files in this language (python, go, ...).")
 @click.option("-A", "--after-context", "after", default=0, type=click.IntRange(0, 100), help="Lines after each match.")
 @click.option("-B", "--before-context", "before", default=0, type=click.IntRange(0, 100), help="Lines before each match.")
 @click.option("-C", "--context", "around", type=click.IntRange(0, 100), help="Lines before and after each match.")
@@ -111,9 +111,9 @@ def symbols() -> None:
 
 
 @symbols.command("find")
-@click.argument("name", callback=not_blank)
-@click.option("--kind", help="Only this kind: function, method, class, interface, type, constant, ...")
-@click.option("--path", "path_glob", metavar="GLOB", help="Only files matching GLOB.")
+@click.argument("name", type=TEXT, callback=not_blank)
+@click.option("--kind", type=TEXT, help="Only this kind: function, method, class, interface, type, constant, ...")
+@click.option("--path", "path_glob", type=TEXT, metavar="GLOB", help="Only files matching GLOB.")
 @click.option("-n", "--limit", default=20, show_default=True, type=click.IntRange(1, 1000), help="How many.")
 @json_option
 @click.pass_obj
@@ -155,8 +155,8 @@ def graph() -> None:
     """
 
 
-_SYMBOL_ARG = click.argument("symbol")
-_PATH_OPT = click.option("--path", "path_glob", metavar="GLOB", help="Only definitions in files matching GLOB (to pick one of several).")
+_SYMBOL_ARG = click.argument("symbol", type=TEXT)
+_PATH_OPT = click.option("--path", "path_glob", type=TEXT, metavar="GLOB", help="Only definitions in files matching GLOB (to pick one of several).")
 
 
 def _at(places: Places, source: str, path: str) -> str:
@@ -283,8 +283,8 @@ def impact(state: State, symbol: str, path_glob: str | None, depth: int, min_con
 
 
 @graph.command()
-@click.argument("file")
-@click.option("--source", help="The source the file belongs to (when several hold that path).")
+@click.argument("file", type=TEXT)
+@click.option("--source", type=TEXT, help="The source the file belongs to (when several hold that path).")
 @json_option
 @click.pass_obj
 @handle_errors
@@ -302,8 +302,8 @@ def exports(state: State, file: str, source: str | None, as_json: bool) -> None:
 
 
 @graph.command()
-@click.argument("file")
-@click.option("--source", help="The source the file belongs to (when several hold that path).")
+@click.argument("file", type=TEXT)
+@click.option("--source", type=TEXT, help="The source the file belongs to (when several hold that path).")
 @json_option
 @click.pass_obj
 @handle_errors
@@ -332,7 +332,7 @@ def _symbols_out(file: str, found: list[SymbolRef], as_json: bool, key: str) -> 
 
 
 @click.command()
-@click.argument("names", nargs=-1, metavar="[SOURCE]...")
+@click.argument("names", nargs=-1, type=TEXT, metavar="[SOURCE]...")
 @click.option("--debounce", default=500, show_default=True, type=click.IntRange(10, 60_000),
               help="Group a burst of saves for at most this many milliseconds.")
 @click.option("--reconcile", default=60.0, show_default=True, type=FiniteRange(1),

@@ -8,7 +8,7 @@ from typing import Any
 import click
 
 from mindex.modes import MODES
-from mindex.serve.clikit import FiniteRange, State, emit_json, err, handle_errors, json_option, not_blank, out
+from mindex.serve.clikit import TEXT, FiniteRange, State, emit_json, err, handle_errors, json_option, not_blank, out
 from mindex.textsafe import markup_escape as escape, visible_controls
 
 
@@ -35,11 +35,11 @@ def _print_entries(items: list[dict[str, Any]]) -> None:
 
 
 _FILTERS = (
-    click.option("--type", "types", multiple=True, metavar="TYPE", help="Only entries of this type (repeatable)."),
-    click.option("--tag", "tags", multiple=True, metavar="TAG", help="Only entries with this tag (repeat: all of them)."),
+    click.option("--type", "types", type=TEXT, multiple=True, metavar="TYPE", help="Only entries of this type (repeatable)."),
+    click.option("--tag", "tags", type=TEXT, multiple=True, metavar="TAG", help="Only entries with this tag (repeat: all of them)."),
     click.option("--since", metavar="DATE", help="Only entries at or after DATE (2026-10-01 or an ISO time)."),
     click.option("--days", type=FiniteRange(0), help="Only entries of the last N days."),
-    click.option("--file", "files", multiple=True, metavar="PATH", help="Only entries about this file, folder or glob."),
+    click.option("--file", "files", type=TEXT, multiple=True, metavar="PATH", help="Only entries about this file, folder or glob."),
 )
 
 
@@ -65,11 +65,11 @@ def memory() -> None:
 
 
 @memory.command("save")
-@click.argument("text", nargs=-1, required=True)
+@click.argument("text", nargs=-1, type=TEXT, required=True)
 @click.option("--type", "type_", default="progress", show_default=True,
               help="decision, progress, issue, handoff, insight, reference (more in memory.types).")
-@click.option("--tag", "tags", multiple=True, help="A tag (repeatable).")
-@click.option("--file", "files", multiple=True, help="A file the entry is about, relative to the project (repeatable).")
+@click.option("--tag", "tags", type=TEXT, multiple=True, help="A tag (repeatable).")
+@click.option("--file", "files", type=TEXT, multiple=True, help="A file the entry is about, relative to the project (repeatable).")
 @click.option("--embed/--no-embed", default=None, help="Embed the entry now (default: memory.embed_on_save).")
 @json_option
 @click.pass_obj
@@ -94,7 +94,7 @@ def save(state: State, text: tuple[str, ...], type_: str, tags: tuple[str, ...],
 
 
 @memory.command("search")
-@click.argument("query", callback=not_blank)
+@click.argument("query", type=TEXT, callback=not_blank)
 @click.option("-n", "--limit", default=10, show_default=True, type=click.IntRange(1, 1000))
 @click.option("--mode", type=click.Choice(MODES), help="Search mode (default: hybrid when vectors exist).")
 @_filters
@@ -162,7 +162,7 @@ for _name, _doc in (("list", "List entries, newest first."), ("recent", "The lat
 
 
 @memory.command("show")
-@click.argument("entry_id")
+@click.argument("entry_id", type=TEXT)
 @json_option
 @click.pass_obj
 @handle_errors
@@ -188,7 +188,7 @@ def show(state: State, entry_id: str, as_json: bool) -> None:
 
 
 @memory.command("forget")
-@click.argument("entry_id")
+@click.argument("entry_id", type=TEXT)
 @json_option
 @click.pass_obj
 @handle_errors
@@ -259,15 +259,15 @@ def knowledge() -> None:
 
 @knowledge.command("add")
 @click.argument("type_", metavar="TYPE", type=click.Choice(["learning", "pattern", "mistake", "topic"]))
-@click.argument("text", nargs=-1, required=True)
-@click.option("--title", help="A short title (default: the text's first line).")
-@click.option("--area", "areas", multiple=True, help="A code area it is about (repeatable).")
-@click.option("--file", "files", multiple=True, help="A file it is about (repeatable).")
+@click.argument("text", nargs=-1, type=TEXT, required=True)
+@click.option("--title", type=TEXT, help="A short title (default: the text's first line).")
+@click.option("--area", "areas", type=TEXT, multiple=True, help="A code area it is about (repeatable).")
+@click.option("--file", "files", type=TEXT, multiple=True, help="A file it is about (repeatable).")
 @click.option("--confidence", default=0.7, show_default=True, type=FiniteRange(0, 1))
-@click.option("--supersedes", multiple=True, metavar="ID", help="An entity this one replaces (hidden from then on).")
-@click.option("--led-to", multiple=True, metavar="ID", help="An entity this one led to (a mistake → its learning).")
-@click.option("--issue", "issues", multiple=True, help="An issue number it is about.")
-@click.option("--tag", "tags", multiple=True, help="A tag (repeatable).")
+@click.option("--supersedes", type=TEXT, multiple=True, metavar="ID", help="An entity this one replaces (hidden from then on).")
+@click.option("--led-to", type=TEXT, multiple=True, metavar="ID", help="An entity this one led to (a mistake → its learning).")
+@click.option("--issue", "issues", type=TEXT, multiple=True, help="An issue number it is about.")
+@click.option("--tag", "tags", type=TEXT, multiple=True, help="A tag (repeatable).")
 @json_option
 @click.pass_obj
 @handle_errors
@@ -295,10 +295,10 @@ def add(state: State, type_: str, text: tuple[str, ...], title: str | None, area
 
 
 @knowledge.command("query")
-@click.option("--area", help="A code area.")
-@click.option("--file", "file", help="A file (its area's knowledge comes too).")
-@click.option("--issue", help="An issue number.")
-@click.option("--text", help="A question, searched in the entities' text.")
+@click.option("--area", type=TEXT, help="A code area.")
+@click.option("--file", "file", type=TEXT, help="A file (its area's knowledge comes too).")
+@click.option("--issue", type=TEXT, help="An issue number.")
+@click.option("--text", type=TEXT, help="A question, searched in the entities' text.")
 @click.option("--depth", default=2, show_default=True, type=click.IntRange(1, 3), help="Hops through the graph.")
 @click.option("--all", "show_all", is_flag=True, help="Also superseded entities.")
 @click.option("-n", "--limit", default=20, show_default=True, type=click.IntRange(1, 1000))
@@ -333,13 +333,13 @@ def query(state: State, area: str | None, file: str | None, issue: str | None, t
 
 
 @click.command("context")
-@click.option("--files", "files", multiple=True, metavar="PATH", help="Files the agent works on (repeatable; "
+@click.option("--files", "files", type=TEXT, multiple=True, metavar="PATH", help="Files the agent works on (repeatable; "
               "several may follow one --files).")
-@click.option("--issue", help="The issue being worked on.")
-@click.option("--query", help="What the agent is about to do (loads the model for a meaning search).")
+@click.option("--issue", type=TEXT, help="The issue being worked on.")
+@click.option("--query", type=TEXT, help="What the agent is about to do (loads the model for a meaning search).")
 @click.option("--budget", default=2000, show_default=True, type=click.IntRange(50, 200_000), help="Tokens (characters / 4).")
 @json_option
-@click.argument("more_files", nargs=-1, metavar="")
+@click.argument("more_files", nargs=-1, type=TEXT, metavar="")
 @click.pass_obj
 @handle_errors
 def context(state: State, files: tuple[str, ...], issue: str | None, query: str | None, budget: int,
