@@ -104,3 +104,25 @@ def test_grep_on_a_read_only_index_without_its_trigram_index_reads_every_file(tm
     result = json.loads(done.stdout)
     assert not result["narrowed"] and result["files_searched"] == 2
     assert [(m["path"], m["line"]) for m in result["matches"]] == [("a.py", 2)]
+
+
+def test_memory_save_and_knowledge_add_on_a_read_only_project_say_so(tmp_path: Path) -> None:
+    """They printed an OSError traceback about memory/.lock; every other write command says
+    INDEX_READ_ONLY."""
+    project = tmp_path / "project"
+    (project / ".mindex").mkdir(parents=True)
+    env_db = str(project / ".mindex" / "index.db")
+    saved = subprocess.run([*MINDEX, "--db", env_db, "memory", "save", "an entry made while writable", "--json"],
+                           check=True, capture_output=True, text=True, env={**os.environ, "MINDEX_EMBED__PROVIDER": "none"})
+    entry = json.loads(saved.stdout)["id"]
+    journal_before = sorted((project / ".mindex" / "memory").glob("*.md"))[0].read_bytes()
+    for command in (["memory", "save", "a new decision", "--json"], ["knowledge", "add", "learning", "a lesson", "--json"],
+                    ["memory", "forget", entry, "--json"]):
+        done = _read_only(project, *MINDEX, "--db", env_db, *command)
+        assert "Traceback" not in done.stderr, (command, done.stderr)
+        error = json.loads(done.stdout)["error"]
+        assert done.returncode == 1 and error["code"] == "INDEX_READ_ONLY", (command, done.stdout, done.stderr)
+        assert "read-only" in error["message"]
+    assert sorted((project / ".mindex" / "memory").glob("*.md"))[0].read_bytes() == journal_before
+    listed = _read_only(project, *MINDEX, "--db", env_db, "memory", "list", "--json")
+    assert listed.returncode == 0 and json.loads(listed.stdout)["results"][0]["text"] == "an entry made while writable"

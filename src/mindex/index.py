@@ -31,6 +31,7 @@ from mindex.errors import (
     DependencyMissingError,
     MindexError,
     NotFoundError,
+    ReadOnlyIndexError,
     SourceExistsError,
     SourceNotFoundError,
     SourcePathError,
@@ -315,8 +316,12 @@ class Index:
                         raise ConfigError(f"a {stats.source.kind} source is named {name!r}; rename it (`mindex "
                                           f"remove {name}` and add it under another name) to use {purpose}")
                     return stats.source
-            folder.mkdir(parents=True, exist_ok=True)
             self.store.ensure_writable()
+            try:
+                folder.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:  # the index may be elsewhere (PostgreSQL) and this folder read-only
+                raise ReadOnlyIndexError(f"cannot make {folder} for {purpose} ({exc.strerror}); make the folder "
+                                         "writable") from None
             try:
                 return self.add_source(folder, name=name, kind=kind)
             except SourceExistsError:

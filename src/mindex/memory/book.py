@@ -11,6 +11,7 @@ import hashlib
 import math
 import os
 import time
+from contextlib import suppress
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -109,8 +110,9 @@ class Memory:
         folder = self.memory_dir if kind == MEMORY else self.knowledge_dir
         ignore = self.folder / ".gitignore"
         if self.folder.name == STATE_DIR and not folder.exists() and not ignore.exists():  # first use
-            self.folder.mkdir(parents=True, exist_ok=True)
-            ignore.write_text(STATE_GITIGNORE)
+            with suppress(OSError):  # a read-only folder: the write that follows says so
+                self.folder.mkdir(parents=True, exist_ok=True)
+                ignore.write_text(STATE_GITIGNORE)
         source = self._sources[kind] = self.index.own_source(folder, kind, kind, "memory")
         return source
 

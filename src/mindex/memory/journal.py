@@ -16,6 +16,7 @@ Anything between blocks is a human's and is left alone (and not indexed).
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 import secrets
@@ -26,7 +27,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
-from mindex.errors import MemoryInputError, NotFoundError
+from mindex.errors import MemoryInputError, NotFoundError, ReadOnlyIndexError
 
 try:
     import fcntl
@@ -195,9 +196,20 @@ def journal_name(at: datetime) -> str:
 @contextmanager
 def locked(folder: Path) -> Iterator[None]:
     """An exclusive lock on the folder's `.lock` file (every process saving or forgetting
-    takes it, so blocks never interleave and a removal never loses a concurrent save)."""
-    folder.mkdir(parents=True, exist_ok=True)
-    fd = os.open(folder / LOCK_NAME, os.O_RDWR | os.O_CREAT, 0o644)
+    takes it, so blocks never interleave and a removal never loses a concurrent save).
+
+    Raises:
+        ReadOnlyIndexError: the folder cannot be written (a read-only file system or folder):
+            nothing is saved, and the message says so instead of an OSError traceback.
+    """
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        fd = os.open(folder / LOCK_NAME, os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError as exc:
+        if exc.errno not in (errno.EROFS, errno.EACCES, errno.EPERM):
+            raise
+        raise ReadOnlyIndexError(f"{folder} is read-only ({exc.strerror}): nothing was saved; reading and searching "
+                                 "work. Save from a checkout you can write to, or make the folder writable") from None
     try:
         if fcntl is not None:
             fcntl.flock(fd, fcntl.LOCK_EX)
