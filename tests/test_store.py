@@ -74,6 +74,43 @@ def test_a_file_that_is_not_a_database_gets_a_clear_error(tmp_path: Path) -> Non
         SQLiteStore(path)
 
 
+def test_an_empty_or_truncated_index_file_is_an_error_that_names_the_way_back(tmp_path: Path, docs_dir: Path) -> None:
+    """A zero-byte index.db was taken for a new empty index: every registered source vanished
+    and `status` said "No sources yet", exit 0. A new index is now made whole under another
+    name and linked into place, so an empty index file can only be a damaged one."""
+    from mindex import Index, IndexSettings
+    from mindex.config import EmbedSettings
+
+    db = tmp_path / "index.db"
+    with Index(db, IndexSettings(workers=1), embed=EmbedSettings(provider="none")) as ix:
+        ix.add_source(docs_dir, name="docs")
+        ix.index()
+    assert not list(tmp_path.glob("index.db.new-*"))  # the file it was built in is gone
+    whole = db.read_bytes()
+    db.write_bytes(b"")
+    for args in (["status", "--json"], ["sources", "--json"], ["search", "pool", "--json"]):
+        done = subprocess.run([sys.executable, "-m", "mindex", "--db", str(db), *args], capture_output=True, text=True)
+        error = json.loads(done.stdout)["error"]
+        assert done.returncode == 1 and error["code"] == "STORE_ERROR", args
+        assert error["message"].startswith(f"{db} is empty (0 bytes)") and "mindex add FOLDER" in error["hint"]
+        assert "mindex memory rebuild" in error["hint"]
+    assert db.stat().st_size == 0  # left as it was for the user to look at
+    db.write_bytes(whole[:8192])  # cut short
+    with pytest.raises(StoreError, match=r"is not a usable mindex index .*register your folders again"):
+        Index(db, IndexSettings(workers=1), embed=EmbedSettings(provider="none")).search("pool")
+
+
+def test_two_processes_making_the_same_new_index_share_it(tmp_path: Path) -> None:
+    db = tmp_path / "shared.db"
+    script = ("import sys; from pathlib import Path; from mindex.store import SQLiteStore; "
+              "s = SQLiteStore(Path(sys.argv[1])); print(s.schema_version()); s.close()")
+    procs = [subprocess.Popen([sys.executable, "-c", script, str(db)], stdout=subprocess.PIPE, text=True)
+             for _ in range(4)]
+    versions = {p.communicate(timeout=60)[0].strip() for p in procs}
+    assert all(p.returncode == 0 for p in procs) and versions == {str(SCHEMA_VERSION)}
+    assert not list(tmp_path.glob("shared.db.new-*"))
+
+
 def test_a_place_where_no_database_can_be_written_is_named_with_what_it_needs(tmp_path: Path) -> None:
     (tmp_path / "taken.db").mkdir()  # a folder where the file should be
     with pytest.raises(StoreError, match=r"taken\.db is a folder, not an index file; point --db .* e\.g\. .*taken\.db/index\.db"):

@@ -60,7 +60,8 @@ def run(db: Path | str, project: Path, settings: Any, hook_timing: bool = True) 
         try:
             version, sources = peek(db)
         except sqlite3.Error as exc:
-            checks.append(_check("index", "fail", f"{db}: {exc}", "check the file, or move it away and index again"))
+            cause, _, fix = str(exc).partition("; ")
+            checks.append(_check("index", "fail", f"{db}: {cause}", fix or "check the file, or move it away and index again"))
             sources = []
         else:
             if version == SCHEMA_VERSION:

@@ -265,7 +265,13 @@ SCHEMA_VERSION = MIGRATIONS[-1][0]
 
 def peek(path: Path) -> tuple[int, list[tuple[str, str, str, float | None]]]:
     """(schema version, sources as (name, kind, root, indexed_at)) of an index file, read
-    without migrating or locking it (what `mindex doctor` reports)."""
+    without migrating or locking it (what `mindex doctor` reports).
+
+    Raises:
+        sqlite3.DatabaseError: the file is not an index (empty, cut short, something else).
+    """
+    if _empty(path):
+        raise sqlite3.DatabaseError(f"it is empty (0 bytes), cut short or overwritten; {_WAY_BACK}")
     with sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, timeout=2) as conn:
         row = conn.execute("SELECT value FROM schema_meta WHERE key = 'schema_version'").fetchone()
         sources = conn.execute("SELECT name, kind, root, indexed_at FROM sources ORDER BY name").fetchall()
@@ -299,6 +305,9 @@ class SQLiteStore:
         self.path = path
         self.lock = WriteLock(path, lock_timeout)
         self.read_only = _read_only(path)
+        self._ref_fields = lru_cache(maxsize=REF_DOCUMENTS_KEPT)(ref_fields)
+        self._unpacked_symbols = lru_cache(maxsize=SYMBOL_DOCUMENTS_KEPT)(unpack_symbols)
+        self._kind_starts = lru_cache(maxsize=SYMBOL_DOCUMENTS_KEPT)(self._starts_by_kind)
         if not path.exists():
             try:
                 path.parent.mkdir(parents=True, exist_ok=True)
@@ -308,9 +317,11 @@ class SQLiteStore:
                     "point --db (or MINDEX_DB) at a writable folder"
                 ) from None
             self.read_only = _read_only(path)
-        self._ref_fields = lru_cache(maxsize=REF_DOCUMENTS_KEPT)(ref_fields)
-        self._unpacked_symbols = lru_cache(maxsize=SYMBOL_DOCUMENTS_KEPT)(unpack_symbols)
-        self._kind_starts = lru_cache(maxsize=SYMBOL_DOCUMENTS_KEPT)(self._starts_by_kind)
+            if not self.read_only:
+                self._create(max(lock_timeout, 5.0))
+        elif _empty(path):
+            raise StoreError(f"{path} is empty (0 bytes): the index was cut short or overwritten, and mindex will not "
+                             f"take it for a new one (its sources would vanish without a word); {_WAY_BACK}")
         self.conn = self._connect(max(lock_timeout, 5.0))
         self.conn.execute("PRAGMA foreign_keys = ON")
         self.conn.create_function("mindex_glob", 2, glob_match, deterministic=True)
@@ -318,6 +329,30 @@ class SQLiteStore:
         self._migrate()
         if not self.read_only:
             self._restore_indexes()  # a bulk load killed before its end left them out
+
+    def _create(self, timeout: float) -> None:
+        """Make a new index whole under another name, then link it into place: an index file
+        is never seen half made, so an empty one can only be a damaged one. Two processes
+        creating it at once keep the first (a link never replaces a file)."""
+        final, building = self.path, self.path.with_name(f"{self.path.name}.new-{os.getpid()}")
+        building.unlink(missing_ok=True)
+        self.path = building
+        try:
+            self.conn = self._connect(timeout)
+            self.conn.execute("PRAGMA foreign_keys = ON")
+            self._migrate()
+            self.conn.execute("PRAGMA journal_mode = DELETE")  # everything in the one file that moves
+            self.conn.close()
+            try:
+                os.link(building, final)
+            except FileExistsError:
+                pass  # another process made it a moment ago: use theirs
+        except StoreError as exc:  # name the index the user asked for, not the file it was being built in
+            raise type(exc)(str(exc).replace(str(building), str(final))) from None
+        finally:
+            self.path = final
+            for leftover in (building, building.with_name(building.name + "-journal")):
+                leftover.unlink(missing_ok=True)
 
     def _connect(self, timeout: float) -> sqlite3.Connection:
         """Open read-write in WAL mode, or, where the file or its folder cannot be written,
@@ -1521,13 +1556,26 @@ def _wal_pending(path: Path) -> bool:
         return False
 
 
+# The way back from a damaged index file: what is in it is derived, except the list of
+# sources (registered again by hand) and nothing else (memory and knowledge are their files).
+_WAY_BACK = ("move it aside, register your folders again (`mindex add FOLDER` for each) and "
+             "run `mindex index`; memory and knowledge come back from .mindex/memory and .mindex/knowledge with "
+             "`mindex memory rebuild`")
+
+
+def _empty(path: Path) -> bool:
+    """True for an index file of 0 bytes with no write-ahead log holding its pages."""
+    try:
+        return path.stat().st_size == 0 and not _wal_pending(path)
+    except OSError:
+        return False
+
+
 def _open_failure(path: Path, exc: sqlite3.DatabaseError | None, read_only: bool) -> StoreError:
     """Say why a database could not be opened, with advice that never destroys a healthy one."""
     message = str(exc)
     if "not a database" in message or "malformed" in message:
-        return StoreError(
-            f"{path} is not a usable mindex index ({message}); move it aside and run `mindex index` to rebuild"
-        )
+        return StoreError(f"{path} is not a usable mindex index ({message}); {_WAY_BACK}")
     if read_only and _wal_pending(path):
         return ReadOnlyIndexError(
             f"cannot read {path}: it is read-only and its -wal file holds writes not yet merged; "
