@@ -149,7 +149,7 @@ def test_second_indexer_waits_then_reports_the_holder(db: Path) -> None:
                 env=env, capture_output=True, text=True, timeout=60,
             )
     assert done.returncode == 4
-    assert f"pid {os.getpid()}" in done.stderr and "waiting for the write lock" in done.stderr
+    assert f"pid {os.getpid()}" in done.stderr and "which is writing this index" in done.stderr
 
 
 def test_reader_on_missing_index_gets_next_step(tmp_path: Path) -> None:
@@ -243,3 +243,32 @@ def test_a_memory_saved_while_an_indexer_holds_the_index_is_kept_and_found_after
     found = json.loads(mindex("memory", "search", "indexer ran").stdout)["results"]
     assert [hit["id"] for hit in found][:1] == [entry["id"]]
     assert json.loads(mindex("memory", "show", entry["id"]).stdout)["text"] == "saved while an indexer ran"
+
+
+def test_runs_at_once_wait_for_each_other_and_do_not_redo_what_the_first_did(tmp_path: Path) -> None:
+    """Two `mindex index` runs and an `embed` at once each embedded the same chunks (3x the
+    work), and both runs parsed every file. Now a second run of a source waits for the first
+    and finds its files unchanged; one embedding run at a time, each embedding only what is
+    still without a vector."""
+    docs = tmp_path / "docs"
+    for n in range(120):
+        (docs / f"part{n % 4}").mkdir(parents=True, exist_ok=True)
+        (docs / f"part{n % 4}" / f"page{n}.md").write_text(
+            f"# Page {n}\n\nPage {n} is about topic{n % 17} and the walrus number {n}.\n")
+    db = tmp_path / "at-once.db"
+    env = {**os.environ, "MINDEX_DB": str(db), "MINDEX_EMBED__PROVIDER": "onnx"}
+    run = [sys.executable, "-m", "mindex"]
+    subprocess.run([*run, "add", str(docs)], env=env, check=True, capture_output=True)
+    procs = [subprocess.Popen([*run, *args, "--json"], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              text=True) for args in (["index", "-q"], ["index", "-q"], ["embed"])]
+    outcomes = [(p.communicate(timeout=300), p.returncode) for p in procs]
+    assert all(code == 0 for _, code in outcomes), outcomes
+    first, second, embedded = (json.loads(out) for (out, _), _ in outcomes)
+    runs = sorted([first["docs"], second["docs"]], key=lambda r: -r["added"])
+    assert runs[0]["added"] == 120 and runs[1]["added"] == 0 and runs[1]["unchanged"] == 120  # parsed once
+    with sqlite3.connect(db) as conn:
+        chunks = conn.execute("SELECT count(DISTINCT hash) FROM chunks").fetchone()[0]
+        vectors = conn.execute("SELECT count(*) FROM vectors").fetchone()[0]
+    conn.close()
+    assert vectors == chunks
+    assert runs[0]["embedded"] + runs[1]["embedded"] + embedded["embedded"] == chunks  # each chunk embedded once

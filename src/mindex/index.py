@@ -198,7 +198,8 @@ class Index:
         embedder = self.embedder()
         if embedder is None:
             raise UnsupportedModeError(self._embedder_note or HOW_TO_ADD)
-        count = embed_pending(self.store, embedder, progress, force)
+        with self.store.embedding():
+            count = embed_pending(self.store, embedder, progress, force)
         if force:
             self._vectors = None  # every vector was replaced: read them all again
         elif self._vectors is not None:

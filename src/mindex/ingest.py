@@ -349,6 +349,13 @@ def embed_pending(
     done = 0
     while done < len(pending):
         hashes = [digest for digest, _ in pending[done : done + batch]]
+        # Vectors another writer made meanwhile (a memory save embeds its own entry) are not made twice.
+        have = store.hashes_with_vectors(embedder.identity, hashes)
+        if have:
+            done += len(have)
+            hashes = [h for h in hashes if h not in have]
+            if not hashes:
+                continue
         texts = store.texts_for(hashes)
         # A code chunk of nothing but imports and comments gets an empty vector: keyword
         # search still finds it, and the model spends nothing on it.

@@ -584,6 +584,12 @@ def main() -> None:
     for stream in (sys.stdout, sys.stderr):  # a character the terminal cannot show is escaped, not fatal
         if hasattr(stream, "reconfigure"):
             stream.reconfigure(errors="backslashreplace")
+    import signal
+
+    def terminated(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt  # `kill` (SIGTERM) stops as Ctrl-C does: what was parsed is written, locks freed
+
+    signal.signal(signal.SIGTERM, terminated)
     try:
         cli.main(prog_name="mindex", standalone_mode=False)
     except click.exceptions.Exit as done:

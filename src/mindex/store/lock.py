@@ -25,11 +25,13 @@ except ImportError:  # Windows: fall back to SQLite's busy timeout alone
 
 
 class WriteLock:
-    """Exclusive lock on `<db>.lock`; re-entrant within one object."""
+    """Exclusive lock on `<db>.lock` (or `<db>.<what>.lock`); re-entrant within one object.
+    `doing` says what a process waiting for it is waiting on."""
 
-    def __init__(self, db_path: Path, timeout: float) -> None:
-        self.path = db_path.with_name(db_path.name + ".lock")
+    def __init__(self, db_path: Path, timeout: float, what: str = "", doing: str = "writing") -> None:
+        self.path = db_path.with_name(db_path.name + (f".{what}" if what else "") + ".lock")
         self.timeout = timeout
+        self.doing = doing
         self._fd: int | None = None
         self._depth = 0
 
@@ -71,7 +73,7 @@ class WriteLock:
                         f"wait for it to finish, or raise index.lock_timeout (now {timeout:g}s)"
                     ) from None
                 if not warned:
-                    log.warning("waiting for the write lock held by %s", self.holder())
+                    log.warning("waiting for %s, which is %s this index", self.holder(), self.doing)
                     warned = True
                 time.sleep(0.05)
         os.ftruncate(fd, 0)

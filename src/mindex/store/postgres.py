@@ -485,6 +485,19 @@ class PostgresStore(SQLiteStore):
                     with suppress(_driver().OperationalError):
                         conn.execute("SELECT pg_advisory_unlock(%s, hashtext(%s))", (_LOCK_CLASS, source))
 
+    @contextmanager
+    def embedding(self) -> Iterator[None]:
+        """One embedding run at a time on the server: a second waits on an advisory lock, then
+        embeds only what is still without a vector."""
+        with self._borrow() as conn:
+            conn.execute("SELECT pg_advisory_lock(%s, 0)", (_LOCK_CLASS + 1,))  # a class of its own: no source's
+            try:
+                yield
+            finally:
+                if not conn.closed:
+                    with suppress(_driver().OperationalError):
+                        conn.execute("SELECT pg_advisory_unlock(%s, 0)", (_LOCK_CLASS + 1,))
+
     def add_source(self, source: Source) -> Source:
         options = json.dumps({"include": list(source.include), "exclude": list(source.exclude)})
         with self.transaction() as db:

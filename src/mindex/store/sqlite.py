@@ -10,6 +10,7 @@ from __future__ import annotations
 import bisect
 import json
 import logging
+import math
 import re
 import os
 import sqlite3
@@ -490,9 +491,21 @@ class SQLiteStore:
 
     @contextmanager
     def indexing(self, source: str) -> Iterator[None]:
-        """A whole indexing run of one source. On SQLite each batch takes the write lock,
-        and runs of one source may interleave; the PostgreSQL store holds a lock per source."""
-        yield
+        """A whole indexing run of one source: a second run of the same source waits for the
+        first (each batch takes the write lock on its own, so runs of other sources go on),
+        then finds what the first wrote unchanged instead of parsing it again. The PostgreSQL
+        store refuses the second run with the holder's name."""
+        safe = re.sub(r"[^\w.@+-]", "_", source)
+        with WriteLock(self.path, math.inf, f"source-{safe}", f"indexing source {source!r} of"):
+            yield
+
+    @contextmanager
+    def embedding(self) -> Iterator[None]:
+        """One embedding run at a time: a second waits, then embeds only what is still
+        without a vector (two `index` runs and an `embed --force` at once embedded the same
+        chunks three times)."""
+        with WriteLock(self.path, math.inf, "embed", "embedding"):
+            yield
 
     def _restore_indexes(self, mine: bool = False) -> None:
         """Build the indexes a bulk load left out: at its end (`mine`), or on opening an index
