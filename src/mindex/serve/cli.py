@@ -31,6 +31,7 @@ from mindex.serve.clikit import (
     out,
     parse_weights,
     search_options,
+    stop_on_term,
 )
 
 if TYPE_CHECKING:
@@ -250,6 +251,7 @@ def index_cmd(state: State, names: tuple[str, ...], as_json: bool, quiet: bool) 
     """
     from mindex.serve.progress import IndexProgress
 
+    stop_on_term()
     with state.open() as index, IndexProgress(err, enabled=not quiet) as progress:
         reports = index.index(names, progress=progress.update)
     if as_json:
@@ -358,6 +360,7 @@ def embed(state: State, force: bool, as_json: bool, quiet: bool) -> None:
     """
     from mindex.serve.progress import IndexProgress
 
+    stop_on_term()
     with state.open() as index, IndexProgress(err, enabled=not quiet) as progress:
         count = index.embed(force=force, progress=progress.update)
         embedder = index.embedder()
@@ -421,6 +424,7 @@ def copy_cmd(source: str, target: str, replace: bool, batch: int, as_json: bool,
 
     if batch < 1:
         raise ConfigError("--batch must be 1 or more")
+    stop_on_term()
     with IndexProgress(err, enabled=not quiet, unit="rows") as progress:
         report = copy_index(source, target, replace=replace, batch=batch, progress=progress.update)
     if as_json:
@@ -584,12 +588,7 @@ def main() -> None:
     for stream in (sys.stdout, sys.stderr):  # a character the terminal cannot show is escaped, not fatal
         if hasattr(stream, "reconfigure"):
             stream.reconfigure(errors="backslashreplace")
-    import signal
 
-    def terminated(signum: int, frame: object) -> None:
-        raise KeyboardInterrupt  # `kill` (SIGTERM) stops as Ctrl-C does: what was parsed is written, locks freed
-
-    signal.signal(signal.SIGTERM, terminated)
     try:
         cli.main(prog_name="mindex", standalone_mode=False)
     except click.exceptions.Exit as done:

@@ -198,6 +198,18 @@ class State:
                      search=self.settings.search, memory=self.settings.memory, agents=self.settings.agents)
 
 
+def stop_on_term() -> None:
+    """Let `kill` (SIGTERM) stop a long write as Ctrl-C does: what was parsed is written, the
+    locks are freed, the cursor comes back, exit 130. (Servers keep the default: stopped by
+    the signal, as service managers expect.)"""
+    import signal
+
+    def terminated(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, terminated)
+
+
 def error_object(code: str, text: str) -> dict[str, Any]:
     """The `--json` shape of a failure: `{"error": {"code", "message", "hint"}}`; the hint is
     the part of our messages after the first `; `, which names the next step."""
