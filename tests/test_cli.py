@@ -495,3 +495,30 @@ def test_every_command_takes_any_bytes_the_shell_passes(tmp_path: Path) -> None:
     assert outline.returncode == 0 and "brewed" in outline.stdout, outline.stderr
     saved = run("memory", "save", b"the caf\xe9 entry", "--tag", bad, "--json")
     assert saved.returncode == 0 and json.loads(saved.stdout)["tags"] == ["ab\\xb2cd"]
+
+
+def test_a_file_name_with_a_newline_or_control_characters_prints_on_one_line_as_escapes(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A name holding a newline started a line of its own in `search` (one that reads like
+    another result); ESC in a name was escaped already, a newline or tab was not."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "evil\nname.md").write_text("# Walrus\n\nwalrus text\n")
+    (docs / "tab\there.md").write_text("# Walrus two\n\nwalrus again\n")
+    monkeypatch.chdir(tmp_path)
+    runner = CliRunner()
+
+    def run(*args: str) -> str:
+        done = runner.invoke(cli, list(args), catch_exceptions=False)
+        assert done.exit_code == 0, done.output
+        return done.stdout
+
+    run("add", "docs")
+    run("index", "-q")
+    for output in (run("search", "walrus"), run("locate", "walrus")):
+        assert "docs/evil\\x0aname.md" in output and "docs/tab\\x09here.md" in output
+        assert not any(line.startswith("name.md") for line in output.splitlines())
+    hit = json.loads(run("search", "walrus", "--json"))["results"]
+    assert {h["path"] for h in hit} == {"evil\nname.md", "tab\there.md"}  # JSON keeps the name exact
+    shown = run("get", hit[0]["id"]).splitlines()
+    assert shown[0].startswith("docs/") and "\\x0" in shown[0] and "\\x0" in shown[1]

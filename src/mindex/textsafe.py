@@ -35,6 +35,16 @@ def visible_controls(text: str) -> str:
     return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text) if _CONTROL.search(text) else text
 
 
+_NAME_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+
+
+def visible_name(text: str) -> str:
+    """A file name or breadcrumb for a terminal: as `visible_controls`, and newlines and tabs
+    too (`\\x0a`), since a name is printed on one line: `evil\\nname.md` must not start a
+    line of its own that reads like another result."""
+    return _NAME_CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text) if _NAME_CONTROL.search(text) else text
+
+
 # What rich reads as a markup tag: `[` then a letter, `#`, `/` or `@`, up to the next `]`.
 _TAG = re.compile(r"(\\*)(\[[a-z#/@][^[]*?])")
 

@@ -7,7 +7,7 @@ import sys
 from typing import TYPE_CHECKING
 
 import click
-from mindex.textsafe import markup_escape as escape, visible_controls
+from mindex.textsafe import markup_escape as escape, visible_controls, visible_name
 
 from mindex.serve.clikit import TEXT, FiniteRange, State, emit_json, err, handle_errors, json_option, not_blank, out
 from mindex.serve.words import Places, count, impact_verb, shown_path
@@ -72,7 +72,7 @@ def grep(state: State, pattern: str, ignore_case: bool, smart_case: bool, fixed_
         emit_json(result.to_dict())
     elif files_only:
         for name, path in dict.fromkeys((m.source, m.path) for m in result.matches):
-            click.echo(visible_controls(shown_path(roots.get(name), path)))
+            click.echo(visible_name(shown_path(roots.get(name), path)))
     else:
         _print_matches(result.matches, roots, context=before > 0 or after > 0)
     if result.note:
@@ -92,7 +92,7 @@ def _print_matches(matches: list[GrepMatch], roots: dict[str, str], context: boo
 
     last: tuple[str, str, int] | None = None
     for match in matches:
-        shown = visible_controls(shown_path(roots.get(match.source), match.path))
+        shown = visible_name(shown_path(roots.get(match.source), match.path))
         rows = [(n, t, "-") for n, t in match.before]
         rows += [(match.line + k, t, ":") for k, t in enumerate(match.text.split("\n"))]
         rows += [(n, t, "-") for n, t in match.after]

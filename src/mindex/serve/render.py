@@ -8,7 +8,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from mindex.textsafe import markup_escape as escape
+from mindex.textsafe import markup_escape as escape, visible_name
 from mindex.serve.words import Places, count as count, impact_verb as impact_verb  # part of this module's API
 
 from mindex.models import Hit, IndexReport, LocateResult, SearchResult, SourceStats
@@ -31,7 +31,7 @@ def estimate_tokens(text: str) -> int:
 def location(hit: Hit, places: Places | None = None) -> str:
     """`path:12-30`, `path (page 3)` or just `path`; with `places`, the path as the user opens
     it from the working folder (the CLI's rule), else as stored (relative to its source)."""
-    path = places.path(hit.source, hit.path) if places else hit.path
+    path = places.path(hit.source, hit.path) if places else visible_name(hit.path)
     if hit.page is not None:
         return f"{path} (page {hit.page})"
     if hit.start_line is not None:
@@ -147,7 +147,7 @@ def print_search(console: Console, result: SearchResult, explain: bool = False, 
             f"[bold cyan]{n}.[/] [green]{escape(location(hit, places))}[/]  "
             f"[dim]{escape(named) + ' · ' if named else ''}{hit.id}  score {hit.score:.4g}[/]"
         )
-        console.print(f"   [bold]{escape(hit.context)}[/]")
+        console.print(f"   [bold]{escape(visible_name(hit.context))}[/]")
         snippet = " ".join((hit.snippet or hit.text[:200]).split())
         console.print("   " + _BOLD.sub(r"[reverse]\1[/reverse]", escape(snippet)))
         if explain and hit.explain:
@@ -168,7 +168,8 @@ def print_locate(console: Console, result: LocateResult, places: Places | None =
         if found.symbols:
             console.print(f"   names: {escape(', '.join(found.symbols))}", highlight=False)
         for hit in found.chunks:
-            console.print(f"   [dim]{hit.start_line}-{hit.end_line}  {hit.id}[/]  {escape(hit.context)}", highlight=False)
+            console.print(f"   [dim]{hit.start_line}-{hit.end_line}  {hit.id}[/]  {escape(visible_name(hit.context))}",
+                          highlight=False)
     console.print(f"[dim]{count(len(result.files), 'file')} · {result.mode} · {result.took_ms:.1f} ms[/]")
 
 
@@ -199,7 +200,7 @@ def _within_budget(head: str, blocks: list[list[str]], budget_tokens: int, cut: 
 def print_chunk(console: Console, hit: Hit, places: Places | None = None) -> None:
     """Terminal rendering of one chunk."""
     console.print(f"[green]{escape(location(hit, places))}[/]  [dim]{hit.id} · {escape(hit.source)}[/]")
-    console.print(f"[bold]{escape(hit.context)}[/]\n")
+    console.print(f"[bold]{escape(visible_name(hit.context))}[/]\n")
     console.print(escape(hit.text), highlight=False)
 
 
@@ -278,7 +279,7 @@ def print_status(console: Console, status: dict[str, Any], skipped: bool = False
         console.print("No sources yet. Register one with [bold]mindex add <folder>[/].")
     if skipped:
         for skip in status["skipped"]:
-            console.print(f"[yellow]skipped[/] {escape(skip['source'])}/{escape(skip['path'])}: "
+            console.print(f"[yellow]skipped[/] {escape(skip['source'])}/{escape(visible_name(skip['path']))}: "
                           f"{escape(skip['reason'])}", highlight=False)
     elif status["skipped"]:
         reasons = Counter(skip["reason"].split(" (")[0] for skip in status["skipped"])

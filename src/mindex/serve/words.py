@@ -42,7 +42,11 @@ class Places:
     roots: dict[str, str]
 
     def path(self, source: str, path: str) -> str:
-        return shown_path(self.roots.get(source), path)
+        """The file as the user opens it, on one line (control characters and newlines in its
+        name shown as escapes)."""
+        from mindex.textsafe import visible_name
+
+        return visible_name(shown_path(self.roots.get(source), path))
 
     def source(self, source: str) -> str:
         """The source's name where it tells something (more than one source), else ''."""
