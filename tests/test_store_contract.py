@@ -150,11 +150,22 @@ def test_memory_rows_facets_graph_and_side_tables(store: Any, tmp_path: Path) ->
     memory = _source(store, tmp_path, "memory", "memory")
     first = _chunk("2026-11.md", 0, "retries back off", at=1000.0,
                    facets={"id": "m1", "type": "decision", "tags": ["http"], "files": ["src/fetch.py"]})
-    store.write_batch(memory.id, upserts=[Document("2026-11.md", "memory", "journal", 5, 1, "x", chunks=(first,))])
+    store.write_batch(memory.id, upserts=[Document("2026-11.md", "memory", "journal", 5, 1, "x", {"lines": 6},
+                                                   chunks=(first,))])
     later = _chunk("2026-11.md", 1, "cache the pool", at=2000.0,
                    facets={"id": "m2", "type": "insight", "tags": ["db"], "files": ["src/db/pool.py"]})
-    assert store.append_chunks(memory.id, "2026-11.md", [later], (5, 1), (9, 2, "y"))
-    assert not store.append_chunks(memory.id, "2026-11.md", [later], (5, 1), (9, 2, "y"))  # markers moved on
+    seen: list[int] = []
+
+    def place(lines: int) -> tuple[list[Chunk], int]:
+        seen.append(lines)
+        return [later], lines + 7
+
+    assert store.append_chunks(memory.id, "2026-11.md", (5, 1), (9, 2), place)
+    assert seen == [6]  # placed after the line count the index kept
+    assert not store.append_chunks(memory.id, "2026-11.md", (5, 1), (9, 2), place)  # markers moved on
+    assert store.append_chunks(memory.id, "2026-11.md", (9, 2), (9, 3), lambda lines: ([], lines)) and seen == [6]
+    assert store.document_markers(memory.id)["2026-11.md"] == (9, 3, "")  # the count went to 13; no hash taken
+    assert [m["lines"] for _, p, m in store.document_metadata("memory") if p == "2026-11.md"] == [13]
     assert [h.facets["id"] for h in store.faceted_hits("memory", None, 10)] == ["m2", "m1"]
     assert [h.facets["id"] for h in store.faceted_hits("memory", Facets(tags=("http",)), 10)] == ["m1"]
     assert [h.facets["id"] for h in store.faceted_hits("memory", Facets(files=("src/db",)), 10)] == ["m2"]

@@ -22,7 +22,7 @@ from mindex.errors import IndexLockedError, MemoryInputError, MindexError, NotFo
 from mindex.memory import journal
 from mindex.memory.graph import Graph, derive
 from mindex.memory.knowledge import KNOWLEDGE_TYPES, Entity, area_of, render, slug
-from mindex.models import Facets, Hit, IndexReport, SearchResult, Source
+from mindex.models import Chunk, Facets, Hit, IndexReport, SearchResult, Source
 
 if TYPE_CHECKING:
     from mindex.index import Index
@@ -184,43 +184,55 @@ class Memory:
                 if twin := self._recent_twin(path, entry):
                     return twin
                 journal.append(path, block)
-                data = path.read_bytes()
-            line = data.count(b"\n", 0, len(data) - len(block.encode("utf-8"))) + 1
+                line = _line_of(path, block)
             return Saved(replace(entry, line=line), f"{self.memory_dir.name}/{name}", line)
         source = self.source(MEMORY)
+        from mindex.sources.memory import entry_chunks
+
+        conf = self.index.settings
+        made: list[tuple[journal.Entry, list[Chunk]]] = []
+
+        def placed(lines_before: int, lead: int) -> tuple[list[Chunk], int]:
+            """The entry's chunks once its line is known: after the file's lines before it and
+            the blank line `append` put first; and the file's line count after it."""
+            placed_entry = replace(entry, line=lines_before + lead + 1)
+            chunks = entry_chunks(source.name, name, [placed_entry], conf.chunk_size, conf.chunk_overlap)
+            made.append((placed_entry, chunks))
+            return chunks, lines_before + lead + block.count("\n")
+
         with journal.locked(self.memory_dir):
             if twin := self._recent_twin(path, entry):  # under the lock: two saves at once keep one
                 return twin
             before = self._markers(path)
-            journal.append(path, block)
-            data = path.read_bytes()
+            lead = journal.append(path, block)
             stat = path.stat()
-            offset = len(data) - len(block.encode("utf-8"))
-            line = data.count(b"\n", 0, offset) + 1
-            entry = replace(entry, line=line)
-            from mindex.sources.memory import entry_chunks
-
-            conf = self.index.settings
-            chunks = entry_chunks(source.name, name, [entry], conf.chunk_size, conf.chunk_overlap)
-            after = (stat.st_size, stat.st_mtime_ns, hashlib.sha256(data).hexdigest())
+            # The same cost at any journal size: the line comes from the line count the index
+            # keeps for the file, and no hash of the whole month is taken (the index reads the
+            # file again only if its size or time changes otherwise).
+            after = (stat.st_size, stat.st_mtime_ns)
             try:
-                appended = before is not None and self.index.store.append_chunks(source.id or 0, name, chunks,
-                                                                                 before, after)
-                if not appended:
+                appended = before is not None and self.index.store.append_chunks(
+                    source.id or 0, name, before, after, lambda lines: placed(lines, lead))
+                if not appended:  # a new month, a hand edit, an index of an older mindex: read it whole
                     self.index.index([MEMORY], embed=False)
             except IndexLockedError as exc:  # the entry is in the journal already: saved, not yet found
                 why = f"in the journal; searchable once the index is free: {exc}"
-                return Saved(entry, f"{self.memory_dir.name}/{name}", line, why)
+                line = _line_of(path, block)
+                return Saved(replace(entry, line=line), f"{self.memory_dir.name}/{name}", line, why)
+        if appended:
+            entry, chunks = made[-1]
+        else:
+            entry = replace(entry, line=_line_of(path, block))
         if appended and (self.settings.embed_on_save if embed is None else embed):
             self.index.embed_chunks([c.hash for c in chunks])  # only this entry: no scan of the index
         else:
             self._embed(embed)
-        return Saved(entry, f"{self.memory_dir.name}/{name}", line)
+        return Saved(entry, f"{self.memory_dir.name}/{name}", entry.line)
 
     def _recent_twin(self, path: Path, entry: journal.Entry) -> Saved | None:
         """The same entry saved in the last DUPLICATE_SECONDS (read from the journal's tail),
         as a duplicate `Saved`; None when there is none."""
-        for old in reversed(journal.tail_entries(path)):
+        for old in reversed(journal.tail_entries(path, entry.text)):
             if (old.text, old.type, old.tags, old.files) == (entry.text, entry.type, entry.tags, entry.files) \
                     and abs((entry.at - old.at).total_seconds()) <= DUPLICATE_SECONDS:
                 # Lines of the tail are counted from its start: find the entry's own line (rare: read it all).
@@ -521,6 +533,13 @@ class Memory:
 
 _SECTIONS = {"mistake": "Mistakes to avoid", "learning": "Learnings", "pattern": "Patterns", "topic": "Topics",
              "memory": "Recent memory"}
+
+
+def _line_of(path: Path, block: str) -> int:
+    """The line a block just appended to `path` starts on (reads the file: for the rare saves
+    the index cannot place at once)."""
+    data = path.read_bytes()
+    return data.count(b"\n", 0, len(data) - len(block.encode("utf-8"))) + 1
 
 
 def relevant_only(result: SearchResult, floor: float, kind: str) -> SearchResult:

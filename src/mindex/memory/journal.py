@@ -172,9 +172,10 @@ def _entry(eid: str, body: list[str], line: int, end: int, types: tuple[str, ...
     return Entry(eid, at, kind, text, meta.get("tags", ()), meta.get("files", ()), line, end), ""
 
 
-def tail_entries(path: Path, size: int = 256 * 1024) -> list[Entry]:
-    """The entries in the last `size` bytes of a journal file (lines counted from the start
-    of that tail, not of the file): what was saved lately, without reading the whole month."""
+def tail_entries(path: Path, holding: str, size: int = 64 * 1024) -> list[Entry]:
+    """The entries in the last `size` bytes of a journal file that hold the text `holding`
+    (lines counted from the start of that tail, not of the file): what was saved lately,
+    without reading the whole month, and without parsing unless the text is there at all."""
     try:
         with open(path, "rb") as handle:
             handle.seek(0, os.SEEK_END)
@@ -183,9 +184,11 @@ def tail_entries(path: Path, size: int = 256 * 1024) -> list[Entry]:
             data = handle.read()
     except FileNotFoundError:
         return []
+    if holding.encode("utf-8", "surrogateescape") not in data:
+        return []
     if start:
         data = data[data.find(b"\n") + 1:]  # from the first whole line
-    return parse(data.decode("utf-8", "replace"), path.name).entries
+    return [e for e in parse(data.decode("utf-8", "replace"), path.name).entries if e.text == holding]
 
 
 def journal_name(at: datetime) -> str:
@@ -218,9 +221,10 @@ def locked(folder: Path) -> Iterator[None]:
         os.close(fd)  # closing releases the lock
 
 
-def append(path: Path, block: str) -> None:
+def append(path: Path, block: str) -> int:
     """Append one block: a single O_APPEND write (a blank line first when the file does not
-    already end with one), then fsync. Caller holds `locked`."""
+    already end with one), then fsync; returns how many newlines went in before the block.
+    Caller holds `locked`."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
     try:
@@ -237,6 +241,7 @@ def append(path: Path, block: str) -> None:
             os.ftruncate(fd, size)
             raise OSError(28, "short write (disk full?)")
         os.fsync(fd)
+        return lead.count(b"\n")
     finally:
         os.close(fd)
 

@@ -54,8 +54,9 @@ def load(task: LoadTask) -> LoadResult:
     text, encoding = decode(data)
     parsed = journal.parse(text.replace("\r\n", "\n"), entry.rel)
     chunks = entry_chunks(task.source, entry.rel, parsed.entries, task.chunk_size, task.chunk_overlap)
+    # `lines`: where a save's next block starts without reading the file again (Memory.save).
     metadata = {"format": "memory", "encoding": encoding, "entries": len(parsed.entries),
-                "problems": parsed.problems}
+                "problems": parsed.problems, "lines": data.count(b"\n")}
     return Document(entry.rel, "memory", Path(entry.rel).stem, len(data), entry.mtime_ns, digest, metadata,
                     tuple(chunks))
 

@@ -32,7 +32,7 @@ import re
 import socket
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import replace
 from functools import lru_cache
@@ -547,22 +547,25 @@ class PostgresStore(SQLiteStore):
                 if doc.text is not None:
                     db.execute("INSERT INTO code_text (document_id, text) VALUES (?, ?)", (doc_id, clean(doc.text)))
 
-    def append_chunks(self, source_id: int, path: str, chunks: Sequence[Chunk], before: tuple[int, int],
-                      after: tuple[int, int, str]) -> bool:
+    def append_chunks(self, source_id: int, path: str, before: tuple[int, int], after: tuple[int, int],
+                      place: Callable[[int], tuple[Sequence[Chunk], int]]) -> bool:
         with self.transaction() as db:
-            row = db.execute("SELECT id, size, mtime_ns FROM documents WHERE source_id = ? AND path = ? FOR UPDATE",
-                             (source_id, path)).fetchone()
+            row = db.execute("SELECT id, size, mtime_ns, metadata FROM documents WHERE source_id = ? AND path = ? "
+                             "FOR UPDATE", (source_id, path)).fetchone()
             if row is None or (row[1], row[2]) != before:
                 return False
             doc_id = row[0]
+            metadata = json.loads(row[3] or "{}")
+            if not isinstance(metadata.get("lines"), int):
+                return False
+            chunks, lines = place(metadata["lines"])
             (last_seq,) = db.execute("SELECT coalesce(max(seq), 0) FROM chunks WHERE document_id = ?",
                                      (doc_id,)).fetchone()
             (ordinal,) = db.execute("SELECT coalesce(max(ordinal) + 1, 0) FROM chunks WHERE document_id = ?",
                                     (doc_id,)).fetchone()
             self._insert_chunks(db, doc_id, [_clean_chunk(c) for c in chunks], last_seq, ordinal)
-            size, mtime_ns, digest = after
-            db.execute("UPDATE documents SET size = ?, mtime_ns = ?, content_hash = ?, indexed_at = ? WHERE id = ?",
-                       (size, mtime_ns, digest, time.time(), doc_id))
+            db.execute("UPDATE documents SET size = ?, mtime_ns = ?, content_hash = '', indexed_at = ?, metadata = ? "
+                       "WHERE id = ?", (*after, time.time(), json.dumps({**metadata, "lines": lines}), doc_id))
         return True
 
     # -- vectors ---------------------------------------------------------------------------

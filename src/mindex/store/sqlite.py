@@ -718,24 +718,31 @@ class SQLiteStore:
              for n, c in enumerate(chunks)])
         faceted = {c.id: c.facets for c in chunks if c.facets}
         if faceted:
-            seqs = db.execute("SELECT id, seq FROM chunks WHERE seq > ? AND document_id = ?",
+            # `+document_id`: the rows after `last_seq` are this batch, found through the key;
+            # SQLite would rather walk the document's index, every chunk of a large journal.
+            seqs = db.execute("SELECT id, seq FROM chunks WHERE seq > ? AND +document_id = ?",
                               (last_seq, doc_id)).fetchall()
             db.executemany("INSERT OR IGNORE INTO chunk_facets (name, value, seq) VALUES (?, ?, ?)",
                            [(name, value, seq) for cid, seq in seqs if cid in faceted
                             for name, value in facet_rows(faceted[cid])])
 
-    def append_chunks(self, source_id: int, path: str, chunks: Sequence[Chunk], before: tuple[int, int],
-                      after: tuple[int, int, str]) -> bool:
-        """Add chunks at the end of a document whose file only grew (a memory save): its
-        markers go from `before` (size, mtime) to `after` (size, mtime, hash). Returns False,
-        writing nothing, when the stored markers are not `before` (the file changed
-        otherwise: index it whole)."""
+    def append_chunks(self, source_id: int, path: str, before: tuple[int, int], after: tuple[int, int],
+                      place: Callable[[int], tuple[Sequence[Chunk], int]]) -> bool:
+        """Add chunks at the end of a document whose file only grew (a memory save), at the
+        cost of the chunks alone: `place(lines before)` gives them (their lines follow the
+        document's recorded line count) and the new count. The markers go from `before` (size,
+        mtime) to `after`, the content hash to '' (not read: the next run reads the file only
+        if its size or time changes). Returns False, writing nothing, when the stored markers
+        are not `before` or no line count is recorded (index the file whole)."""
         with self.transaction() as db:
-            row = db.execute("SELECT id, size, mtime_ns FROM documents WHERE source_id = ? AND path = ?",
+            row = db.execute("SELECT id, size, mtime_ns, metadata FROM documents WHERE source_id = ? AND path = ?",
                              (source_id, path)).fetchone()
             if row is None or (row[1], row[2]) != before:
                 return False
-            doc_id = row[0]
+            doc_id, metadata = row[0], json.loads(row[3] or "{}")
+            if not isinstance(metadata.get("lines"), int):
+                return False
+            chunks, lines = place(metadata["lines"])
             (last_seq,) = db.execute("SELECT coalesce(max(seq), 0) FROM chunks").fetchone()
             (ordinal,) = db.execute("SELECT coalesce(max(ordinal) + 1, 0) FROM chunks WHERE document_id = ?",
                                     (doc_id,)).fetchone()
@@ -743,9 +750,8 @@ class SQLiteStore:
             db.execute(f"""INSERT INTO chunks_fts (rowid, title, context, text, terms)
                            SELECT seq, title, context, {self._CHUNK_TEXT}, terms FROM chunks c WHERE seq > ?""",
                        (last_seq,))
-            size, mtime_ns, digest = after
-            db.execute("UPDATE documents SET size = ?, mtime_ns = ?, content_hash = ?, indexed_at = ? WHERE id = ?",
-                       (size, mtime_ns, digest, time.time(), doc_id))
+            db.execute("UPDATE documents SET size = ?, mtime_ns = ?, content_hash = '', indexed_at = ?, metadata = ? "
+                       "WHERE id = ?", (*after, time.time(), json.dumps({**metadata, "lines": lines}), doc_id))
         return True
 
     def forget_markers(self, source_id: int) -> None:
