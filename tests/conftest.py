@@ -71,6 +71,16 @@ def _isolated_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     # Keyword-only unless a test asks for the model: fast, and ranking tests stay exact.
     monkeypatch.setenv("MINDEX_EMBED__PROVIDER", "none")
+    # Output as a process started without a terminal writes it, whatever terminal (or test
+    # runner worker) this session has: no inherited size, and the CLI's consoles made anew,
+    # as each `mindex` process makes its own (they keep the width they were made with).
+    for name in ("COLUMNS", "LINES"):
+        monkeypatch.delenv(name, raising=False)
+    from mindex.serve import clikit
+
+    for console in (clikit.out, clikit.err):
+        monkeypatch.setattr(console, "_console", None)
+        monkeypatch.setattr(console, "_plain", None)
 
 
 @pytest.fixture

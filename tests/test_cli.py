@@ -111,7 +111,7 @@ def test_the_index_summary_fits_80_columns_with_every_heading_and_name_whole(  #
     assert row.split()[1:4] == ["7", "0", "0"] and max(map(len, lines)) <= 80
     monkeypatch.setenv("COLUMNS", str(len(str(docs_dir)) + 40))  # room for the path beside the counts
     listed = run("sources").splitlines()  # the folder's path whole on its line, for copying
-    assert any(line.split()[:1] == ["knowledge"] and line.rstrip().endswith(str(docs_dir)) for line in listed)
+    assert any(line.split()[:1] == ["knowledge"] and line.rstrip().endswith(str(docs_dir)) for line in listed), listed
 
 
 def test_a_long_query_is_echoed_by_its_start(run, docs_dir: Path) -> None:  # type: ignore[no-untyped-def]

@@ -153,9 +153,9 @@ def cli(ctx: click.Context, db: Path | None, verbose: int) -> None:
     level = [logging.WARNING, logging.INFO, logging.DEBUG][min(verbose, 2)]
     logging.basicConfig(level=level, format="%(levelname)s %(message)s", stream=sys.stderr)
     if not verbose:
-        # The PostgreSQL pool logs each dead connection it drops and each reconnection it
-        # tries (15 lines when the server went away mid-index); the error says it once.
-        logging.getLogger("psycopg.pool").setLevel(logging.ERROR)
+        # The PostgreSQL driver and its pool log each dead connection they drop and each reconnection
+        # tried (15 lines when the server went away mid-index); the error says it once.
+        logging.getLogger("psycopg").setLevel(logging.ERROR)
     ctx.obj = State(db)
 
 
