@@ -143,13 +143,15 @@ def print_search(console: Console, result: SearchResult, explain: bool = False, 
         return
     for n, hit in enumerate(result.hits, 1):
         named = places.source(hit.source) if places else ""
+        # highlight=False: rich's highlighter would colour numbers and words inside paths and
+        # indexed text (`architecture.m` + `d:103`); the styles here are ours alone.
         console.print(
             f"[bold cyan]{n}.[/] [green]{escape(location(hit, places))}[/]  "
-            f"[dim]{escape(named) + ' · ' if named else ''}{hit.id}  score {hit.score:.4g}[/]"
+            f"[dim]{escape(named) + ' · ' if named else ''}{hit.id}  score {hit.score:.4g}[/]", highlight=False
         )
-        console.print(f"   [bold]{escape(visible_name(hit.context))}[/]")
+        console.print(f"   [bold]{escape(visible_name(hit.context))}[/]", highlight=False)
         snippet = " ".join((hit.snippet or hit.text[:200]).split())
-        console.print("   " + _BOLD.sub(r"[reverse]\1[/reverse]", escape(snippet)))
+        console.print("   " + _BOLD.sub(r"[reverse]\1[/reverse]", escape(snippet)), highlight=False)
         if explain and hit.explain:
             console.print(f"[dim]{escape(_explain_line(hit.explain))}[/]")
     console.print(f"[dim]{count(len(result.hits), 'result')} · {result.mode} · {result.took_ms:.1f} ms[/]")
