@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import click
 import pytest
@@ -426,6 +427,19 @@ def test_the_index_folder_keeps_itself_out_of_git_from_the_first_add(tmp_path: P
     assert staged == [".mindex/.gitignore", "src/app.py"]
 
 
+def _sqlite_cli() -> Any:
+    """`run(*args)`: the CLI in process on the working folder's index (no backend fixture),
+    asserting success and giving its stdout."""
+    runner = CliRunner()
+
+    def run(*args: str) -> str:
+        done = runner.invoke(cli, list(args), catch_exceptions=False)
+        assert done.exit_code == 0, done.output
+        return done.stdout
+
+    return run
+
+
 def test_every_command_shows_files_as_you_open_them_and_names_the_source_when_there_are_several(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """With two sources holding `api.rst`, search printed `api.rst:9-13` for both and grep
@@ -436,12 +450,7 @@ def test_every_command_shows_files_as_you_open_them_and_names_the_source_when_th
         (tmp_path / name / "api.rst").write_text("Command line\n============\n\nThe walrus option.\n")
         (tmp_path / name / "tool.py").write_text("def walrus_option():\n    return 1\n")
     monkeypatch.chdir(tmp_path)
-    runner = CliRunner()
-
-    def run(*args: str) -> str:
-        done = runner.invoke(cli, list(args), catch_exceptions=False)
-        assert done.exit_code == 0, done.output
-        return done.stdout
+    run = _sqlite_cli()
 
     run("add", "docs")
     run("add", "api", "--kind", "code")
@@ -506,12 +515,7 @@ def test_a_file_name_with_a_newline_or_control_characters_prints_on_one_line_as_
     (docs / "evil\nname.md").write_text("# Walrus\n\nwalrus text\n")
     (docs / "tab\there.md").write_text("# Walrus two\n\nwalrus again\n")
     monkeypatch.chdir(tmp_path)
-    runner = CliRunner()
-
-    def run(*args: str) -> str:
-        done = runner.invoke(cli, list(args), catch_exceptions=False)
-        assert done.exit_code == 0, done.output
-        return done.stdout
+    run = _sqlite_cli()
 
     run("add", "docs")
     run("index", "-q")
