@@ -331,7 +331,7 @@ def embed_pending(
     store: Store, embedder: Embedder, progress: Progress | None = None, force: bool = False,
     batch: int | None = None,
 ) -> int:
-    """Embed every chunk text that has no vector for this embedder; returns how many.
+    """Embed every chunk text that has no vector for this embedder; returns how many it embedded.
 
     Texts go shortest first so each model batch pads little; every batch of `batch` texts
     (default: the embedder's `commit_every`) is committed on its own, so a killed run, or one
@@ -346,13 +346,14 @@ def embed_pending(
     pending = sorted(store.pending_embeddings(embedder.identity), key=lambda row: (row[1], row[0]))
     if progress:
         progress("embedding", 0, len(pending))
-    done = 0
+    done = elsewhere = 0  # elsewhere: vectors another writer made while this run went on
     while done < len(pending):
         hashes = [digest for digest, _ in pending[done : done + batch]]
         # Vectors another writer made meanwhile (a memory save embeds its own entry) are not made twice.
         have = store.hashes_with_vectors(embedder.identity, hashes)
         if have:
             done += len(have)
+            elsewhere += len(have)
             hashes = [h for h in hashes if h not in have]
             if not hashes:
                 continue
@@ -384,4 +385,4 @@ def embed_pending(
         done += len(hashes)
         if progress:
             progress("embedding", done, len(pending))
-    return len(pending)
+    return len(pending) - elsewhere
