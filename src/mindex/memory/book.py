@@ -7,7 +7,6 @@ first, under a file lock, then brings the index's rows up to date before it retu
 
 from __future__ import annotations
 
-import hashlib
 import math
 import os
 import time
@@ -219,10 +218,10 @@ class Memory:
                 why = f"in the journal; searchable once the index is free: {exc}"
                 line = _line_of(path, block)
                 return Saved(replace(entry, line=line), f"{self.memory_dir.name}/{name}", line, why)
+            if not appended:  # under the lock: a save after this one would move the file's end
+                entry = replace(entry, line=_line_of(path, block))
         if appended:
             entry, chunks = made[-1]
-        else:
-            entry = replace(entry, line=_line_of(path, block))
         if appended and (self.settings.embed_on_save if embed is None else embed):
             self.index.embed_chunks([c.hash for c in chunks])  # only this entry: no scan of the index
         else:
