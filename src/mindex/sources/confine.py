@@ -33,11 +33,6 @@ def _resolve(path: str) -> str | None:
         return None
 
 
-def resolves_inside(root: str, path: str) -> bool:
-    """True when `path`, with every symlink resolved, stays inside the resolved `root`."""
-    return link_skipped(root, path) is None
-
-
 def link_skipped(root: str, path: str) -> str | None:
     """Why a symlink at `path` is not followed (it leads out of the resolved `root`, or cannot
     be resolved), or None when it stays inside."""
