@@ -526,3 +526,20 @@ def test_a_file_name_with_a_newline_or_control_characters_prints_on_one_line_as_
     assert {h["path"] for h in hit} == {"evil\nname.md", "tab\there.md"}  # JSON keeps the name exact
     shown = run("get", hit[0]["id"]).splitlines()
     assert shown[0].startswith("docs/") and "\\x0" in shown[0] and "\\x0" in shown[1]
+
+
+def test_a_lookup_that_finds_nothing_exits_3_with_json_too(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`symbols find` without a match exited 0 with --json while grep and graph exit 3."""
+    (tmp_path / "repo").mkdir()
+    (tmp_path / "repo" / "a.py").write_text("def present():\n    return 1\n")
+    monkeypatch.chdir(tmp_path)
+    runner = CliRunner()
+    assert runner.invoke(cli, ["add", "repo", "--kind", "code"]).exit_code == 0
+    assert runner.invoke(cli, ["index", "-q"]).exit_code == 0
+    for args in (["symbols", "find", "zzqqxx"], ["grep", "zzqqxx"], ["graph", "callers", "zzqqxx"], ["get", "ffffffffff"]):
+        for extra in ([], ["--json"]):
+            done = runner.invoke(cli, [*args, *extra])
+            assert done.exit_code == 3, (args, extra, done.output)
+    found = runner.invoke(cli, ["symbols", "find", "present", "--json"])
+    assert found.exit_code == 0 and json.loads(found.stdout)["symbols"][0]["name"] == "present"
+    assert runner.invoke(cli, ["search", "zzqqxx", "--json"]).exit_code == 0  # a ranked search: an empty answer
