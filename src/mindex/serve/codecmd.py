@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import os
 import sys
 from typing import TYPE_CHECKING
 
 import click
-from mindex.textsafe import markup_escape as escape, visible_controls, visible_name
+from mindex.textsafe import markup_escape as escape, visible_controls
 
 from mindex.serve.clikit import TEXT, FiniteRange, State, emit_json, err, handle_errors, json_option, not_blank, out
-from mindex.serve.words import Places, count, impact_verb, shown_path
+from mindex.serve.words import Places, count, impact_verb
 
 from mindex.modes import DEFAULT_MIN_CONFIDENCE
 
@@ -67,14 +66,14 @@ def grep(state: State, pattern: str, ignore_case: bool, smart_case: bool, fixed_
                             word=word_regexp, multiline=multiline, source=source, path=path_glob,
                             language=language, before=before, after=after, max_count=max_count, limit=limit,
                             timeout=timeout)
-        roots = index.roots()
+        places = Places(index.roots())
     if as_json:
         emit_json(result.to_dict())
     elif files_only:
         for name, path in dict.fromkeys((m.source, m.path) for m in result.matches):
-            click.echo(visible_name(shown_path(roots.get(name), path)))
+            click.echo(places.path(name, path))
     else:
-        _print_matches(result.matches, roots, context=before > 0 or after > 0)
+        _print_matches(result.matches, places, context=before > 0 or after > 0)
     if result.note:
         err.print(f"[dim]note: {escape(result.note)}[/]", highlight=False)
     if result.truncated:
@@ -83,7 +82,7 @@ def grep(state: State, pattern: str, ignore_case: bool, smart_case: bool, fixed_
         sys.exit(NO_MATCH)
 
 
-def _print_matches(matches: list[GrepMatch], roots: dict[str, str], context: bool) -> None:
+def _print_matches(matches: list[GrepMatch], places: Places, context: bool) -> None:
     """ripgrep's no-heading layout: `path:line:text`, context as `path-line-text`, `--` between groups."""
     color = sys.stdout.isatty()
 
@@ -92,7 +91,7 @@ def _print_matches(matches: list[GrepMatch], roots: dict[str, str], context: boo
 
     last: tuple[str, str, int] | None = None
     for match in matches:
-        shown = visible_name(shown_path(roots.get(match.source), match.path))
+        shown = places.path(match.source, match.path)
         rows = [(n, t, "-") for n, t in match.before]
         rows += [(match.line + k, t, ":") for k, t in enumerate(match.text.split("\n"))]
         rows += [(n, t, "-") for n, t in match.after]
