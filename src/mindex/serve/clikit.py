@@ -85,13 +85,6 @@ class _LazyConsole:
         return getattr(self.real(), name)
 
 
-def real_console(console: Console) -> Console:
-    """The rich console behind `out` or `err` (made now if need be), for rich's live displays,
-    which hand the console to code of their own."""
-    real = getattr(console, "real", None)
-    return cast("Console", real()) if callable(real) else console
-
-
 def plain_output(stream: Any) -> bool:
     """True when rich would print `stream` without colours or cursor codes: not a terminal,
     and no `FORCE_COLOR` or `TTY_COMPATIBLE=1` asking for a terminal's output anyway."""

@@ -68,8 +68,6 @@ class IndexProgress:
                 TimeRemainingColumn,
             )
 
-            from mindex.serve.clikit import real_console
-
             self.progress = Progress(
                 TextColumn("[bold]{task.description}"),
                 BarColumn(),
@@ -77,7 +75,7 @@ class IndexProgress:
                 TextColumn("{task.fields[unit]}"),
                 TimeElapsedColumn(),
                 TimeRemainingColumn(),
-                console=real_console(console),
+                console=console,
                 transient=True,
                 redirect_stdout=False,  # stdout is the command's answer, never the bar's
             )
