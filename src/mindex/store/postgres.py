@@ -172,6 +172,13 @@ def _explained() -> Iterator[None]:
         raise gone(exc) from None
 
 
+def _unlock(conn: Any, sql: str, params: Sequence[Any]) -> None:
+    """Release a session's advisory lock; a server that went away took it with the session."""
+    if not conn.closed:
+        with suppress(_driver().OperationalError):
+            conn.execute(sql, params)
+
+
 def gone(exc: Exception) -> StoreError:
     """The error for a server that went away mid-command (shut down, killed, the network cut)."""
     return StoreError(f"the PostgreSQL server went away ({_reason(exc)}); the index is consistent: every batch "
@@ -481,9 +488,7 @@ class PostgresStore(SQLiteStore):
             try:
                 yield
             finally:
-                if not conn.closed:  # a server gone took the lock with the session
-                    with suppress(_driver().OperationalError):
-                        conn.execute("SELECT pg_advisory_unlock(%s, hashtext(%s))", (_LOCK_CLASS, source))
+                _unlock(conn, "SELECT pg_advisory_unlock(%s, hashtext(%s))", (_LOCK_CLASS, source))
 
     @contextmanager
     def embedding(self) -> Iterator[None]:
@@ -494,9 +499,7 @@ class PostgresStore(SQLiteStore):
             try:
                 yield
             finally:
-                if not conn.closed:
-                    with suppress(_driver().OperationalError):
-                        conn.execute("SELECT pg_advisory_unlock(%s, 0)", (_LOCK_CLASS + 1,))
+                _unlock(conn, "SELECT pg_advisory_unlock(%s, 0)", (_LOCK_CLASS + 1,))
 
     def add_source(self, source: Source) -> Source:
         options = json.dumps({"include": list(source.include), "exclude": list(source.exclude)})
