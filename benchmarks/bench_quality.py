@@ -26,6 +26,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import math
 import sys
 import time
 from collections.abc import Callable, Iterable
@@ -72,9 +73,35 @@ SETS = {
     # REALTALK's chats as memory journals (benchmarks/devset_memory.py; nothing of it is committed):
     # each question is asked of its own conversation (the `tag` filter), judged by message
     "memory": DevSet("memory", "memory", "memory/journal", by="category", queries=CORPUS / "memory"),
+    # the same chats, each stretched over 12 months (devset_memory.py --year)
+    "memory-year": DevSet("memory-year", "memory", "memory-year/journal", by="category",
+                          queries=CORPUS / "memory-year"),
+    # five projects' pinned versions over a year (devset_supersede.py): the newest decision is the answer
+    "supersede": DevSet("supersede", "memory", "supersede/journal", by="project", queries=CORPUS / "supersede"),
 }
-MEMORY_MODES = "keyword,semantic,hybrid-rrf,hybrid,hybrid+decay,hybrid+decay+dates"
+# `memory`: `mindex memory search` as the CLI runs it; `memory+nodecay`: with --no-decay
+MEMORY_MODES = "keyword,semantic,hybrid-rrf,hybrid,hybrid+decay,hybrid+decay+dates,memory,memory+nodecay"
 COLUMNS = ("recall@1", "recall@5", "recall@10", "mrr@10", "ndcg@10")
+
+
+def newest_first(queries: list[Query], runs: dict[str, QueryRun]) -> float:
+    """The share of questions whose newest answer is in the top 10 and above every answer it
+    superseded (queries with a `superseded` list; others are not counted)."""
+    from mindex.evaluate import Judgement, credits
+
+    asked = [q for q in queries if q.fields.get("superseded")]
+    if not asked:
+        return math.nan
+    won = 0
+    for q in asked:
+        old = tuple(Judgement(j["path"], j.get("start_line"), j.get("end_line")) for j in q.fields["superseded"])
+        for result in runs[q.qid].results[:10]:
+            if credits(result, old, 0.0):
+                break
+            if credits(result, q.relevant, 0.0):
+                won += 1
+                break
+    return won / len(asked)
 DEPTH = 100  # results taken per system before grouping by file
 
 
@@ -154,6 +181,10 @@ def file_units(root: Path) -> list[Unit]:
 # --- the baselines ---------------------------------------------------------------------------
 
 
+DENSE = {"minilm": "all-MiniLM-L6-v2"}  # the dense baselines by label; `--e5` adds multilingual-e5-small
+MODEL: str | None = None  # `--model`: mindex's embedding model (None: the default)
+
+
 class Scoped:
     """One `Baselines` per scope (memory: per conversation); a query searches its own."""
 
@@ -163,21 +194,21 @@ class Scoped:
             scopes.setdefault(u.scope, []).append(u)
         self.parts = {scope: Baselines(part, cache) for scope, part in scopes.items()}
 
+    def systems(self) -> dict[str, Callable[[Query], tuple[Ranked, ...]]]:
+        """bm25s, each dense model, and each one's RRF with bm25s."""
+        out: dict[str, Callable[[Query], tuple[Ranked, ...]]] = {"bm25s": lambda q: self._part(q).bm25s(q)}
+        for label in DENSE:
+            out[label] = lambda q, label=label: self._part(q).dense(q, label)
+        for label in DENSE:
+            out[f"bm25s+{label} rrf"] = lambda q, label=label: self._part(q).rrf(q, label)
+        return out
+
     def _part(self, query: Query) -> Baselines:
         return self.parts[query.fields.get("tag", "")]
 
-    def bm25s(self, query: Query) -> tuple[Ranked, ...]:
-        return self._part(query).bm25s(query)
-
-    def minilm(self, query: Query) -> tuple[Ranked, ...]:
-        return self._part(query).minilm(query)
-
-    def rrf(self, query: Query) -> tuple[Ranked, ...]:
-        return self._part(query).rrf(query)
-
 
 class Baselines:
-    """bm25s, MiniLM and their RRF over one list of units."""
+    """bm25s, the dense models of DENSE and their RRF over one list of units."""
 
     def __init__(self, units: list[Unit], cache: Path) -> None:
         import bm25s
@@ -189,17 +220,20 @@ class Baselines:
         self.bm25 = bm25s.BM25()
         self.bm25.index(bm25s.tokenize([u.text for u in units], stopwords="en", show_progress=False),
                         show_progress=False)
-        model = find_model("all-MiniLM-L6-v2", EmbedSettings().models_dir)
-        assert model is not None, "run `mindex models add all-MiniLM-L6-v2` first"
-        self.embedder = OnnxEmbedder(model)
-        self.vectors = self._vectors(cache)
+        self.embedders, self.vectors = {}, {}
+        for label, name in DENSE.items():
+            model = find_model(name, EmbedSettings().models_dir)
+            assert model is not None, f"run `mindex models add {name}` first"
+            self.embedders[label] = OnnxEmbedder(model)
+            self.vectors[label] = self._vectors(cache, label)
 
-    def _vectors(self, cache: Path) -> np.ndarray:
+    def _vectors(self, cache: Path, label: str) -> np.ndarray:
         digest = hashlib.sha1("\0".join(u.text for u in self.units).encode("utf-8", "replace")).hexdigest()[:16]
-        file = cache / f"baseline-{digest}.npy"
+        file = cache / (f"baseline-{digest}.npy" if label == "minilm" else f"baseline-{label}-{digest}.npy")
         if file.exists():
             return np.load(file)
-        vectors = np.concatenate([self.embedder.embed_documents([u.text for u in self.units[i : i + 64]])
+        embedder = self.embedders[label]
+        vectors = np.concatenate([embedder.embed_documents([u.text for u in self.units[i : i + 64]])
                                   for i in range(0, len(self.units), 64)]) if self.units else np.zeros((0, 384))
         cache.mkdir(parents=True, exist_ok=True)
         np.save(file, vectors)
@@ -222,15 +256,15 @@ class Baselines:
         docs, scores = self.bm25.retrieve(tokens, k=k, show_progress=False)
         return self._ranked((int(d) for d, s in zip(docs[0], scores[0]) if s > 0), (s for s in scores[0] if s > 0))
 
-    def minilm(self, query: Query) -> tuple[Ranked, ...]:
-        scores = self.vectors @ self.embedder.embed_query(query.text)
+    def dense(self, query: Query, label: str) -> tuple[Ranked, ...]:
+        scores = self.vectors[label] @ self.embedders[label].embed_query(query.text)
         top = np.argsort(-scores)[:DEPTH]
         return self._ranked(top, scores[top])
 
-    def rrf(self, query: Query) -> tuple[Ranked, ...]:
+    def rrf(self, query: Query, label: str) -> tuple[Ranked, ...]:
         fused: dict[str, float] = {}
         first: dict[str, Ranked] = {}
-        for leg in (self.bm25s(query), self.minilm(query)):
+        for leg in (self.bm25s(query), self.dense(query, label)):
             for rank, hit in enumerate(leg, 1):
                 fused[hit.id] = fused.get(hit.id, 0.0) + 1 / (60 + rank)
                 first.setdefault(hit.id, hit)
@@ -296,12 +330,13 @@ def on_postgres(spec: DevSet, db: Path) -> Index:
 
 def _sqlite_index(spec: DevSet, fresh: bool, settings: IndexSettings | None = None) -> Index:
     settings = settings or IndexSettings()
-    suffix = "" if settings == IndexSettings() else f"-{settings.chunk_size}"
+    suffix = ("" if settings == IndexSettings() else f"-{settings.chunk_size}") + (f"-{MODEL}" if MODEL else "")
     db = spec.work / f"{spec.name}{suffix}.db"
     if fresh:
         for stale in spec.work.glob(f"{spec.name}{suffix}.db*"):
             stale.unlink()
-    index = Index(db, settings, embed=EmbedSettings(provider="onnx"), search=SearchSettings())
+    embed = EmbedSettings(provider="onnx", model=MODEL) if MODEL else EmbedSettings(provider="onnx")
+    index = Index(db, settings, embed=embed, search=SearchSettings())
     if not index.sources():
         kind = spec.kind if spec.kind in ("docs", "memory") else "code"
         index.add_source(spec.corpus / spec.folder, name=spec.name, kind=kind)
@@ -319,8 +354,7 @@ def evaluate(spec: DevSet, fresh: bool, modes: tuple[str, ...],
     units = {"code": code_units, "docs": docs_units, "loc": file_units, "memory": memory_units}[spec.kind](root)
     base = Scoped(units, spec.work)
     files = spec.files
-    systems: dict[str, Callable[[Query], tuple[Ranked, ...]]] = {
-        "bm25s": base.bm25s, "minilm": base.minilm, "bm25s+minilm rrf": base.rrf}
+    systems = base.systems()
     index = mindex_index(spec, fresh, settings)
     from mindex.evaluate import ranked
 
@@ -350,6 +384,10 @@ def evaluate(spec: DevSet, fresh: bool, modes: tuple[str, ...],
                 return index.search(text, DEPTH if files else 10, mode=None if mode == "default" else mode,
                                     weights=weights, facets=facets if facets else None, decay_on="decay" in flags)
 
+            if mode == "memory":  # `mindex memory search` itself: dates, recency, restated decisions, the floor
+                now = datetime.fromtimestamp(ends[tag] + 3600, timezone.utc)
+                return ranked(index.memory.search(query.text, 10, tags=(tag,) if tag else (), now=now,
+                                                  decay="nodecay" not in flags).hits)
             if "dates" in flags:
                 now = datetime.fromtimestamp(ends[tag] + 3600, timezone.utc)
                 return ranked(search_with_dates(one, query.text, now).hits)
@@ -358,8 +396,11 @@ def evaluate(spec: DevSet, fresh: bool, modes: tuple[str, ...],
         systems[f"mindex {variant}"] = search
     report = {}
     for label, search in systems.items():
-        scored = score_run(label, queries, run(search, queries, files))
+        runs = run(search, queries, files)
+        scored = score_run(label, queries, runs)
         report[label] = scored.metrics()
+        if any(q.fields.get("superseded") for q in queries):
+            report[label]["newest-first"] = newest_first(queries, runs)
         if spec.by:
             for value in sorted({str(q.fields.get(spec.by)) for q in queries}):
                 chosen = {q.qid for q in queries if str(q.fields.get(spec.by)) == value}
@@ -373,12 +414,15 @@ def table(spec: DevSet, report: dict[str, dict[str, float]], facts: dict[str, ob
     best = max((m[spec.metric] for label, m in report.items() if not label.startswith("mindex")), default=0.0)
     lines = [f"### {spec.name}: {facts['queries']} queries; baseline chunks {facts['baseline chunks']:,}, "
              f"mindex chunks {facts['mindex chunks']:,}; main metric {spec.metric}\n",
-             "| system | R@1 | R@5 | R@10 | MRR@10 | nDCG@10 | vs best baseline | p50 ms |",
-             "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+             "| system | R@1 | R@5 | R@10 | MRR@10 | nDCG@10 | vs best baseline | p50 ms |"
+             + (" newest first |" if "newest-first" in next(iter(report.values())) else ""),
+             "| --- | --- | --- | --- | --- | --- | --- | --- |"
+             + (" --- |" if "newest-first" in next(iter(report.values())) else "")]
     for label, m in report.items():
         margin = f"{(m[spec.metric] / best - 1) * 100:+.0f}%" if label.startswith("mindex") and best else ""
         lines.append(f"| {label} | " + " | ".join(f"{m[c]:.3f}" for c in COLUMNS)
-                     + f" | {margin} | {m['latency_p50_ms']:.1f} |")
+                     + f" | {margin} | {m['latency_p50_ms']:.1f} |"
+                     + (f" {m['newest-first']:.2f} |" if "newest-first" in m else ""))
     groups = [k for k in next(iter(report.values())) if "=" in k] if spec.kind == "memory" else []
     if groups:  # the main metric by group
         lines += ["", f"| {spec.metric} by {spec.by} | " + " | ".join(g.split("=", 1)[1] for g in groups) + " |",
@@ -395,11 +439,15 @@ def main() -> None:
     parser.add_argument("--fresh", action="store_true", help="index the corpora again from scratch")
     parser.add_argument("--json", type=Path, help="also write every metric to this file")
     parser.add_argument("--chunk-size", type=int, help="index.chunk_size for mindex (default: the default)")
+    parser.add_argument("--model", help="mindex's embedding model (default: the default; each model its own index)")
+    parser.add_argument("--e5", action="store_true", help="add multilingual-e5-small and its RRF to the baselines")
     parser.add_argument("--postgres", metavar="URL", help="search a copy of each index in PostgreSQL (a database "
                         "mindex_<set> is made on this server; the URL names any database there)")
     args = parser.parse_args()
-    global POSTGRES
-    POSTGRES = args.postgres
+    global POSTGRES, MODEL
+    POSTGRES, MODEL = args.postgres, args.model
+    if args.e5:
+        DENSE["e5"] = "multilingual-e5-small"
     settings = IndexSettings(chunk_size=args.chunk_size) if args.chunk_size else None
     everything = {}
     for name in args.sets:

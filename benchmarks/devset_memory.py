@@ -17,6 +17,14 @@ journal, so mindex and the baselines are judged alike (turn level, not session l
 
     git clone https://github.com/danny911kr/REALTALK /tmp/REALTALK   # at PINNED_COMMIT
     python benchmarks/devset_memory.py --realtalk /tmp/REALTALK [--no-speaker] [--out DIR]
+    python benchmarks/devset_memory.py --realtalk /tmp/REALTALK --year    # the 12-month set
+
+`--year` builds the **12-month set** (`.cache/memory-year`, `memory-year.jsonl`): the same
+messages and questions, each conversation's times stretched linearly over the 365 days that
+end on `YEAR_END` (order and gaps kept, 21 days become a year), so a journal spans a year
+and its questions are about any part of it. A date a question names still points at the
+chat's original days (December 2023 to February 2024), outside the stretched year: the date
+reading finds nothing there and searches every date, as a user's wrong date would.
 
 Each query line carries `"filter": {"tags": ["chat-N"]}`, so `mindex eval` scopes it the same
 way: `mindex --db DB eval benchmarks/.cache/memory/memory.jsonl --kind memory --compare
@@ -55,6 +63,7 @@ FILES = {  # data/<name>: sha256
     "Chat_9_Fahim_Akib.json": "05b9b4331bf0e25a2a64dc89c404622c83a61ab5e7c935fb7d844449caf6dd39",
     "Chat_10_Fahim_Muhhamed.json": "26135a9e3482f40bea4c71de570a2d994a361848111067e60587be1dd82a0127",
 }
+YEAR_END = datetime(2026, 11, 1, 12, tzinfo=timezone.utc)  # the 12-month set's last moment
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "commonsense"}  # REALTALK's memory-probing categories
 _DIA = re.compile(r"D\d+:\d+")
 
@@ -86,8 +95,16 @@ def messages(chat: dict) -> list[dict]:
     return out
 
 
-def build(folder: Path, out: Path, speaker: bool) -> tuple[int, int]:
-    """Write the journals and memory.jsonl under `out`; return (entries, queries)."""
+def stretched(msgs: list[dict], days: float) -> list[dict]:
+    """The messages with their times spread linearly over `days` ending at YEAR_END."""
+    first, last = msgs[0]["at"], msgs[-1]["at"]
+    scale = days * 86400 / max(1.0, (last - first).total_seconds())
+    return [{**m, "at": YEAR_END - (last - m["at"]) * scale} for m in msgs]
+
+
+def build(folder: Path, out: Path, speaker: bool, year: bool = False) -> tuple[int, int]:
+    """Write the journals and memory.jsonl (memory-year.jsonl with `year`) under `out`;
+    return (entries, queries)."""
     journals = out / "journal"
     journals.mkdir(parents=True, exist_ok=True)
     for stale in journals.glob("*.md"):
@@ -98,7 +115,8 @@ def build(folder: Path, out: Path, speaker: bool) -> tuple[int, int]:
         chat = read_chat(folder, name)
         tag = f"chat-{number}"
         by_month: dict[str, list[tuple[dict, journal.Entry]]] = defaultdict(list)
-        for i, msg in enumerate(messages(chat)):
+        msgs = messages(chat)
+        for i, msg in enumerate(stretched(msgs, 365) if year else msgs):
             tags = (tag, msg["speaker"].lower()) if speaker else (tag,)
             entry = journal.Entry(f"rt{number}-{i:05d}", msg["at"], "chat", msg["text"], tags)
             by_month[f"{tag}-{msg['at']:%Y-%m}"].append((msg, entry))
@@ -122,7 +140,7 @@ def build(folder: Path, out: Path, speaker: bool) -> tuple[int, int]:
             queries.append({"qid": f"rt{number}-{k:03d}", "query": qa["question"].strip(), "relevant": relevant,
                             "filter": {"tags": [tag]}, "tag": tag, "chat": number,
                             "category": CATEGORIES.get(qa.get("category"), str(qa.get("category")))})
-    with (out / "memory.jsonl").open("w", encoding="utf-8") as fh:
+    with (out / ("memory-year.jsonl" if year else "memory.jsonl")).open("w", encoding="utf-8") as fh:
         for q in queries:
             fh.write(json.dumps(q, ensure_ascii=False) + "\n")
     return entries, len(queries)
@@ -131,12 +149,14 @@ def build(folder: Path, out: Path, speaker: bool) -> tuple[int, int]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--realtalk", type=Path, required=True, help="a clone of github.com/danny911kr/REALTALK")
-    parser.add_argument("--out", type=Path, default=HERE / ".cache" / "memory")
+    parser.add_argument("--out", type=Path, help="default: .cache/memory (.cache/memory-year with --year)")
+    parser.add_argument("--year", action="store_true", help="stretch each chat over 12 months (the 12-month set)")
     parser.add_argument("--no-speaker", dest="speaker", action="store_false",
                         help="do not tag each entry with its speaker's name")
     args = parser.parse_args()
-    entries, count = build(args.realtalk, args.out, args.speaker)
-    print(f"{entries} journal entries, {count} queries in {args.out}", file=sys.stderr)
+    out = args.out or HERE / ".cache" / ("memory-year" if args.year else "memory")
+    entries, count = build(args.realtalk, out, args.speaker, args.year)
+    print(f"{entries} journal entries, {count} queries in {out}", file=sys.stderr)
 
 
 if __name__ == "__main__":

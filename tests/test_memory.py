@@ -570,3 +570,35 @@ def test_a_save_reads_the_same_at_any_journal_size_and_lands_on_the_right_line(t
         lines = path.read_text(encoding="utf-8").split("\n")
         assert lines[after.line - 1].endswith(f"{after.entry.id} -->")
         assert lines[ix.memory.search("seal decision").hits[0].start_line - 1] == "the seal decision"
+
+
+def test_a_newer_decision_ranks_above_the_ones_it_restates(tmp_path: Path) -> None:
+    """A setting decided three times over a year: the newest decision comes first, then the one
+    it replaced, even where the older ones match the question's words better; progress notes
+    and unrelated decisions are not reordered, and --no-decay keeps relevance order."""
+    db = tmp_path / ".mindex" / "index.db"
+    now = datetime.now(timezone.utc)
+    with Index(db, IndexSettings(workers=1), embed=EmbedSettings(provider="onnx"), memory=MemorySettings()) as ix:
+        first = ix.memory.save("Decision: the HTTP client timeout is 10 seconds for every request (client timeout)",
+                               "decision", at=now - timedelta(days=300))
+        second = ix.memory.save("Decision: raise the HTTP client timeout to 30 seconds", "decision",
+                                at=now - timedelta(days=120))
+        third = ix.memory.save("Decision: the HTTP client timeout is now 45 seconds", "decision",
+                               at=now - timedelta(days=10))
+        ix.memory.save("Fixed a flaky test of the client timeout handling", "progress", at=now - timedelta(days=5))
+        other = ix.memory.save("Decision: use PostgreSQL 16 for the staging database", "decision",
+                               at=now - timedelta(days=2))
+        hits = ix.memory.search("what is the HTTP client timeout for every request", limit=5).hits
+        ids = [h.facets["id"] for h in hits]  # type: ignore[index]
+        assert ids.index(third.entry.id) < ids.index(second.entry.id) < ids.index(first.entry.id)
+        assert hits[ids.index(third.entry.id)].explain["supersedes"]  # type: ignore[index]
+        assert other.entry.id not in ids[:3]
+        plain = [h.facets["id"] for h in ix.memory.search("what is the HTTP client timeout for every request",  # type: ignore[index]
+                                                          limit=5, decay=False).hits]
+        assert plain[0] == first.entry.id  # by relevance alone the oldest, wordiest match wins
+    off = MemorySettings(supersede_types=[])
+    with Index(db, IndexSettings(workers=1), embed=EmbedSettings(provider="onnx"), memory=off) as ix:
+        hits = ix.memory.search("what is the HTTP client timeout for every request", limit=5).hits
+        assert not any("supersedes" in (h.explain or {}) for h in hits)
+        # recency alone does not put the newest first
+        assert hits[0].facets["id"] != third.entry.id  # type: ignore[index]

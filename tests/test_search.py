@@ -140,14 +140,35 @@ def _hit(cid: str, score: float, path: str = "a.md", lines: tuple[int, int] = (1
 def test_recency_decay_halves_a_score_per_half_life_for_kinds_that_decay() -> None:
     now = 1_000 * 86400.0
     hits = [
-        _hit("old-memory", 1.0, kind="memory", modified=now - 60 * 86400),  # two half-lives
-        _hit("new-memory", 0.5, kind="memory", modified=now),
-        _hit("old-doc", 0.4, kind="docs", modified=now - 3650 * 86400),  # docs do not decay
+        _hit("old-memory", 1.0, kind="memory", modified=now - 5 * 86400),  # half a half-life
+        _hit("new-memory", 0.75, kind="memory", modified=now),
+        _hit("old-doc", 0.72, kind="docs", modified=now - 3650 * 86400),  # docs do not decay
     ]
-    ranked = decay(hits, {"memory": 30.0}, now)
+    ranked = decay(hits, {"memory": 10.0}, now)
     assert [h.id for h in ranked] == ["new-memory", "old-doc", "old-memory"]
-    assert ranked[2].score == pytest.approx(0.25)
-    assert ranked[2].explain == {"recency": {"age_days": 60.0, "factor": 0.25}}
+    assert ranked[2].score == pytest.approx(0.5**0.5)
+    assert ranked[2].explain == {"recency": {"age_days": 5.0, "half_life_days": 10.0, "factor": 0.7071}}
+
+
+def test_recency_counts_on_the_entries_own_clock_and_stretches_to_their_span() -> None:
+    """A journal last written three years ago ranks as it did then; over a year of entries
+    the oldest keeps at least half its score, so relevance still decides."""
+    day = 86400.0
+    then = 1_000 * day
+
+    def journal(shift: float) -> list[Hit]:
+        return [_hit("relevant-old", 1.0, kind="memory", modified=then - 365 * day + shift),
+                _hit("vague-new", 0.45, kind="memory", modified=then + shift),
+                _hit("mid", 0.5, kind="memory", modified=then - 100 * day + shift)]
+
+    now = then + 3 * 365 * day
+    ranked = decay(journal(0.0), {"memory": 30.0}, now)
+    assert [h.id for h in ranked] == ["relevant-old", "vague-new", "mid"]
+    assert [h.id for h in ranked] == [h.id for h in decay(journal(0.0), {"memory": 30.0}, then)]
+    old = next(h for h in ranked if h.id == "relevant-old")
+    assert old.score == pytest.approx(0.5) and old.explain["recency"]["half_life_days"] == 365.0
+    # a fixed 30-day half-life would have left it 1/4500th of its score, below anything new
+    assert old.score > 0.5 ** (365 / 30) * 1000
 
 
 def test_adjacent_chunks_merge_without_repeating_the_overlap() -> None:

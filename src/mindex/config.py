@@ -303,6 +303,12 @@ class MemorySettings(Section):
     min_similarity: float = setting(
         0.3, ge=-1, le=1, doc="memory and knowledge search (hybrid): an entry only the meaning leg found needs at least "
         "this cosine similarity, or it is not relevant (all-MiniLM-L6-v2's scale; another model may need another value)")
+    supersede_types: list[str] = setting(
+        factory=lambda: ["decision"], doc="entry types that state what holds: a newer such entry about the same "
+        "thing ranks above the older ones it restates (empty: off)")
+    supersede_similarity: float = setting(
+        0.8, ge=-1, le=1, doc="how alike (cosine of their stored vectors) two entries must be to be about the same "
+        "thing (all-MiniLM-L6-v2's scale)")
 
     def _finish(self) -> None:
         bad = [t for t in self.types if not re.match(r"^[a-z][a-z0-9_-]{0,31}$", t)]

@@ -233,6 +233,19 @@ class Index:
             self._vectors = VectorIndex(self.store, embedder.identity)
         return self._vectors
 
+    def stored_vectors(self, hits: list[Hit]) -> dict[int, Any]:
+        """The stored vectors of `hits`, by row key; empty when the index has none of the
+        configured model (keyword-only, or no model)."""
+        try:
+            embedder = self._pinned_embedder()
+        except MindexError:
+            return {}
+        if embedder is None:
+            return {}
+        vectors = self._vector_index(embedder)
+        found = {hit.seq: vectors.vector(hit.seq) for hit in hits if hit.seq is not None}
+        return {seq: vector for seq, vector in found.items() if vector is not None}
+
     def _pinned_embedder(self) -> Embedder | None:
         """The embedder, if the index's vectors were made by it (else an error, never a mix)."""
         embedder = self.embedder()

@@ -258,7 +258,9 @@ class Memory:
                decay: bool = True, kind: str = MEMORY, current_only: bool = True, until: float | None = None,
                dates: bool = True, now: datetime | None = None) -> SearchResult:
         """Search memory (or knowledge) by keyword, meaning or both; filters apply before
-        top-k; recency decay (half-life per kind, `search.half_life_days`) unless `decay` is off.
+        top-k; recency (half-life per kind, `search.half_life_days`, see `mindex.search.decay`)
+        and, for memory, newer decisions above the ones they restate (`supersede`) unless
+        `decay` is off.
         With `dates` and no `since`/`until`, a time the query names ("last week", "on
         2026-03-04", "in May"; see mindex.memory.when) becomes the window, in `now`'s zone
         (default: the local one)."""
@@ -268,15 +270,23 @@ class Memory:
         if kind == MEMORY:
             self._catch_up()
 
+        # Decisions restated later may rank further down: look deeper, then cut to `limit`.
+        depth = max(limit, SUPERSEDE_DEPTH) if decay and kind == MEMORY and self.settings.supersede_types else limit
+
         def run(text: str, start: float | None, end: float | None) -> SearchResult:
             facets = Facets(types=tuple(types), tags=tuple(tags), files=tuple(files), since=start, until=end,
                             current_only=current_only and kind == KNOWLEDGE)
-            return self.index.search(text, limit, mode=mode, kind=kind, facets=facets, decay_on=decay, merge=False)
+            return self.index.search(text, depth, mode=mode, kind=kind, facets=facets, decay_on=decay, merge=False)
 
         if not dates or since is not None or until is not None:
             found = run(query, since, until)
         else:
             found = search_with_dates(run, query, now or datetime.now().astimezone())
+        if decay and kind == MEMORY and self.settings.supersede_types:
+            hits = list(found.hits)
+            hits = supersede(hits, self.index.stored_vectors(hits), set(self.settings.supersede_types),
+                             self.settings.supersede_similarity)
+            found = replace(found, hits=tuple(hits[:limit]))
         return relevant_only(found, self.settings.min_similarity, kind)
 
     def recent(self, limit: int = 20, types: tuple[str, ...] = (), tags: tuple[str, ...] = (),
@@ -539,6 +549,42 @@ def _line_of(path: Path, block: str) -> int:
     the index cannot place at once)."""
     data = path.read_bytes()
     return data.count(b"\n", 0, len(data) - len(block.encode("utf-8"))) + 1
+
+
+SUPERSEDE_DEPTH = 30  # candidates a memory search weighs for restated decisions
+
+
+def supersede(hits: list[Hit], vectors: dict[int, Any], types: set[str], similarity: float) -> list[Hit]:
+    """Newer entries above the older ones they restate: when two candidates are both of a
+    type in `types` (a decision), their stored vectors are at least `similarity` alike, and
+    the newer one ranks below the older, the newer moves up to just above it (with the older
+    one's score) and says so in `explain.supersedes`. Repeated until no such pair is left, so
+    of a setting changed three times the newest comes first, then the one before it.
+
+    Recency decay alone cannot do this without ranking by age: over a year of entries the
+    questions are about any time (benchmarks/README.md, the 12-month and superseding sets).
+    Without vectors (keyword-only) the list is unchanged."""
+    order = list(hits)
+    chosen = {h.id for h in order
+              if h.seq in vectors and (h.facets or {}).get("type") in types and h.modified is not None}
+    if len(chosen) < 2:
+        return order
+
+    def restates(newer: Hit, older: Hit) -> bool:
+        return (newer.id in chosen and newer.modified > older.modified  # type: ignore[operator]
+                and float(vectors[older.seq] @ vectors[newer.seq]) >= similarity)  # type: ignore[index]
+
+    for _ in range(len(chosen) ** 2):
+        move = next(((i, j) for i, older in enumerate(order) if older.id in chosen
+                     for j in range(i + 1, len(order)) if restates(order[j], older)), None)
+        if move is None:
+            break
+        i, j = move
+        older, newer = order[i], order.pop(j)
+        said = {**(newer.explain or {}),
+                "supersedes": [*(newer.explain or {}).get("supersedes", []), (older.facets or {}).get("id", older.id)]}
+        order.insert(i, newer.but(score=max(newer.score, older.score), explain=said))
+    return order
 
 
 def relevant_only(result: SearchResult, floor: float, kind: str) -> SearchResult:
