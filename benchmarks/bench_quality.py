@@ -69,7 +69,12 @@ SETS = {
     "docs": DevSet("docs", "docs", "docs/sqlalchemy"),
     "docs-md": DevSet("docs-md", "docs", "docs-md", by="project"),
     "docs-html": DevSet("docs-html", "docs", "docs-html/git", files=True),
+    # SQLite's FAQ → the pages its answers link to (devset_sqlite.py; a project no ranker saw)
+    "docs-sqlite": DevSet("docs-sqlite", "docs", "docs-sqlite", files=True, queries=CORPUS),
     "loc": DevSet("loc", "loc", "loc", metric="recall@10", by="project", files=True),
+    # trees with their tests (devset_loctests.py): is a test file put first when the answer is code?
+    "loc-tests": DevSet("loc-tests", "loc", "loc-tests", metric="recall@10", by="category", files=True,
+                        queries=CORPUS),
     # REALTALK's chats as memory journals (benchmarks/devset_memory.py; nothing of it is committed):
     # each question is asked of its own conversation (the `tag` filter), judged by message
     "memory": DevSet("memory", "memory", "memory/journal", by="category", queries=CORPUS / "memory"),
@@ -404,7 +409,10 @@ def evaluate(spec: DevSet, fresh: bool, modes: tuple[str, ...],
         if spec.by:
             for value in sorted({str(q.fields.get(spec.by)) for q in queries}):
                 chosen = {q.qid for q in queries if str(q.fields.get(spec.by)) == value}
-                report[label][f"{spec.by}={value}"] = scored.metrics(chosen)[spec.metric]
+                part = scored.metrics(chosen)
+                report[label][f"{spec.by}={value}"] = part[spec.metric]
+                if spec.files:  # which-file sets: the first answer too
+                    report[label][f"{spec.by}={value} R@1"] = part["recall@1"]
     facts = {"queries": len(queries), "baseline chunks": len(units), "mindex chunks": index.status()["chunks"]}
     index.close()
     return report, facts
@@ -423,8 +431,9 @@ def table(spec: DevSet, report: dict[str, dict[str, float]], facts: dict[str, ob
         lines.append(f"| {label} | " + " | ".join(f"{m[c]:.3f}" for c in COLUMNS)
                      + f" | {margin} | {m['latency_p50_ms']:.1f} |"
                      + (f" {m['newest-first']:.2f} |" if "newest-first" in m else ""))
-    groups = [k for k in next(iter(report.values())) if "=" in k] if spec.kind == "memory" else []
-    if groups:  # the main metric by group
+    grouped = spec.kind == "memory" or spec.name == "loc-tests"
+    groups = [k for k in next(iter(report.values())) if "=" in k] if grouped else []
+    if groups:  # the main metric (and R@1 for which-file sets) by group
         lines += ["", f"| {spec.metric} by {spec.by} | " + " | ".join(g.split("=", 1)[1] for g in groups) + " |",
                   "| --- |" + " --- |" * len(groups)]
         lines += [f"| {label} | " + " | ".join(f"{m[g]:.3f}" for g in groups) + " |" for label, m in report.items()]

@@ -39,6 +39,7 @@ from mindex.errors import (
 )
 from mindex.modes import MODES
 from mindex.models import Facets, FileHit, Hit, IndexReport, LocateResult, SearchResult, Source, SourceStats
+from mindex.testfiles import tests_last
 from mindex.search import (
     decay,
     collapse_sections,
@@ -532,9 +533,10 @@ class Index:
 
             hits, why = apply_rerank(hits, query, reranker, conf.rerank.candidates, conf.rerank.timeout)
             notes += [why] if why else []
+        logits = result.mode == "hybrid" and conf.fusion == "learned" and reranker is None
         if decay_on:
-            hits = decay(hits, conf.half_life_days,
-                         logits=result.mode == "hybrid" and conf.fusion == "learned" and reranker is None)
+            hits = decay(hits, conf.half_life_days, logits=logits)
+        hits = tests_last(hits, query, logits)
         if hops and vectors is None and mode == "keyword":
             embedder = self._pinned_embedder()  # hops walk the stored vectors
             vectors = self._vector_index(embedder) if embedder is not None else None

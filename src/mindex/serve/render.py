@@ -112,6 +112,10 @@ def sources_markdown(sources: list[SourceStats]) -> str:
 def _explain_part(name: str, value: Any) -> str:
     """One step of a hit's `explain`: a search leg, rerank (done or skipped), recency, a hop,
     merged chunks, or any other entry as key=value."""
+    if name == "test_file":
+        return f"test file ×{value} (the question is not about tests)"
+    if name == "supersedes":
+        return "supersedes " + ", ".join(str(v) for v in value)
     if not isinstance(value, dict):
         return f"{name} {count(len(value), 'chunk')}" if isinstance(value, list) else f"{name} {value}"
     if "skipped" in value:
@@ -120,7 +124,7 @@ def _explain_part(name: str, value: Any) -> str:
         before = f", was #{value['before']}" if "before" in value else ""
         return f"{name} #{value['rank']} ({value['score']:.3f}{before})"
     if name == "recency":
-        return f"recency ×{value.get('factor')} (age {value.get('age_days')} days)"
+        return f"recency ×{value.get('factor')} (age {value.get('age_days')} days, half-life {value.get('half_life_days')})"
     if name == "hop":
         return f"hop from {value.get('from')} (similarity {value.get('similarity')})"
     return f"{name} " + " ".join(f"{k}={v}" for k, v in value.items())
