@@ -75,6 +75,8 @@ SETS = {
     # trees with their tests (devset_loctests.py): is a test file put first when the answer is code?
     "loc-tests": DevSet("loc-tests", "loc", "loc-tests", metric="recall@10", by="category", files=True,
                         queries=CORPUS),
+    "loc-tests-poetry": DevSet("loc-tests-poetry", "loc", "loc-tests-poetry", metric="recall@10", by="category",
+                               files=True, queries=CORPUS),
     # REALTALK's chats as memory journals (benchmarks/devset_memory.py; nothing of it is committed):
     # each question is asked of its own conversation (the `tag` filter), judged by message
     "memory": DevSet("memory", "memory", "memory/journal", by="category", queries=CORPUS / "memory"),
@@ -381,7 +383,8 @@ def evaluate(spec: DevSet, fresh: bool, modes: tuple[str, ...],
 
         def search(query: Query, mode: str = mode.removesuffix("-rrf"), weights: dict[str, float] | None = weights,
                    fusion: str = fusion, flags: tuple[str, ...] = tuple(flags)) -> tuple[Ranked, ...]:
-            index.search_settings = SearchSettings(fusion=fusion)
+            # `+notests`: test files not ranked down (search.test_penalty = 0)
+            index.search_settings = SearchSettings(fusion=fusion, test_penalty=0.0 if "notests" in flags else 4.0)
             tag = query.fields.get("tag")
 
             def one(text: str, since: float | None, until: float | None) -> SearchResult:
@@ -431,7 +434,7 @@ def table(spec: DevSet, report: dict[str, dict[str, float]], facts: dict[str, ob
         lines.append(f"| {label} | " + " | ".join(f"{m[c]:.3f}" for c in COLUMNS)
                      + f" | {margin} | {m['latency_p50_ms']:.1f} |"
                      + (f" {m['newest-first']:.2f} |" if "newest-first" in m else ""))
-    grouped = spec.kind == "memory" or spec.name == "loc-tests"
+    grouped = spec.kind == "memory" or spec.name.startswith("loc-tests")
     groups = [k for k in next(iter(report.values())) if "=" in k] if grouped else []
     if groups:  # the main metric (and R@1 for which-file sets) by group
         lines += ["", f"| {spec.metric} by {spec.by} | " + " | ".join(g.split("=", 1)[1] for g in groups) + " |",

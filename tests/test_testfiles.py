@@ -79,3 +79,16 @@ def test_the_code_comes_before_its_test_unless_the_question_is_about_tests(tmp_p
         asked = index.search("the acquire test fails: waits for a free connection until the pool timeout", mode=mode)
         assert asked.hits[0].path == "tests/test_pool.py"  # a question about a test finds the test first
         assert all("test_file" not in (h.explain or {}) for h in asked.hits)
+
+
+def test_the_penalty_is_a_setting_and_zero_turns_it_off(tmp_path: Path) -> None:
+    from mindex.config import SearchSettings
+
+    search = SearchSettings(test_penalty=0.0)
+    with Index(tmp_path / "index.db", IndexSettings(workers=1), embed=EmbedSettings(provider="none"),
+               search=search) as index:
+        index.add_source(_repo(tmp_path / "repo"), kind="code")
+        index.index()
+        hits = index.search("acquire waits for a free connection until the pool timeout passes", mode="keyword").hits
+        assert all("test_file" not in (h.explain or {}) for h in hits)
+        assert "tests/test_pool.py" in [h.path for h in hits[:2]]

@@ -262,6 +262,8 @@ class SearchSettings(Section):
     keyword_weight: float = setting(1.0, ge=0, doc="weight of the keyword leg in fusion")
     semantic_weight: float = setting(1.0, ge=0, doc="weight of the vector leg in fusion")
     merge_adjacent: bool = setting(False, doc="merge neighbouring chunks of one file into one result")
+    test_penalty: float = setting(
+        4.0, ge=0, doc="unless a question is about tests, a test file's odds are divided by e^this (0: off)")
     half_life_days: dict[str, float] = setting(
         factory=lambda: dict(DEFAULT_HALF_LIVES),
         doc="recency decay per source kind (none for code and docs); 0 turns it off")

@@ -536,7 +536,7 @@ class Index:
         logits = result.mode == "hybrid" and conf.fusion == "learned" and reranker is None
         if decay_on:
             hits = decay(hits, conf.half_life_days, logits=logits)
-        hits = tests_last(hits, query, logits)
+        hits = tests_last(hits, query, logits, conf.test_penalty)
         if hops and vectors is None and mode == "keyword":
             embedder = self._pinned_embedder()  # hops walk the stored vectors
             vectors = self._vector_index(embedder) if embedder is not None else None

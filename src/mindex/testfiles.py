@@ -15,9 +15,9 @@ import re
 
 from mindex.models import Hit
 
-# A test file's odds (its score, outside the learned fusion) are divided by e^4: on the
-# loc-tests set any penalty from e^3 up ranked alike (tests after the code they test, unless
-# far better matches); e^1 gained half as much.
+# A test file's odds (its score, outside the learned fusion) are divided by e^4 by default
+# (`search.test_penalty`): on the loc-tests set any penalty from e^3 up ranked alike (tests
+# after the code they test, unless far better matches); e^1 gained half as much.
 PENALTY = 4.0
 
 # A folder of tests, or a file named as a test in the common conventions (Python, Go, JS/TS,
@@ -42,15 +42,15 @@ def about_tests(query: str) -> bool:
     return bool(_ABOUT_TESTS.search(query))
 
 
-def tests_last(hits: list[Hit], query: str, logits: bool) -> list[Hit]:
-    """Code hits from test files ranked down (score − PENALTY for the learned fusion's
-    log-odds, × e^−PENALTY otherwise), unless the question is about tests; re-sorted, stable."""
-    if about_tests(query) or not any(h.language and is_test_path(h.path) for h in hits):
+def tests_last(hits: list[Hit], query: str, logits: bool, penalty: float = PENALTY) -> list[Hit]:
+    """Code hits from test files ranked down (score − penalty for the learned fusion's
+    log-odds, × e^−penalty otherwise), unless the question is about tests; re-sorted, stable."""
+    if not penalty or about_tests(query) or not any(h.language and is_test_path(h.path) for h in hits):
         return hits
     out = []
     for hit in hits:
         if hit.language and is_test_path(hit.path):
-            score = hit.score - PENALTY if logits else hit.score * math.exp(-PENALTY)
-            hit = hit.but(score=score, explain={**(hit.explain or {}), "test_file": round(math.exp(-PENALTY), 4)})
+            score = hit.score - penalty if logits else hit.score * math.exp(-penalty)
+            hit = hit.but(score=score, explain={**(hit.explain or {}), "test_file": round(math.exp(-penalty), 4)})
         out.append(hit)
     return sorted(out, key=lambda h: -h.score)
