@@ -570,9 +570,16 @@ def supersede(hits: list[Hit], vectors: dict[int, Any], types: set[str], similar
     if len(chosen) < 2:
         return order
 
+    import numpy as np
+
+    ids = [h.id for h in order if h.id in chosen]
+    seq = {h.id: h.seq for h in order}
+    matrix = np.stack([np.asarray(vectors[seq[i]], dtype=np.float32) for i in ids])  # type: ignore[index]
+    alike = {(a, b) for x, y in zip(*np.nonzero(matrix @ matrix.T >= similarity), strict=True)
+             for a, b in [(ids[x], ids[y])] if a != b}
+
     def restates(newer: Hit, older: Hit) -> bool:
-        return (newer.id in chosen and newer.modified > older.modified  # type: ignore[operator]
-                and float(vectors[older.seq] @ vectors[newer.seq]) >= similarity)  # type: ignore[index]
+        return (newer.id, older.id) in alike and newer.modified > older.modified  # type: ignore[operator]
 
     for _ in range(len(chosen) ** 2):
         move = next(((i, j) for i, older in enumerate(order) if older.id in chosen
