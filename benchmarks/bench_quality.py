@@ -379,7 +379,8 @@ def evaluate(spec: DevSet, fresh: bool, modes: tuple[str, ...],
         mode, *flags = variant.split("+")
         mode, _, weight = mode.partition("@")
         weights = {"keyword": float(weight), "semantic": 1.0} if weight else None
-        fusion = "rrf" if mode.endswith("-rrf") else "learned"
+        # hybrid: the learned ranker; hybrid-rrf: RRF; default: the shipped setting (auto)
+        fusion = "rrf" if mode.endswith("-rrf") else "learned" if mode == "hybrid" else SearchSettings().fusion
 
         def search(query: Query, mode: str = mode.removesuffix("-rrf"), weights: dict[str, float] | None = weights,
                    fusion: str = fusion, flags: tuple[str, ...] = tuple(flags)) -> tuple[Ranked, ...]:

@@ -164,5 +164,5 @@ def test_sections_built_in_python_check_their_values_too() -> None:
     assert RerankSettings(api_key="k").api_key == SecretStr("k")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="chunk_size: should be greater than or equal to 200"):
         IndexSettings(chunk_size=10)
-    with pytest.raises(ValueError, match="fusion: should be one of 'learned', 'rrf'"):
+    with pytest.raises(ValueError, match="fusion: should be one of 'auto', 'learned', 'rrf'"):
         SearchSettings(fusion="best")

@@ -315,3 +315,26 @@ def test_trivial_code_chunks_get_an_empty_vector_and_stay_out_of_semantic_search
         assert "imports.py" in {h.path for h in ix.search("import os", mode="keyword").hits}
         assert ix.status()["vectors"] == 2
         assert ix.embed() == 0  # nothing pending: the empty vector counts as done
+
+
+def test_hybrid_over_docs_fuses_by_rank_and_over_code_by_the_ranker(semantic: Index, tmp_path: Path) -> None:
+    """`search.fusion = auto`: reciprocal rank fusion where most candidates are docs (the
+    ranker was no better on prose), the learned ranker where they are code."""
+    from mindex.config import SearchSettings
+
+    query = "how long to wait before trying a request again"
+    docs = semantic.search(query, limit=5)
+    assert docs.fusion == "rrf"
+    top = docs.hits[0].explain or {}
+    expected = sum(1 / (60 + top[leg]["rank"]) for leg in ("keyword", "semantic") if leg in top)
+    assert docs.hits[0].score == pytest.approx(expected, abs=1e-6)
+    semantic.search_settings = SearchSettings(fusion="learned")
+    assert semantic.search(query, limit=5).fusion == "learned"
+    code = tmp_path / "code"
+    code.mkdir()
+    (code / "retry.py").write_text("def retry_after(delay):\n    \"\"\"Wait before trying a request again.\"\"\"\n"
+                                   "    time.sleep(delay)\n\n\ndef backoff(attempt):\n    return 2 ** attempt\n")
+    with Index(tmp_path / "c.db", IndexSettings(workers=1), embed=ONNX) as ix:
+        ix.add_source(code, kind="code")
+        ix.index()
+        assert ix.search(query, limit=5).fusion == "learned"

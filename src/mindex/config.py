@@ -256,8 +256,9 @@ DEFAULT_HALF_LIVES: dict[str, float] = {"memory": 30.0, "knowledge": 180.0, "cha
 class SearchSettings(Section):
     """How results are fused and ranked."""
 
-    fusion: str = setting("learned", choices=("learned", "rrf"),
-                          doc="how hybrid combines its legs: learned (the shipped ranker) or rrf")
+    fusion: str = setting("auto", choices=("auto", "learned", "rrf"),
+                          doc="how hybrid combines its legs: auto (rrf when most candidates are docs, else the "
+                          "learned ranker), learned (the shipped ranker) or rrf")
     rrf_k: int = setting(60, ge=1, doc="reciprocal rank fusion constant (fusion = rrf)")
     keyword_weight: float = setting(1.0, ge=0, doc="weight of the keyword leg in fusion")
     semantic_weight: float = setting(1.0, ge=0, doc="weight of the vector leg in fusion")

@@ -533,7 +533,7 @@ class Index:
 
             hits, why = apply_rerank(hits, query, reranker, conf.rerank.candidates, conf.rerank.timeout)
             notes += [why] if why else []
-        logits = result.mode == "hybrid" and conf.fusion == "learned" and reranker is None
+        logits = result.mode == "hybrid" and result.fusion == "learned" and reranker is None
         if decay_on:
             hits = decay(hits, conf.half_life_days, logits=logits)
         hits = tests_last(hits, query, logits, conf.test_penalty)

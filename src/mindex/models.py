@@ -233,6 +233,7 @@ class SearchResult:
     took_ms: float
     hits: tuple[Hit, ...]
     note: str | None = None
+    fusion: str | None = None  # hybrid: how the legs were combined (learned or rrf); not in JSON
 
     def to_dict(self) -> dict[str, Any]:
         """Return the documented `--json` object."""
