@@ -167,15 +167,15 @@ def docs_units(root: Path) -> list[Unit]:
 
 def memory_units(root: Path) -> list[Unit]:
     """One chunk per journal entry (each a single message), scoped by its first tag."""
+    from devset_memory import text_span
     from mindex.memory import journal
 
     units = []
     for path in sorted(root.rglob("*.md")):
         rel = path.relative_to(root).as_posix()
         for e in journal.parse(path.read_text(encoding="utf-8"), rel).entries:
-            first = e.line + 2 + (1 if e.tags else 0) + (1 if e.files else 0) + 1
-            units.append(Unit(rel, first, first + e.text.count("\n"), e.text, e.tags[0] if e.tags else "",
-                              e.at.timestamp()))
+            first, last = text_span(e)
+            units.append(Unit(rel, first, last, e.text, e.tags[0] if e.tags else "", e.at.timestamp()))
     return units
 
 

@@ -44,6 +44,7 @@ import sys
 from collections import defaultdict
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).parent
 sys.path.insert(0, str(HERE.parent / "src"))
@@ -95,6 +96,21 @@ def messages(chat: dict) -> list[dict]:
     return out
 
 
+def text_span(entry: journal.Entry) -> tuple[int, int]:
+    """The first and last lines of an entry's text, as the memory source numbers them."""
+    first = entry.line + 2 + (1 if entry.tags else 0) + (1 if entry.files else 0) + 1
+    return first, first + entry.text.count("\n")
+
+
+def write_month(journals: Path, rel: str, items: list[tuple[Any, journal.Entry]]) -> list[tuple[Any, dict]]:
+    """Write one month's journal file; return each item's payload with its entry's text span."""
+    (journals / rel).write_text("".join(journal.render(e) for _, e in items), encoding="utf-8")
+    parsed = journal.parse((journals / rel).read_text(encoding="utf-8"), rel)
+    assert len(parsed.entries) == len(items) and not parsed.problems, parsed.problems[:3]
+    return [(payload, dict(zip(("path", "start_line", "end_line"), (rel, *text_span(entry)), strict=True)))
+            for (payload, _), entry in zip(items, parsed.entries, strict=True)]
+
+
 def stretched(msgs: list[dict], days: float) -> list[dict]:
     """The messages with their times spread linearly over `days` ending at YEAR_END."""
     first, last = msgs[0]["at"], msgs[-1]["at"]
@@ -122,15 +138,8 @@ def build(folder: Path, out: Path, speaker: bool, year: bool = False) -> tuple[i
             by_month[f"{tag}-{msg['at']:%Y-%m}"].append((msg, entry))
         spans: dict[str, list[dict]] = defaultdict(list)  # dia_id -> its spans (a few ids repeat)
         for stem, items in sorted(by_month.items()):
-            rel = f"{stem}.md"
-            (journals / rel).write_text("".join(journal.render(e) for _, e in items), encoding="utf-8")
-            parsed = journal.parse((journals / rel).read_text(encoding="utf-8"), rel)
-            assert len(parsed.entries) == len(items) and not parsed.problems, parsed.problems[:3]
-            for (msg, _), entry in zip(items, parsed.entries, strict=True):
-                # the entry's text lines, as the memory source numbers them
-                first = entry.line + 2 + (1 if entry.tags else 0) + (1 if entry.files else 0) + 1
-                last = first + entry.text.count("\n")
-                spans[msg["dia"]].append({"path": rel, "start_line": first, "end_line": last})
+            for msg, span in write_month(journals, f"{stem}.md", items):
+                spans[msg["dia"]].append(span)
             entries += len(items)
         for k, qa in enumerate(chat["qa"]):
             evidence = dict.fromkeys(m.group(0) for e in qa.get("evidence", []) for m in [_DIA.search(e)] if m)

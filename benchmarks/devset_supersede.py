@@ -43,7 +43,9 @@ from pathlib import Path
 
 HERE = Path(__file__).parent
 sys.path.insert(0, str(HERE.parent / "src"))
+sys.path.insert(0, str(HERE))
 
+from devset_memory import write_month  # noqa: E402
 from mindex.memory import journal  # noqa: E402
 
 PROJECTS = {  # name: head commit read; the pins followed are PINNED's files at that commit
@@ -159,15 +161,9 @@ def build(clones: dict[str, Path], out: Path) -> tuple[int, int]:
             by_month[f"{project}-{item[1].at:%Y-%m}"].append(item)
         spans: dict[str, list[dict]] = defaultdict(list)  # tool -> its decisions' spans, oldest first
         for stem, month in sorted(by_month.items()):
-            rel = f"{stem}.md"
-            (journals / rel).write_text("".join(journal.render(e) for _, e in month), encoding="utf-8")
-            parsed = journal.parse((journals / rel).read_text(encoding="utf-8"), rel)
-            assert len(parsed.entries) == len(month) and not parsed.problems, parsed.problems[:3]
-            for (change, _), entry in zip(month, parsed.entries, strict=True):
+            for change, span in write_month(journals, f"{stem}.md", month):
                 if change is not None:
-                    first = entry.line + 2 + (1 if entry.tags else 0) + (1 if entry.files else 0) + 1
-                    spans[change["tool"]].append({"path": rel, "start_line": first,
-                                                  "end_line": first + entry.text.count("\n")})
+                    spans[change["tool"]].append(span)
             entries += len(month)
         for tool, found in sorted(spans.items()):
             if len(found) < MIN_CHANGES:
