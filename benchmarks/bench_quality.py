@@ -75,6 +75,9 @@ SETS = {
     # trees with their tests (devset_loctests.py): is a test file put first when the answer is code?
     "loc-tests": DevSet("loc-tests", "loc", "loc-tests", metric="recall@10", by="category", files=True,
                         queries=CORPUS),
+    # the same construction in Go and TypeScript (chi, ky)
+    "loc-go-ts": DevSet("loc-go-ts", "loc", "loc-go-ts", metric="recall@10", by="category", files=True,
+                        queries=CORPUS),
     "loc-tests-poetry": DevSet("loc-tests-poetry", "loc", "loc-tests-poetry", metric="recall@10", by="category",
                                files=True, queries=CORPUS),
     # REALTALK's chats as memory journals (benchmarks/devset_memory.py; nothing of it is committed):
@@ -180,9 +183,9 @@ def memory_units(root: Path) -> list[Unit]:
 
 
 def file_units(root: Path) -> list[Unit]:
-    """One chunk per file."""
+    """One chunk per file (Python, Go, TypeScript)."""
     return [Unit(p.relative_to(root).as_posix(), None, None, p.read_text(encoding="utf-8", errors="replace"))
-            for p in sorted(root.rglob("*.py"))]
+            for p in sorted(root.rglob("*")) if p.suffix in (".py", ".go", ".ts") and not p.name.endswith(".d.ts")]
 
 
 # --- the baselines ---------------------------------------------------------------------------

@@ -18,6 +18,7 @@ release notes, typos) and messages under six words are left out.
 
     python benchmarks/devset_loctests.py --starlette DIR --httpx DIR --pydantic DIR
     python benchmarks/devset_loctests.py --heldout --poetry DIR      # loc-tests-poetry
+    python benchmarks/devset_loctests.py --go-ts --chi DIR --ky DIR  # loc-go-ts (Go and TypeScript)
 
 Writes the trees under `benchmarks/.cache/loc-tests/` and `benchmarks/.cache/loc-tests.jsonl`
 (git-ignored; deterministic for the pinned tags and heads).
@@ -47,30 +48,35 @@ PROJECTS = {  # name: (release tag the corpus is read at, newest commit the ques
 # `--heldout`: the `loc-tests-poetry` set, built the same way from python-poetry/poetry (MIT),
 # kept apart because the test-file penalty was chosen on loc-tests: its figure checks that choice.
 HELDOUT = {"poetry": ("2.0.0", "f46702336")}
+# `--go-ts`: the `loc-go-ts` set, the same construction in two more languages: go-chi/chi (Go,
+# MIT) and sindresorhus/ky (TypeScript, MIT).
+GO_TS = {"chi": ("v5.0.0", "735ae2b"), "ky": ("v0.30.0", "3419113")}
+EXTENSIONS = {"chi": ".go", "ky": ".ts"}  # others: .py
 LIMIT = 120  # commits read a project, oldest first
 _CHORE = re.compile(r"^(Bump|Prepare|Release|Version|- |(docs|ci|chore|build|style)\b[(:])", re.IGNORECASE)
 
 
 def is_test(path: str) -> bool:
-    """A test file: under a `tests`/`test` folder, or named test_*.py, *_test.py or conftest.py."""
+    """A test file: under a `tests`/`test` folder, or named test_*.py, *_test.py, *_test.go,
+    *.test.ts, *.spec.ts or conftest.py."""
     parts = path.split("/")
     name = parts[-1]
     return (any(p in ("tests", "test") for p in parts[:-1]) or name.startswith("test_")
-            or name.endswith("_test.py") or name == "conftest.py")
+            or re.search(r"(_test\.(py|go)|\.(test|spec)\.ts)$", name) is not None or name == "conftest.py")
 
 
 def git(repo: Path, *args: str) -> str:
     return subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True, text=True).stdout
 
 
-def tree(repo: Path, tag: str, into: Path) -> set[str]:
-    """Write the tag's `.py` files under `into`; return their paths."""
+def tree(repo: Path, tag: str, into: Path, ext: str = ".py") -> set[str]:
+    """Write the tag's source files (`ext`) under `into`; return their paths."""
     data = subprocess.run(["git", "-C", str(repo), "archive", "--format=tar", tag], check=True,
                           capture_output=True).stdout
     present = set()
     with tarfile.open(fileobj=io.BytesIO(data)) as tar:
         for member in tar.getmembers():
-            if member.isfile() and member.name.endswith(".py"):
+            if member.isfile() and member.name.endswith(ext) and not member.name.endswith(".d.ts"):
                 target = into / member.name
                 target.parent.mkdir(parents=True, exist_ok=True)
                 handle = tar.extractfile(member)
@@ -80,9 +86,9 @@ def tree(repo: Path, tag: str, into: Path) -> set[str]:
     return present
 
 
-def questions(repo: Path, name: str, tag: str, head: str, present: set[str]) -> list[dict]:
+def questions(repo: Path, name: str, tag: str, head: str, present: set[str], ext: str = ".py") -> list[dict]:
     log = git(repo, "log", "--reverse", "--first-parent", "--no-merges", "--format=%x00%H%x01%B%x02", "--name-only",
-              f"{tag}..{head}", "--", "*.py")
+              f"{tag}..{head}", "--", f"*{ext}")
     out = []
     for record in log.split("\x00")[1:][:LIMIT]:
         sha, rest = record.split("\x01", 1)
@@ -102,19 +108,22 @@ def questions(repo: Path, name: str, tag: str, head: str, present: set[str]) -> 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--heldout", action="store_true", help="build loc-tests-poetry from --poetry instead")
-    for name in [*PROJECTS, *HELDOUT]:
+    parser.add_argument("--go-ts", action="store_true", help="build loc-go-ts from --chi and --ky instead")
+    for name in [*PROJECTS, *HELDOUT, *GO_TS]:
         parser.add_argument(f"--{name}", type=Path, help=f"a clone of {name}")
     parser.add_argument("--out", type=Path, default=HERE / ".cache")
     args = parser.parse_args()
-    projects, set_name = (HELDOUT, "loc-tests-poetry") if args.heldout else (PROJECTS, "loc-tests")
+    projects, set_name = ((HELDOUT, "loc-tests-poetry") if args.heldout else (GO_TS, "loc-go-ts") if args.go_ts
+                          else (PROJECTS, "loc-tests"))
     root = args.out / set_name
     queries = []
     for name, (tag, head) in projects.items():
         repo = getattr(args, name)
         if repo is None:
             parser.error(f"--{name} DIR is needed")
-        present = tree(repo, tag, root / name)
-        queries += questions(repo, name, tag, head, present)
+        ext = EXTENSIONS.get(name, ".py")
+        present = tree(repo, tag, root / name, ext)
+        queries += questions(repo, name, tag, head, present, ext)
     with (args.out / f"{set_name}.jsonl").open("w", encoding="utf-8") as fh:
         for q in queries:
             fh.write(json.dumps(q, ensure_ascii=False) + "\n")
