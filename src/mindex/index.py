@@ -39,7 +39,6 @@ from mindex.errors import (
 )
 from mindex.modes import MODES
 from mindex.models import Facets, FileHit, Hit, IndexReport, LocateResult, SearchResult, Source, SourceStats
-from mindex.testfiles import tests_last
 from mindex.search import (
     decay,
     collapse_sections,
@@ -53,6 +52,7 @@ from mindex.search import (
 )
 from mindex.store import SQLiteStore, Store
 from mindex.terms import EMBED_FORMAT
+from mindex.testfiles import tests_last
 from mindex.textsafe import escape_surrogates
 
 if TYPE_CHECKING:

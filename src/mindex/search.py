@@ -290,7 +290,7 @@ def decay(hits: list[Hit], half_lives: dict[str, float], now: float | None = Non
     learned fusion), so a relevant old entry still beats a vaguely related new one, while within
     a span shorter than the half-life recency counts as configured. (Measured on a journal
     spanning 12 months whose questions are about any time: a fixed 30-day half-life cost 37% of
-    nDCG@10; this, 0.7%; benchmarks/README.md.) What is current when a decision is restated
+    nDCG@10; this, 0.5% through `memory search`; benchmarks/README.md.) What is current when a decision is restated
     is memory's job (`mindex.memory.book.supersede`).
 
     The age is the entry's own time for memory and knowledge, else the file's mtime. `logits`

@@ -270,8 +270,9 @@ class Memory:
         if kind == MEMORY:
             self._catch_up()
 
+        restated = decay and kind == MEMORY and bool(self.settings.supersede_types)
         # Decisions restated later may rank further down: look deeper, then cut to `limit`.
-        depth = max(limit, SUPERSEDE_DEPTH) if decay and kind == MEMORY and self.settings.supersede_types else limit
+        depth = max(limit, SUPERSEDE_DEPTH) if restated else limit
 
         def run(text: str, start: float | None, end: float | None) -> SearchResult:
             facets = Facets(types=tuple(types), tags=tuple(tags), files=tuple(files), since=start, until=end,
@@ -282,7 +283,7 @@ class Memory:
             found = run(query, since, until)
         else:
             found = search_with_dates(run, query, now or datetime.now().astimezone())
-        if decay and kind == MEMORY and self.settings.supersede_types:
+        if restated:
             hits = list(found.hits)
             hits = supersede(hits, self.index.stored_vectors(hits), set(self.settings.supersede_types),
                              self.settings.supersede_similarity)
