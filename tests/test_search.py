@@ -237,3 +237,14 @@ def test_a_hit_copied_with_changes_is_what_dataclasses_replace_gives() -> None:
         hit.but(nope=1)
     with pytest.raises(dataclasses.FrozenInstanceError):
         changed.score = 3.0  # type: ignore[misc]
+
+
+def test_the_recency_clock_is_the_newest_entry_and_stretches_to_the_span() -> None:
+    from mindex.search import recency_clock
+
+    day = 86400.0
+    times = [100 * day, 400 * day, 465 * day]
+    assert recency_clock(times, 30.0) == (465 * day, 365.0)  # a year of entries: half-life a year
+    assert recency_clock(times, 500.0) == (465 * day, 500.0)  # a longer half-life stands
+    assert recency_clock(times, 30.0, now=450 * day) == (450 * day, 365.0)  # never ahead of now
+    assert recency_clock([7 * day], 30.0, now=10_000 * day) == (7 * day, 30.0)  # an old journal keeps its own clock

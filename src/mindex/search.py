@@ -279,6 +279,14 @@ def semantic_search(
     return SearchResult(query, "semantic", took, tuple(hits[offset:]))
 
 
+def recency_clock(times: list[float], half_life_days: float, now: float | None = None) -> tuple[float, float]:
+    """(newest, half-life in days) for ranking things by age among `times` (epoch seconds):
+    ages count from the newest of them (or `now`, if earlier), and the half-life stretches to
+    the span they cover. See `decay`."""
+    newest = max(times) if now is None else min(max(times), now)
+    return newest, max(half_life_days, (max(times) - min(times)) / 86400)
+
+
 def decay(hits: list[Hit], half_lives: dict[str, float], now: float | None = None, logits: bool = False) -> list[Hit]:
     """Recency as a prior after fusion: score × 0.5^(age / half-life) for source kinds that
     have a half-life (none for code and docs by default); re-sorted, stable.
@@ -302,12 +310,11 @@ def decay(hits: list[Hit], half_lives: dict[str, float], now: float | None = Non
             times.setdefault(hit.kind, []).append(hit.modified)
     if not times:
         return hits
-    clock = {kind: (min(max(ts), now) if now is not None else max(ts), max(ts) - min(ts)) for kind, ts in times.items()}
+    clock = {kind: recency_clock(ts, half_lives[kind], now) for kind, ts in times.items()}
     out = []
     for hit in hits:
         if hit.kind in clock and hit.modified is not None:
-            newest, span = clock[hit.kind]
-            days = max(half_lives[hit.kind], span / 86400)
+            newest, days = clock[hit.kind]
             age = max(0.0, newest - hit.modified) / 86400
             factor = 0.5 ** (age / days)
             score = hit.score + math.log(max(factor, 1e-300)) if logits else hit.score * factor

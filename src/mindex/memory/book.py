@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import math
 import os
-import time
 from contextlib import suppress
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta, timezone
@@ -398,7 +397,7 @@ class Memory:
               text: str | None = None, depth: int = 2, all: bool = False, limit: int = 20,
               now: float | None = None, graph: Graph | None = None) -> list[dict[str, Any]]:
         """Knowledge for an area, a file, an issue and/or a question, ranked by relevance ×
-        confidence × recency. The graph walk goes up to `depth` hops (file → area →
+        confidence × recency (on the entries' own clock, as `mindex.search.decay`). The graph walk goes up to `depth` hops (file → area →
         learnings; mistake → LED_TO → learning); `text` adds a search of the entities' text.
         Superseded entities are left out unless `all`. `graph` spares a caller that asks
         several questions a load of the graph per question."""
@@ -441,14 +440,18 @@ class Memory:
             relevance = {eid: 1.0 for eid, row in graph.entities.items() if row[1] in KNOWLEDGE_TYPES}
         superseded = graph.superseded()
         hidden = set() if all else superseded
-        now = time.time() if now is None else now
+        from mindex.search import recency_clock
+
+        shown = [eid for eid in relevance if eid not in hidden and eid in graph.entities]
+        # Recency as in search: on the candidates' own clock, stretched to their span.
         half_life = self.index.search_settings.half_life_days.get(KNOWLEDGE, 0.0)
+        times = [at for eid in shown if (at := graph.entities[eid][4])]
+        newest, days = recency_clock(times, half_life, now) if half_life and times else (0.0, 0.0)
         out: list[dict[str, Any]] = []
-        for eid, weight in relevance.items():
-            if eid in hidden or eid not in graph.entities:
-                continue
+        for eid in shown:
+            weight = relevance[eid]
             _, kind, title, confidence, at, entity_file = graph.entities[eid]
-            recency = 0.5 ** (max(0.0, now - (at or now)) / 86400 / half_life) if half_life else 1.0
+            recency = 0.5 ** (max(0.0, newest - (at or newest)) / 86400 / days) if days else 1.0
             score = weight * (confidence if confidence is not None else 0.7) * recency
             out.append({"id": eid, "type": kind, "title": title, "confidence": confidence,
                         "at": datetime.fromtimestamp(at, timezone.utc).isoformat(timespec="seconds") if at else None,
