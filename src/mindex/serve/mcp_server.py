@@ -585,7 +585,8 @@ _OneType = Annotated[str | None, Field(description="only this type")]
 _Tag = Annotated[str | None, Field(description="only entries with this tag")]
 _Days = Annotated[float | None, Field(ge=0, description="only the last N days")]
 _File = Annotated[str | None, Field(description="only entries about this file, folder or glob")]
-_Decay = Annotated[bool, Field(description="rank recent entries up")]
+_Decay = Annotated[bool, Field(description="rank newer entries up a little and restated decisions above "
+                                                 "the ones they replace")]
 
 
 def _register_memory_tools(server: MCPServer, core: _Core, budget: int) -> None:
@@ -612,9 +613,10 @@ def _register_memory_tools(server: MCPServer, core: _Core, budget: int) -> None:
         what you finished or left for next time. Appended to the project's markdown journal
         (.mindex/memory), searchable at once. Types: decision, progress, issue, handoff,
         insight, reference. Name the files it concerns so get_context finds it."""
-    search_doc = """Search saved memories by keywords and meaning, newest ranked up (30-day
-        half-life; decay=false turns it off). Filters apply before ranking; a time the query
-        names ("last week", "in May", "on 2026-03-04") filters by date unless days is given."""
+    search_doc = """Search saved memories by keywords and meaning, relevance first with newer
+        entries ranked up a little, and a newer decision above the older ones it restates
+        (decay=false turns both off). Filters apply before ranking; a time the query names
+        ("last week", "in May", "on 2026-03-04") filters by date unless days is given."""
 
     for name in ("memory_save", "context_save"):
         async def save_tool(text: _Text, type: _Type = "progress", tags: _Tags = None, files: _Files = None

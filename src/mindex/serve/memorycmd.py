@@ -100,7 +100,8 @@ def save(state: State, text: tuple[str, ...], type_: str, tags: tuple[str, ...],
 @_filters
 @click.option("--until", metavar="DATE", help="Only entries before DATE.")
 @click.option("--decay/--no-decay", default=True, show_default=True,
-              help="Rank recent entries up (half-life search.half_life_days.memory, 30 days).")
+              help="Rank newer entries up (half-life search.half_life_days.memory, 30 days, stretched to the "
+              "results' span) and a newer decision above the ones it restates.")
 @click.option("--dates/--no-dates", default=True, show_default=True,
               help="Read a time the query names (last week, in May, on 2026-03-04) as --since/--until.")
 @json_option
