@@ -36,6 +36,7 @@ def steps(quick: bool) -> list[tuple[str, list[str], Path | None]]:
         ("Embeddings and search modes", ["bench_embed.py", *embed], RELNOTES if quick else PG),
         ("Retrieval quality beside the baselines", ["bench_quality.py", *(["--sets", "docs", "docs-md"] if quick else [])],
          None),
+        *([] if quick else [("The local embedding models: speed and memory", ["bench_models.py"], None)]),
         ("Code: the standard library, grep against ripgrep, graph queries", ["bench_code.py"], None),
         ("Speed and footprint: start-up, indexing, index size, grep and rg, MCP, embedding",
          ["bench_speed.py", *(["--skip-embed", "--repeat", "3"] if quick else [])], None),

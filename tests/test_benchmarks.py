@@ -113,3 +113,43 @@ def test_the_speed_benchmark_times_commands_and_compares_grep_with_rg(tmp_path: 
     printed = capsys.readouterr().out
     assert "| `mindex --help` |" in printed and "| `mindex search --mode keyword` |" in printed
     assert printed.count("| yes |") == 2, printed  # the same lines as rg for both patterns
+
+
+def test_the_superseding_set_reads_pins_from_pre_commit_requirements_pyproject_and_workflows() -> None:
+    import devset_supersede
+
+    pre_commit = ("repos:\n  - repo: https://github.com/pre-commit/mirrors-mypy\n    rev: v1.7.0\n"
+                  "  - repo: local\n    rev: ignored\n  - repo: https://github.com/astral-sh/ruff-pre-commit\n"
+                  "    rev: 'v0.5.1'\n")
+    assert devset_supersede.pins(pre_commit, ".pre-commit-config.yaml") == {"mypy": "v1.7.0", "ruff": "v0.5.1"}
+    assert devset_supersede.pins("-e .\nchardet==5.2.0\nCoverage[toml]==7.10.6  # tests\nhttpx>=0.27\n",
+                                 "requirements.txt") == {"chardet": "5.2.0", "coverage": "7.10.6"}
+    assert devset_supersede.pins("dependencies = [\n  'pydantic-core==2.48.0',\n  'typing>=4',\n]\n",
+                                 "pyproject.toml") == {"pydantic-core": "2.48.0"}
+    assert devset_supersede.pins("    steps:\n      - uses: actions/checkout@v4\n      - uses: astral-sh/setup-uv@v6\n",
+                                 ".github/workflows/test.yml") == {"checkout": "v4", "setup-uv": "v6"}
+
+
+def test_test_files_are_told_apart_in_the_which_file_sets() -> None:
+    import devset_loctests
+
+    for path in ("tests/test_a.py", "pkg/test/helpers.ts", "mux_test.go", "src/a.spec.ts", "conftest.py"):
+        assert devset_loctests.is_test(path), path
+    for path in ("starlette/testclient.py", "pkg/contest.go", "src/latest.ts"):
+        assert not devset_loctests.is_test(path), path
+
+
+def test_newest_first_counts_a_question_only_when_the_newest_answer_beats_every_older_one() -> None:
+    from mindex.evaluate import Judgement, Query, QueryRun, Ranked
+
+    def query(qid: str) -> Query:
+        return Query(qid, "which mypy", (Judgement("j.md", 10, 10),),
+                     {"superseded": [{"path": "j.md", "start_line": 5, "end_line": 5}]})
+
+    def ranked(*lines: int) -> tuple[Ranked, ...]:
+        return tuple(Ranked(f"j.md:{n}", "j.md", n, n, 1.0) for n in lines)
+
+    queries = [query("won"), query("lost"), query("missing")]
+    runs = {"won": QueryRun("won", ranked(1, 10, 5)), "lost": QueryRun("lost", ranked(5, 10)),
+            "missing": QueryRun("missing", ranked(1, 2))}
+    assert bench_quality.newest_first(queries, runs) == pytest.approx(1 / 3)
