@@ -193,6 +193,7 @@ def file_units(root: Path) -> list[Unit]:
 
 DENSE = {"minilm": "all-MiniLM-L6-v2"}  # the dense baselines by label; `--e5` adds multilingual-e5-small
 MODEL: str | None = None  # `--model`: mindex's embedding model (None: the default)
+CHUNK_TOKENS: int | None = None  # `--chunk-tokens`: embed.chunk_tokens (None: the model's own limit)
 
 
 class Scoped:
@@ -340,12 +341,14 @@ def on_postgres(spec: DevSet, db: Path) -> Index:
 
 def _sqlite_index(spec: DevSet, fresh: bool, settings: IndexSettings | None = None) -> Index:
     settings = settings or IndexSettings()
-    suffix = ("" if settings == IndexSettings() else f"-{settings.chunk_size}") + (f"-{MODEL}" if MODEL else "")
+    suffix = (("" if settings == IndexSettings() else f"-{settings.chunk_size}") + (f"-{MODEL}" if MODEL else "")
+              + (f"-t{CHUNK_TOKENS}" if CHUNK_TOKENS else ""))
     db = spec.work / f"{spec.name}{suffix}.db"
     if fresh:
         for stale in spec.work.glob(f"{spec.name}{suffix}.db*"):
             stale.unlink()
-    embed = EmbedSettings(provider="onnx", model=MODEL) if MODEL else EmbedSettings(provider="onnx")
+    embed = EmbedSettings(provider="onnx", **({"model": MODEL} if MODEL else {}),
+                          **({"chunk_tokens": CHUNK_TOKENS} if CHUNK_TOKENS else {}))
     index = Index(db, settings, embed=embed, search=SearchSettings())
     if not index.sources():
         kind = spec.kind if spec.kind in ("docs", "memory") else "code"
@@ -456,12 +459,13 @@ def main() -> None:
     parser.add_argument("--json", type=Path, help="also write every metric to this file")
     parser.add_argument("--chunk-size", type=int, help="index.chunk_size for mindex (default: the default)")
     parser.add_argument("--model", help="mindex's embedding model (default: the default; each model its own index)")
+    parser.add_argument("--chunk-tokens", type=int, help="embed.chunk_tokens for mindex (e5 reads 512 by default)")
     parser.add_argument("--e5", action="store_true", help="add multilingual-e5-small and its RRF to the baselines")
     parser.add_argument("--postgres", metavar="URL", help="search a copy of each index in PostgreSQL (a database "
                         "mindex_<set> is made on this server; the URL names any database there)")
     args = parser.parse_args()
-    global POSTGRES, MODEL
-    POSTGRES, MODEL = args.postgres, args.model
+    global POSTGRES, MODEL, CHUNK_TOKENS
+    POSTGRES, MODEL, CHUNK_TOKENS = args.postgres, args.model, args.chunk_tokens
     if args.e5:
         DENSE["e5"] = "multilingual-e5-small"
     settings = IndexSettings(chunk_size=args.chunk_size) if args.chunk_size else None
