@@ -391,7 +391,7 @@ def evaluate(spec: DevSet, fresh: bool, modes: tuple[str, ...],
         def search(query: Query, mode: str = mode.removesuffix("-rrf"), weights: dict[str, float] | None = weights,
                    fusion: str = fusion, flags: tuple[str, ...] = tuple(flags)) -> tuple[Ranked, ...]:
             # `+notests`: test files not ranked down (search.test_penalty = 0)
-            index.search_settings = SearchSettings(fusion=fusion, test_penalty=0.0 if "notests" in flags else 4.0)
+            index.search_settings = SearchSettings(fusion=fusion, **({"test_penalty": 0.0} if "notests" in flags else {}))
             tag = query.fields.get("tag")
 
             def one(text: str, since: float | None, until: float | None) -> SearchResult:

@@ -263,6 +263,8 @@ class SearchSettings(Section):
     keyword_weight: float = setting(1.0, ge=0, doc="weight of the keyword leg in fusion")
     semantic_weight: float = setting(1.0, ge=0, doc="weight of the vector leg in fusion")
     merge_adjacent: bool = setting(False, doc="merge neighbouring chunks of one file into one result")
+    # On the loc-tests set any penalty from e^3 up ranked alike (tests after the code they
+    # test, unless far better matches); e^1 gained half as much (benchmarks/README.md).
     test_penalty: float = setting(
         4.0, ge=0, doc="unless a question is about tests, a test file's odds are divided by e^this (0: off)")
     half_life_days: dict[str, float] = setting(

@@ -279,6 +279,12 @@ def semantic_search(
     return SearchResult(query, "semantic", took, tuple(hits[offset:]))
 
 
+def weighed(score: float, factor: float, logits: bool) -> float:
+    """A score times `factor`: for the learned fusion's log-odds (`logits`, any sign) the
+    factor is added as its logarithm, which multiplies the odds."""
+    return score + math.log(max(factor, 1e-300)) if logits else score * factor
+
+
 def recency_clock(times: list[float], half_life_days: float, now: float | None = None) -> tuple[float, float]:
     """(newest, half-life in days) for ranking things by age among `times` (epoch seconds):
     ages count from the newest of them (or `now`, if earlier), and the half-life stretches to
@@ -317,8 +323,7 @@ def decay(hits: list[Hit], half_lives: dict[str, float], now: float | None = Non
             newest, days = clock[hit.kind]
             age = max(0.0, newest - hit.modified) / 86400
             factor = 0.5 ** (age / days)
-            score = hit.score + math.log(max(factor, 1e-300)) if logits else hit.score * factor
-            hit = hit.but(score=score, explain={**(hit.explain or {}), "recency": {
+            hit = hit.but(score=weighed(hit.score, factor, logits), explain={**(hit.explain or {}), "recency": {
                 "age_days": round(age, 1), "half_life_days": round(days, 1), "factor": round(factor, 4)}})
         out.append(hit)
     return sorted(out, key=lambda h: -h.score)

@@ -14,11 +14,8 @@ import math
 import re
 
 from mindex.models import Hit
+from mindex.search import weighed
 
-# A test file's odds (its score, outside the learned fusion) are divided by e^4 by default
-# (`search.test_penalty`): on the loc-tests set any penalty from e^3 up ranked alike (tests
-# after the code they test, unless far better matches); e^1 gained half as much.
-PENALTY = 4.0
 
 # A folder of tests, or a file named as a test in the common conventions (Python, Go, JS/TS,
 # Java/Kotlin/C#, Ruby, Rust's tests/ folder, C and C++).
@@ -42,15 +39,15 @@ def about_tests(query: str) -> bool:
     return bool(_ABOUT_TESTS.search(query))
 
 
-def tests_last(hits: list[Hit], query: str, logits: bool, penalty: float = PENALTY) -> list[Hit]:
-    """Code hits from test files ranked down (score − penalty for the learned fusion's
-    log-odds, × e^−penalty otherwise), unless the question is about tests; re-sorted, stable."""
-    if not penalty or about_tests(query) or not any(h.language and is_test_path(h.path) for h in hits):
+def tests_last(hits: list[Hit], query: str, logits: bool, penalty: float) -> list[Hit]:
+    """Code hits from test files ranked down, their odds (their score, outside the learned
+    fusion) divided by e^`penalty` (`search.test_penalty`), unless the question is about tests;
+    re-sorted, stable."""
+    tests = [bool(h.language and is_test_path(h.path)) for h in hits]
+    if not penalty or not any(tests) or about_tests(query):
         return hits
-    out = []
-    for hit in hits:
-        if hit.language and is_test_path(hit.path):
-            score = hit.score - penalty if logits else hit.score * math.exp(-penalty)
-            hit = hit.but(score=score, explain={**(hit.explain or {}), "test_file": round(math.exp(-penalty), 4)})
-        out.append(hit)
+    factor = math.exp(-penalty)
+    out = [hit.but(score=weighed(hit.score, factor, logits),
+                   explain={**(hit.explain or {}), "test_file": round(factor, 4)}) if test else hit
+           for hit, test in zip(hits, tests, strict=True)]
     return sorted(out, key=lambda h: -h.score)
