@@ -221,29 +221,30 @@ class Index:
         return count
 
     def _vector_index(self, embedder: Embedder) -> VectorIndex:
+        return self._vectors_of(embedder.identity)
+
+    def _vectors_of(self, model: str) -> VectorIndex:
+        """The stored vectors of one model (`provider:model`), kept while it stays the same."""
         from mindex.vectors import VectorIndex
 
-        if self._vectors is None or self._vectors.model != embedder.identity:
+        if self._vectors is None or self._vectors.model != model:
             if self.url is not None:  # PostgreSQL: a large index is searched by its HNSW index, in the server
                 from mindex.store.postgres import ANN_FROM, ServerVectors
 
-                if self.store.vector_count(embedder.identity) >= ANN_FROM:  # type: ignore[attr-defined]
-                    served: Any = ServerVectors(self.store, embedder.identity)  # type: ignore[arg-type]
+                if self.store.vector_count(model) >= ANN_FROM:  # type: ignore[attr-defined]
+                    served: Any = ServerVectors(self.store, model)  # type: ignore[arg-type]
                     self._vectors = served  # the same interface as VectorIndex
                     return served  # type: ignore[no-any-return]
-            self._vectors = VectorIndex(self.store, embedder.identity)
+            self._vectors = VectorIndex(self.store, model)
         return self._vectors
 
     def stored_vectors(self, hits: list[Hit]) -> dict[int, Any]:
-        """The stored vectors of `hits`, by row key; empty when the index has none of the
-        configured model (keyword-only, or no model)."""
-        try:
-            embedder = self._pinned_embedder()
-        except MindexError:
+        """The stored vectors of `hits`, by row key, from the model the index is pinned to
+        (no model is loaded to read them); empty when the index has no vectors."""
+        pinned = self.store.get_meta("embed_model")
+        if pinned is None:
             return {}
-        if embedder is None:
-            return {}
-        vectors = self._vector_index(embedder)
+        vectors = self._vectors_of(pinned)
         found = {hit.seq: vectors.vector(hit.seq) for hit in hits if hit.seq is not None}
         return {seq: vector for seq, vector in found.items() if vector is not None}
 
