@@ -294,7 +294,7 @@ def test_after_the_server_restarts_the_next_call_works(docs_dir: Path, monkeypat
     call after it works (idle connections are tried before use)."""
     from mindex.store import postgres as pgstore
 
-    monkeypatch.setattr(pgstore, "CHECK_IDLE", 1e9)  # at first no connection counts as idle: used, it fails
+    monkeypatch.setattr(pgstore.core, "CHECK_IDLE", 1e9)  # at first no connection counts as idle: used, it fails
     server = pgserver.PgServer()  # a server of its own: this test stops it
     try:
         with Index(server.create("restart"), IndexSettings(workers=1, lock_timeout=1),
@@ -309,7 +309,7 @@ def test_after_the_server_restarts_the_next_call_works(docs_dir: Path, monkeypat
                 ix.search("Retry-After", mode="keyword")
             server._run(["pg_ctl", "-D", str(server.data), "-l", str(server.data / "log"), "-o",
                          f"-p {server.port} -k {server.data} -c listen_addresses=127.0.0.1", "-w", "start"])
-            monkeypatch.setattr(pgstore, "CHECK_IDLE", 0.0)  # now every connection counts as idle (default: 2 s)
+            monkeypatch.setattr(pgstore.core, "CHECK_IDLE", 0.0)  # now every connection counts as idle (default: 2 s)
             assert [h.id for h in ix.search("Retry-After", mode="keyword").hits] == expected
             server._run(["pg_ctl", "-D", str(server.data), "-m", "fast", "-w", "stop"])
             with pytest.raises(StoreError, match="no connection to .* within 5 s .*rerun the command"):
@@ -496,8 +496,8 @@ def test_keyword_shortcuts_change_no_result(tmp_path: Path, pg_url: str, monkeyp
         fast = pages()
         # the shortcut answered some searches alone (only the rarer words' query ran)
         assert any(len(ran) == 1 and ran[0] != match for match, ran in searches)
-        monkeypatch.setattr(pgstore, "COMMON", 0.0)
-        monkeypatch.setattr(pgstore, "RESCORED", 100_000)
+        monkeypatch.setattr(pgstore.chunks, "COMMON", 0.0)
+        monkeypatch.setattr(pgstore.chunks, "RESCORED", 100_000)
         assert pages() == fast and all(fast)
 
 

@@ -25,7 +25,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-from mindex.errors import ConfigError, GrepTimeoutError
+from mindex.errors import ConfigError, GrepTimeoutError, MindexError
 from mindex.models import Changeable
 from mindex.store.base import Store
 
@@ -416,3 +416,37 @@ def _join_chunks(store: Store, found: list[tuple[int, GrepMatch]]) -> list[GrepM
             chunk_of[doc_id, line] = held[at][2] if at >= 0 and held[at][1] >= line else None
     return [match.but(chunk_id=chunk_of[doc_id, match.line], symbol=innermost.get((doc_id, match.line)))
             for doc_id, match in found]
+
+
+def grep_in_child(location: object, pattern: str, options: dict[str, Any]) -> GrepResult:
+    """`mindex grep --json` on the index at `location` (a path or a server URL) in a child
+    process, killed after the time limit."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    timeout = float(options.get("timeout") or TIMEOUT)
+    flags = {"ignore_case": "-i", "smart_case": "-S", "fixed": "-F", "word": "-w", "multiline": "-U"}
+    values = {"source": "--source", "path": "--path", "language": "--language", "before": "-B",
+              "after": "-A", "max_count": "-m", "limit": "-n"}
+    args = [flag for key, flag in flags.items() if options.get(key)]
+    args += [part for key, flag in values.items() if options.get(key) is not None
+             for part in (flag, str(options[key]))]
+    command = [sys.executable, "-m", "mindex", "grep", "--json", "--timeout", str(timeout), *args, "--", pattern]
+    # The index by environment, not argument: a server URL's password stays out of `ps`.
+    env = {**os.environ, "MINDEX_DB": str(location)}
+    try:
+        # The child stops itself at the limit; the kill is for a child that cannot.
+        done = subprocess.run(command, capture_output=True, text=True, timeout=timeout + 10, env=env)
+    except subprocess.TimeoutExpired:
+        raise timed_out(pattern, timeout) from None
+    try:
+        data = json.loads(done.stdout)
+    except ValueError:
+        raise MindexError(f"grep in a child process failed (exit {done.returncode}): "
+                          f"{done.stderr.strip()[-500:] or 'no output'}") from None
+    if "error" in data:
+        error = GrepTimeoutError if data["error"].get("code") == GrepTimeoutError.code else MindexError
+        raise error(data["error"]["message"] + (f"; {data['error']['hint']}" if data["error"].get("hint") else ""))
+    return GrepResult.from_dict(data)

@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from mindex.models import Hit
-from mindex.search import MAX_TERMS
+from mindex.terms import MAX_TERMS
 from mindex.terms import identifier_parts
 
 RRF_K = 60

@@ -18,7 +18,7 @@ from functools import cache, lru_cache
 from typing import TYPE_CHECKING, Any
 
 from mindex.models import Facets, Hit, SearchResult
-from mindex.terms import identifier_parts
+from mindex.terms import MAX_TERMS, identifier_parts
 
 if TYPE_CHECKING:
     from concurrent.futures import ThreadPoolExecutor
@@ -28,10 +28,6 @@ if TYPE_CHECKING:
     from mindex.vectors import VectorIndex
 
 _PHRASE = re.compile(r'"([^"]*)"')
-# Distinct terms a query searches with at most, in the order it names them: a pasted log
-# or a whole file as a query (20,000 distinct words) made one FTS5 OR of every word and
-# ran for minutes; the longest issue text of the dev sets has under 200 distinct words.
-MAX_TERMS = 256
 _WORD = re.compile(r"\w+", re.UNICODE)
 STOPWORDS = frozenset(
     """a an and are as at be but by can do does for from how i if in into is it its me my

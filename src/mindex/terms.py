@@ -15,6 +15,10 @@ import re
 _IDENTIFIER = re.compile(r"[^\W\d_][\w]*", re.UNICODE)
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 _PARTS = re.compile(r"[^\W_]+", re.UNICODE)
+# Distinct terms a query searches with at most, in the order it names them: a pasted log
+# or a whole file as a query (20,000 distinct words) made one FTS5 OR of every word and
+# ran for minutes; the longest issue text of the dev sets has under 200 distinct words.
+MAX_TERMS = 256
 EMBED_FORMAT = "2"  # what `embedding_text` writes; stored vectors of another format are re-made
 
 

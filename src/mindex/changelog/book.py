@@ -1,4 +1,4 @@
-"""`Changelogs`: what the changelog commands and MCP tools call (via `Index.changelog`).
+"""`Changelogs`: what the changelog commands and MCP tools call (via `Index.changelog`; it takes an engine, `mindex.engine.Engine`).
 
 The release files under the index's folder are the truth (`changelog/products/<product>/
 releases/<version>.md`, so `.mindex/changelog` in a project); `ingest` indexes them (a file
@@ -21,7 +21,7 @@ from mindex.errors import ConfigError, NotFoundError
 from mindex.models import Facets, Hit, IndexReport, SearchResult, Source
 
 if TYPE_CHECKING:
-    from mindex.index import Index
+    from mindex.engine import Engine
 
 KIND = "changelog"
 
@@ -64,7 +64,7 @@ def _section(context: str) -> str | None:
 class Changelogs:
     """Release notes of the products a project depends on, kept beside its index."""
 
-    def __init__(self, index: Index) -> None:
+    def __init__(self, index: Engine) -> None:
         self.index = index
         self.folder = index.db_path.parent / KIND
         self._source: Source | None = None

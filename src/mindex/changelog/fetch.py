@@ -48,7 +48,7 @@ from mindex.fetch.http import capped
 
 if TYPE_CHECKING:
     from mindex.config import ChangelogSettings
-    from mindex.index import Index
+    from mindex.engine import Engine
     from mindex.store.sqlite import SQLiteStore
 
 RETRY_STATUS = frozenset({408, 425, 429, 500, 502, 503, 504})
@@ -505,16 +505,17 @@ def _markers(store: SQLiteStore) -> dict[str, Marker]:
     return {p: Marker(n, e) for p, (n, e) in store.fetch_markers().items()}
 
 
-def fetch_products(index: Index, registry: dict[str, Product], names: Iterable[str], since: date | None = None,
+def fetch_products(index: Engine, registry: dict[str, Product], names: Iterable[str], since: date | None = None,
                    progress: Callable[[str], None] | None = None, settings: ChangelogSettings | None = None,
                    ) -> list[FetchResult]:
     """Fetch each product (those named; else every product with release files already, or in
     the project's products file), write new release files, keep the markers. Returns one
     result per product; a failure is reported, not raised."""
+    from mindex.changelog.book import Changelogs
     from mindex.config import ChangelogSettings
 
     names = list(dict.fromkeys(names))
-    book = index.changelog
+    book = Changelogs(index)
     if not names:
         names = sorted(set(book.stored_products()) & set(registry))
         if not names:

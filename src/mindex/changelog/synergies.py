@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, cast
 import yaml
 
 if TYPE_CHECKING:
-    from mindex.index import Index
+    from mindex.engine import Engine
     from mindex.store.sqlite import SQLiteStore
 
 SHIPPED = Path(__file__).with_name("synergies")
@@ -38,7 +38,7 @@ def read_synergy(path: Path) -> dict[str, Any] | str:
             "body": text[end + 4 :].strip(), "file": str(path)}
 
 
-def cache_synergies(index: Index, folder: Path) -> list[str]:
+def cache_synergies(index: Engine, folder: Path) -> list[str]:
     """Replace the cached synergies with the shipped ones and the project's; returns problems."""
     store = cast("SQLiteStore", index.store)
     found: dict[str, dict[str, Any]] = {}
@@ -55,13 +55,13 @@ def cache_synergies(index: Index, folder: Path) -> list[str]:
     return problems
 
 
-def list_synergies(index: Index) -> list[dict[str, Any]]:
+def list_synergies(index: Engine) -> list[dict[str, Any]]:
     store = cast("SQLiteStore", index.store)
     return [{"name": n, "title": t, "products": json.loads(p), "steps": len(json.loads(s))}
             for n, t, p, s, _, _ in store.synergy_rows()]
 
 
-def get_synergy(index: Index, name: str) -> dict[str, Any] | None:
+def get_synergy(index: Engine, name: str) -> dict[str, Any] | None:
     store = cast("SQLiteStore", index.store)
     rows = store.synergy_rows(name)
     if not rows:

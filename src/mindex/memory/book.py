@@ -1,4 +1,4 @@
-"""`Memory`: what the memory and knowledge commands and MCP tools call (via `Index.memory`).
+"""`Memory`: what the memory and knowledge commands and MCP tools call (via `Index.memory`; it takes an engine, `mindex.engine.Engine`).
 
 The files under the index's folder are the truth (`memory/`, `knowledge/` beside
 `index.db`, so `.mindex/memory` in a project); every method that writes changes a file
@@ -18,12 +18,12 @@ from typing import TYPE_CHECKING, Any
 from mindex.config import STATE_DIR, STATE_GITIGNORE
 from mindex.errors import IndexLockedError, MemoryInputError, MindexError, NotFoundError
 from mindex.memory import journal
-from mindex.memory.graph import Graph, derive
+from mindex.memory.graph import Graph
 from mindex.memory.knowledge import KNOWLEDGE_TYPES, Entity, area_of, render, slug
 from mindex.models import Chunk, Facets, Hit, IndexReport, SearchResult, Source
 
 if TYPE_CHECKING:
-    from mindex.index import Index
+    from mindex.engine import Engine
 
 MEMORY, KNOWLEDGE = "memory", "knowledge"
 MAX_ENTRY_CHARS = 200_000
@@ -91,7 +91,7 @@ def entry_of(hit: Hit) -> dict[str, Any]:
 class Memory:
     """Agent memory and knowledge of one index."""
 
-    def __init__(self, index: Index) -> None:
+    def __init__(self, index: Engine) -> None:
         self.index = index
         self.folder = index.db_path.parent
         self.memory_dir = self.folder / "memory"
@@ -147,10 +147,9 @@ class Memory:
 
     def rebuild_graph(self) -> None:
         """Derive the knowledge graph's tables from the indexed knowledge files."""
-        records = [(path, meta["entity"]) for _, path, meta in self.index.store.document_metadata(KNOWLEDGE)
-                   if "entity" in meta]
-        entities, relations = derive(records, self.settings.areas)
-        self.index.store.replace_graph(entities, relations)
+        from mindex.sources.knowledge import rebuild_graph
+
+        rebuild_graph(self.index.store, self.settings.areas)
 
     # -- the journal -----------------------------------------------------------------------
 

@@ -4,13 +4,27 @@ metadata, from which the index derives the knowledge graph's tables."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Protocol
+
 from mindex.chunk import CONTEXT_SEPARATOR, chunk_hash, split_text
+from mindex.memory.graph import derive
 from mindex.memory.knowledge import Entity, parse
 from mindex.models import Chunk, Document, Source, SkippedFile
 from mindex.sources.docs import LoadResult, LoadTask, decode, read_changed
 from mindex.sources.memory import piece_id
 from mindex.sources.walk import FileEntry, walk_files
 from mindex.terms import search_terms
+
+if TYPE_CHECKING:
+    from mindex.config import MemorySettings
+    from mindex.store.base import Store
+
+
+class _Engine(Protocol):
+    """What the after-index hook reads of the engine that calls it."""
+
+    store: Store
+    memory_settings: MemorySettings
 
 
 def entity_record(entity: Entity) -> dict[str, object]:
@@ -53,3 +67,15 @@ def load(task: LoadTask) -> LoadResult:
 def discover(source: Source) -> tuple[list[FileEntry], list[SkippedFile]]:
     """The entity files (`*.md`) under the knowledge folder, at any depth."""
     return walk_files(source.root, [".md"], None, None)
+
+
+def rebuild_graph(store: Store, areas: dict[str, list[str]]) -> None:
+    """Derive the knowledge graph's tables from the indexed knowledge files' entity records."""
+    records = [(path, meta["entity"]) for _, path, meta in store.document_metadata("knowledge") if "entity" in meta]
+    entities, relations = derive(records, areas)
+    store.replace_graph(entities, relations)
+
+
+def after_index(engine: _Engine) -> None:
+    """After a knowledge source is indexed: its graph follows its files."""
+    rebuild_graph(engine.store, engine.memory_settings.areas)

@@ -1,0 +1,315 @@
+"""Sources, documents and their chunks: writing a batch, keyword search (FTS5, BM25),
+filters and fetching a chunk."""
+
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from collections.abc import Callable, Sequence
+
+from mindex.errors import (
+    NotFoundError,
+    SourceExistsError,
+)
+from mindex.models import Chunk, Document, Facets, Hit, SkippedFile, Source, SourceStats
+from mindex.store.base import (
+    pack,
+)
+from mindex.store.sqlite.code import CodeTables, _in_file
+from mindex.store.sqlite.core import _trigrams_built
+from mindex.store.sqlite.queries import _BATCH_CHUNK_TEXT, _CHUNK_JOINS, _filters, _hit, facet_rows
+
+
+# BM25 column weights for (title, context, text, terms): a word in a heading or breadcrumb
+# says more about what a chunk is about than the same word in its body; terms are the words
+# inside the body's camelCase names.
+BM25_WEIGHTS = (8.0, 4.0, 1.0, 1.0)
+
+
+
+class ChunkTables(CodeTables):
+    """Sources, documents, chunks and keyword search."""
+
+    def add_source(self, source: Source) -> Source:
+        """Register a source; its name and root must both be new.
+
+        Raises:
+            SourceExistsError: a source with that name or root exists.
+        """
+        options = json.dumps({"include": list(source.include), "exclude": list(source.exclude)})
+        with self.transaction() as db:
+            clash = db.execute(
+                "SELECT name FROM sources WHERE name = ? OR (root = ? AND kind = ?)",
+                (source.name, source.root, source.kind),
+            ).fetchone()
+            if clash:
+                raise SourceExistsError(
+                    f"a source {clash[0]!r} already covers that; "
+                    f"see `mindex sources`, or `mindex remove {clash[0]}` first"
+                )
+            cursor = db.execute(
+                "INSERT INTO sources (name, kind, root, options, created_at) VALUES (?, ?, ?, ?, ?)",
+                (source.name, source.kind, source.root, options, time.time()),
+            )
+        return Source(source.name, source.kind, source.root, source.include, source.exclude, cursor.lastrowid)
+
+    def remove_source(self, source_id: int) -> None:
+        """Delete a source with its documents, chunks and FTS rows."""
+        with self.transaction() as db:
+            for table in self._DOCUMENT_TABLES:
+                db.execute(
+                    f"DELETE FROM {table} WHERE document_id IN (SELECT id FROM documents WHERE source_id = ?)",
+                    (source_id,),
+                )
+            db.execute("DELETE FROM documents WHERE source_id = ?", (source_id,))
+            db.execute("DELETE FROM sources WHERE id = ?", (source_id,))
+
+    def list_sources(self) -> list[SourceStats]:
+        """Every source with its document and chunk counts, in registration order."""
+        rows = self.conn.execute(
+            """
+            SELECT s.id, s.name, s.kind, s.root, s.options, s.indexed_at,
+                   (SELECT count(*) FROM documents d WHERE d.source_id = s.id),
+                   (SELECT count(*) FROM chunks c JOIN documents d ON d.id = c.document_id
+                     WHERE d.source_id = s.id)
+            FROM sources s ORDER BY s.id
+            """
+        ).fetchall()
+        out = []
+        for sid, name, kind, root, options, indexed_at, docs, chunks in rows:
+            opts = json.loads(options)
+            source = Source(
+                name, kind, root, tuple(opts.get("include", ())), tuple(opts.get("exclude", ())),
+                sid, indexed_at,
+            )
+            out.append(SourceStats(source, docs, chunks))
+        return out
+
+    def skipped_markers(self, source_id: int) -> dict[str, tuple[int, int, str]]:
+        """Map each file the last run skipped for its bytes to (size, mtime_ns, reason)."""
+        rows = self.conn.execute(
+            "SELECT path, size, mtime_ns, reason FROM skipped_files WHERE source_id = ? AND size IS NOT NULL",
+            (source_id,),
+        )
+        return {path: (size, mtime, reason) for path, size, mtime, reason in rows}
+
+    def document_markers(self, source_id: int) -> dict[str, tuple[int, int, str]]:
+        """Map each stored path of a source to (size, mtime_ns, content_hash)."""
+        rows = self.conn.execute(
+            "SELECT path, size, mtime_ns, content_hash FROM documents WHERE source_id = ?",
+            (source_id,),
+        )
+        return {path: (size, mtime, digest) for path, size, mtime, digest in rows}
+
+    def write_batch(
+        self,
+        source_id: int,
+        upserts: Sequence[Document] = (),
+        touches: Sequence[tuple[str, int, int]] = (),
+        deletes: Sequence[str] = (),
+    ) -> None:
+        """Replace whole documents, refresh markers of unchanged ones, drop deleted ones.
+
+        One transaction: after a crash either all of the batch is there or none of it.
+        """
+        now = time.time()
+        with self.transaction() as db:
+            for path in (*deletes, *(doc.path for doc in upserts)):
+                self._delete_document(db, source_id, path)
+            db.executemany(
+                "UPDATE documents SET size = ?, mtime_ns = ? WHERE source_id = ? AND path = ?",
+                [(size, mtime, source_id, path) for path, size, mtime in touches],
+            )
+            # Every delete is done: the chunks inserted below get sequence numbers above this.
+            (last_seq,) = db.execute("SELECT coalesce(max(seq), 0) FROM chunks").fetchone()
+            trigrams = _trigrams_built(db)  # else the first grep indexes every text at once
+            for doc in upserts:
+                cursor = db.execute(
+                    """INSERT INTO documents (source_id, path, kind, title, size, mtime_ns,
+                       content_hash, metadata, indexed_at, language) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+                    (source_id, doc.path, doc.kind, doc.title, doc.size, doc.mtime_ns,
+                     doc.content_hash, json.dumps(doc.metadata, ensure_ascii=False), now,
+                     doc.metadata.get("language") if doc.kind == "code" else None),
+                )
+                doc_id = cursor.lastrowid
+                assert doc_id is not None
+                lines = doc.text.split("\n") if doc.text is not None else None
+                self._insert_chunks(db, doc_id, doc.chunks, last_seq, lines=lines, given=self._file_lines.given)
+                self._insert_symbols(db, doc_id, doc.symbols, doc.packed_symbols)
+                self._insert_refs(db, doc_id, doc.refs, doc.packed_refs)
+                if doc.text is not None and lines is not None:
+                    packed = doc.packed if doc.packed is not None else pack(doc.text)
+                    db.execute("INSERT INTO code_text (document_id, packed) VALUES (?, ?)", (doc_id, packed))
+                    if trigrams:
+                        db.execute("INSERT INTO code_trigrams (rowid, text) VALUES (?, ?)", (doc_id, doc.text))
+            try:
+                db.execute(f"""INSERT INTO chunks_fts (rowid, title, context, text, terms)
+                               SELECT seq, title, context, {_BATCH_CHUNK_TEXT}, terms FROM chunks c WHERE seq > ?""",
+                           (last_seq,))
+            finally:
+                self._file_lines.given.clear()
+
+    @staticmethod
+    def _insert_chunks(db: sqlite3.Connection, doc_id: int, chunks: Sequence[Chunk], last_seq: int,
+                       first: int | None = None, lines: list[str] | None = None,
+                       given: dict[str, str] | None = None) -> None:
+        """Insert a document's chunks (numbered from `first` when given, else by their own
+        ordinals) and the facet rows of those that have facets; `last_seq` is the highest seq
+        before the batch. With the lines of the code file stored beside them, a chunk that is
+        exactly some of those lines stores '' (read back through mindex_lines), and its text
+        goes in `given` by chunk id. The full-text rows are the caller's: one INSERT ... SELECT
+        a batch."""
+        stored = [c.text for c in chunks]
+        if lines is not None:
+            for n, c in enumerate(chunks):
+                if _in_file(c.text, lines, c.start_line, c.end_line):
+                    stored[n] = ""
+                    if given is not None:
+                        given[c.id] = c.text
+        db.executemany(
+            """INSERT INTO chunks (id, document_id, ordinal, title, context, text, hash,
+               start_line, end_line, page, symbol_kind, terms, at, facets)
+               VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+            [(c.id, doc_id, c.ordinal if first is None else first + n, c.title, c.context, stored[n], c.hash,
+              c.start_line, c.end_line, c.page, c.symbol_kind, c.terms, c.at,
+              json.dumps(c.facets, ensure_ascii=False) if c.facets is not None else None)
+             for n, c in enumerate(chunks)])
+        faceted = {c.id: c.facets for c in chunks if c.facets}
+        if faceted:
+            # `+document_id`: the rows after `last_seq` are this batch, found through the key;
+            # SQLite would rather walk the document's index, every chunk of a large journal.
+            seqs = db.execute("SELECT id, seq FROM chunks WHERE seq > ? AND +document_id = ?",
+                              (last_seq, doc_id)).fetchall()
+            db.executemany("INSERT OR IGNORE INTO chunk_facets (name, value, seq) VALUES (?, ?, ?)",
+                           [(name, value, seq) for cid, seq in seqs if cid in faceted
+                            for name, value in facet_rows(faceted[cid])])
+
+    def append_chunks(self, source_id: int, path: str, before: tuple[int, int], after: tuple[int, int],
+                      place: Callable[[int], tuple[Sequence[Chunk], int]]) -> bool:
+        """Add chunks at the end of a document whose file only grew (a memory save), at the
+        cost of the chunks alone: `place(lines before)` gives them (their lines follow the
+        document's recorded line count) and the new count. The markers go from `before` (size,
+        mtime) to `after`, the content hash to '' (not read: the next run reads the file only
+        if its size or time changes). Returns False, writing nothing, when the stored markers
+        are not `before` or no line count is recorded (index the file whole)."""
+        with self.transaction() as db:
+            row = db.execute("SELECT id, size, mtime_ns, metadata FROM documents WHERE source_id = ? AND path = ?",
+                             (source_id, path)).fetchone()
+            if row is None or (row[1], row[2]) != before:
+                return False
+            doc_id, metadata = row[0], json.loads(row[3] or "{}")
+            if not isinstance(metadata.get("lines"), int):
+                return False
+            chunks, lines = place(metadata["lines"])
+            (last_seq,) = db.execute("SELECT coalesce(max(seq), 0) FROM chunks").fetchone()
+            (ordinal,) = db.execute("SELECT coalesce(max(ordinal) + 1, 0) FROM chunks WHERE document_id = ?",
+                                    (doc_id,)).fetchone()
+            self._insert_chunks(db, doc_id, chunks, last_seq, ordinal)
+            db.execute(f"""INSERT INTO chunks_fts (rowid, title, context, text, terms)
+                           SELECT seq, title, context, {self._CHUNK_TEXT}, terms FROM chunks c WHERE seq > ?""",
+                       (last_seq,))
+            db.execute("UPDATE documents SET size = ?, mtime_ns = ?, content_hash = '', indexed_at = ?, metadata = ? "
+                       "WHERE id = ?", (*after, time.time(), json.dumps({**metadata, "lines": lines}), doc_id))
+        return True
+
+    def forget_markers(self, source_id: int) -> None:
+        """Make every document of a source look changed, so the next run reads and parses
+        each file again (and replaces its rows one transaction at a time)."""
+        with self.transaction() as db:
+            db.execute("UPDATE documents SET size = -1, content_hash = '' WHERE source_id = ?", (source_id,))
+
+    def _delete_document(self, db: sqlite3.Connection, source_id: int, path: str) -> None:
+        row = db.execute(
+            "SELECT id FROM documents WHERE source_id = ? AND path = ?", (source_id, path)
+        ).fetchone()
+        if row:
+            for table in self._DOCUMENT_TABLES:  # chunks first (see _DOCUMENT_TABLES)
+                if table in ("ref_names", "symbol_names"):
+                    self._delete_names(db, row[0], table)
+                else:
+                    db.execute(f"DELETE FROM {table} WHERE document_id = ?", (row[0],))
+            db.execute("DELETE FROM documents WHERE id = ?", (row[0],))
+
+    def finish_run(self, source_id: int, skipped: Sequence[SkippedFile]) -> None:
+        """Record a complete run: its skipped files and the time it ended."""
+        with self.transaction() as db:
+            db.execute("DELETE FROM skipped_files WHERE source_id = ?", (source_id,))
+            db.executemany(
+                "INSERT OR REPLACE INTO skipped_files (source_id, path, reason, size, mtime_ns) VALUES (?, ?, ?, ?, ?)",
+                [(source_id, s.path, s.reason, s.size, s.mtime_ns) for s in skipped],
+            )
+            db.execute("UPDATE sources SET indexed_at = ? WHERE id = ?", (time.time(), source_id))
+
+    def filtered_seqs(self, source: str | None, kind: str | None, path: str | None,
+                      language: str | None = None, symbol_kind: str | None = None,
+                      facets: Facets | None = None) -> list[int]:
+        """Chunk seqs passing the filters (for filtering before vector top-k)."""
+        where, params = _filters(source, kind, path, language, symbol_kind, facets, self._PACKED,
+                                 every_chunk=True)
+        where.append("1")
+        return [row[0] for row in self.conn.execute(
+            f"""SELECT c.seq FROM chunks c {_CHUNK_JOINS} WHERE {' AND '.join(where)}""", params
+        )]
+
+    def hits_by_seq(self, seqs: Sequence[int]) -> dict[int, Hit]:
+        """Hits (score 0, no snippet) for chunk seqs, keyed by seq."""
+        sql = f"SELECT c.seq, {self._HIT_COLUMNS} FROM chunks c {_CHUNK_JOINS} WHERE c.seq IN ({{}})"
+        return {row[0]: _hit(row[1:], 0.0, "") for row in self._select_in(sql, (), seqs)}
+
+    def keyword_search(
+        self,
+        match: str,
+        limit: int,
+        offset: int = 0,
+        source: str | None = None,
+        kind: str | None = None,
+        path: str | None = None,
+        language: str | None = None,
+        symbol_kind: str | None = None,
+        facets: Facets | None = None,
+    ) -> list[Hit]:
+        """Run an FTS5 MATCH expression, best BM25 first, with optional filters.
+
+        Two steps: rank the matching rowids (joining the chunk tables only when a filter
+        needs them), then read the page's rows by rowid. Asked in one query, SQLite would
+        build every match's row and snippet before sorting: on a 100k-chunk index that was
+        most of a search's time. Hits come without snippets (search writes them for the page).
+        """
+        where, params = _filters(source, kind, path, language, symbol_kind, facets, self._PACKED)
+        weights = ", ".join(str(w) for w in BM25_WEIGHTS)
+        joins = f"JOIN chunks c ON c.seq = chunks_fts.rowid {_CHUNK_JOINS}" if where else ""
+        ranked = self.conn.execute(
+            f"""SELECT chunks_fts.rowid, -bm25(chunks_fts, {weights}) FROM chunks_fts {joins}
+                WHERE {' AND '.join(["chunks_fts MATCH ?", *where])}
+                ORDER BY bm25(chunks_fts, {weights}), chunks_fts.rowid LIMIT ? OFFSET ?""",
+            (match, *params, limit, offset)).fetchall()
+        if not ranked:
+            return []
+        found = self.hits_by_seq([seq for seq, _ in ranked])
+        return [found[seq].but(score=score) for seq, score in ranked if seq in found]
+
+    def get_chunk(self, chunk_id: str) -> Hit:
+        """Fetch a chunk by id, or by a unique prefix of at least 6 characters.
+
+        Raises:
+            NotFoundError: no chunk (or more than one) matches.
+        """
+        base = f"SELECT {self._HIT_COLUMNS} FROM chunks c {_CHUNK_JOINS}"
+        rows = self.conn.execute(base + " WHERE c.id = ?", (chunk_id,)).fetchall()
+        if not rows and len(chunk_id) >= 6:
+            rows = self.conn.execute(
+                base + " WHERE c.id >= ? AND c.id < ? LIMIT 2", (chunk_id, chunk_id + "\U0010ffff")
+            ).fetchall()
+        if not rows and len(chunk_id) < 6:
+            raise NotFoundError(
+                f"chunk id {chunk_id!r} is too short: an id prefix needs 6 or more characters; "
+                "copy an id from `mindex search --json`"
+            )
+        if len(rows) != 1:
+            what = "matches several chunks" if rows else "matches no chunk"
+            raise NotFoundError(
+                f"chunk id {chunk_id!r} {what}; copy an id from `mindex search --json`"
+            )
+        return _hit(rows[0], score=0.0, snippet="")

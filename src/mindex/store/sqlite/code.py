@@ -1,0 +1,253 @@
+"""The code graph's tables (definitions and references, packed per document) and the
+code files' stored texts that grep reads."""
+
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from collections.abc import Iterator, Sequence
+
+from mindex.errors import (
+    IndexLockedError,
+    ReadOnlyIndexError,
+    StoreError,
+)
+from mindex.models import ReferenceRow, SymbolRow
+from mindex.store.base import (
+    ChunkSpan,
+    inflate,
+    pack_refs,
+    pack_symbols,
+    ref_fields,
+    short_name,
+    unpack_symbols,
+)
+from mindex.store.sqlite.core import SQLiteCore, _trigrams_built, log
+from mindex.store.sqlite.functions import _ASCII_LOWER, _cut
+from mindex.store.sqlite.queries import _CHUNK_SYMBOL, _filters
+
+
+def _symbol_id(doc_id: int, n: int) -> int:
+    """A definition's id on SQLite: its document's number and its place in the document's
+    packed row (internal: the graph tells definitions apart by it; never shown)."""
+    return doc_id << 32 | n
+def _nocase(text: str) -> str:
+    """`text` as NOCASE compares it (ASCII letters lower-cased)."""
+    return text.translate(_ASCII_LOWER)
+def _in_file(text: str, lines: list[str], first: int | None, last: int | None) -> bool:
+    """True when a chunk's text is exactly lines first..last of its file (stored as '')."""
+    return bool(text) and first is not None and last is not None and _cut(lines, first, last) == text
+
+
+
+class CodeTables(SQLiteCore):
+    """Definitions, references and code texts."""
+
+    def code_files_without_text(self) -> int:
+        """Code documents whose text is not stored (an upgrade emptied it until the next run)."""
+        (missing,) = self.conn.execute(
+            "SELECT count(*) FROM documents d WHERE d.kind = 'code' "
+            "AND NOT EXISTS (SELECT 1 FROM code_text t WHERE t.document_id = d.id)").fetchone()
+        return int(missing)
+
+    @staticmethod
+    def _insert_refs(db: sqlite3.Connection, doc_id: int, refs: Sequence[ReferenceRow],
+                     packed: bytes | None = None) -> None:
+        """A new document's references, (kind, name, qualifier, alias, line, scope) each, in its
+        order: one packed row (`packed` when a worker packed them), and a ref_names row per
+        name it calls."""
+        if not refs:
+            return
+        db.execute("INSERT INTO refs (document_id, packed) VALUES (?, ?)", (doc_id, packed or pack_refs(refs)))
+        db.executemany("INSERT OR IGNORE INTO ref_names (name, document_id) VALUES (?, ?)",
+                       [(name, doc_id) for name in {ref[1] for ref in refs}])
+
+    @staticmethod
+    def _insert_symbols(db: sqlite3.Connection, doc_id: int, symbols: Sequence[SymbolRow],
+                        packed: bytes | None = None) -> None:
+        """A new document's definitions, (name, kind, start, end, signature, exported) each, in
+        its order: one packed row (`packed` when a worker packed them), and a symbol_names
+        row per short name it defines."""
+        if not symbols:
+            return
+        db.execute("INSERT INTO symbols (document_id, packed) VALUES (?, ?)",
+                   (doc_id, packed or pack_symbols(symbols)))
+        # of names that differ only in case, the first in code point order is kept
+        db.executemany("INSERT OR IGNORE INTO symbol_names (short, document_id) VALUES (?, ?)",
+                       [(short, doc_id) for short in sorted({short_name(symbol[0]) for symbol in symbols})])
+
+    @staticmethod
+    def _delete_names(db: sqlite3.Connection, doc_id: int, table: str) -> None:
+        """Delete a document's rows of `table` (ref_names or symbol_names) by their key, the
+        names its packed references or definitions hold (neither has an index by document:
+        that would double its size)."""
+        packed_in, column = ("refs", "name") if table == "ref_names" else ("symbols", "short")
+        row = db.execute(f"SELECT packed FROM {packed_in} WHERE document_id = ?", (doc_id,)).fetchone()
+        if row is None:
+            return
+        try:
+            if packed_in == "refs":
+                strings, columns = ref_fields(row[0])
+                names = {strings[n] for n in set(columns[1])}
+            else:
+                names = {short_name(symbol[0]) for symbol in unpack_symbols(row[0])}
+        except StoreError:  # a damaged row: find its names the slow way, and the file heals
+            db.execute(f"DELETE FROM {table} WHERE document_id = ?", (doc_id,))
+            return
+        db.executemany(f"DELETE FROM {table} WHERE {column} = ? AND document_id = ?",
+                       [(name, doc_id) for name in names])
+
+    def code_texts(
+        self, match: str | None, source: str | None = None, path: str | None = None,
+        language: str | None = None,
+    ) -> Iterator[tuple[int, str, str, str | None, str]]:
+        """(document id, source, path, language, text) of stored code files, by source and
+        path; with `match`, only files whose trigram index entry matches that FTS5 query."""
+        where, params = _filters(source, None, path, language)
+        if match is not None and self.trigram_index_ready():  # else every file: none is in the index
+            where.append("d.id IN (SELECT rowid FROM code_trigrams WHERE code_trigrams MATCH ?)")
+            params.append(match)
+        where.append("1")
+        # Order the small rows first, then read each text by key: sorting rows that carry
+        # whole files would copy every text through SQLite's sorter.
+        files = self.conn.execute(
+            f"""SELECT d.id, s.name, d.path, d.language, d.content_hash FROM documents d
+                JOIN sources s ON s.id = d.source_id
+                WHERE d.kind = 'code' AND {' AND '.join(where)} ORDER BY s.name, d.path""",
+            params,
+        ).fetchall()
+        read = self.conn.execute
+        for doc_id, name, rel, lang, digest in files:
+            text = self._texts.get((doc_id, digest))
+            if text is None:
+                row = read("SELECT packed FROM code_text WHERE document_id = ?", (doc_id,)).fetchone()
+                if row is None:
+                    continue
+                text = self._texts.put((doc_id, digest), inflate(row[0]))
+            yield doc_id, name, rel, lang, text
+
+    def trigram_index_ready(self) -> bool:
+        """True when grep's trigram index holds every code text, building it first when it
+        was never built (schema v14: the first grep builds it). A read-only index without it
+        answers False: grep then reads every file."""
+        if _trigrams_built(self.conn):
+            return True
+        if self.read_only:
+            return False
+        started = time.perf_counter()
+        try:
+            self.lock.acquire(timeout=0)  # a writer at work: this grep reads every file, a later one builds
+        except IndexLockedError:
+            return False
+        try:  # the transaction below re-enters the lock held here
+            with self.transaction() as db:
+                if not _trigrams_built(db):  # another process may have built it meanwhile
+                    db.execute("INSERT INTO code_trigrams (rowid, text) SELECT document_id, mindex_inflate(packed) "
+                               "FROM code_text")
+                    db.execute("INSERT OR REPLACE INTO schema_meta VALUES ('trigrams', 'ready')")
+        except ReadOnlyIndexError:
+            return False
+        finally:
+            self.lock.release()
+        log.info("grep: trigram index built in %.1f s", time.perf_counter() - started)
+        return True
+
+    def chunk_spans(self, document_ids: Sequence[int]) -> dict[int, list[ChunkSpan]]:
+        """Per document, its chunks' (start line, end line, id, symbol) in line order."""
+        spans: dict[int, list[ChunkSpan]] = {}
+        rows = self._select_in(
+            f"SELECT document_id, start_line, end_line, id, {_CHUNK_SYMBOL} FROM chunks c WHERE document_id IN ({{}})",
+            (), document_ids)
+        for doc_id, start, end, cid, symbol in sorted(rows, key=lambda r: (r[0], r[1] or 0)):
+            if start is not None:
+                spans.setdefault(doc_id, []).append((start, end, cid, symbol))
+        return spans
+
+    def symbol_spans(self, document_ids: Sequence[int]) -> dict[int, list[tuple[int, int, str]]]:
+        """Per document, its definitions' (start line, end line, qualified name)."""
+        return {doc_id: [(start, end, name) for name, _, start, end, _, _ in symbols]
+                for doc_id, symbols in self._symbols_of(document_ids).items()}
+
+    def _symbols_of(self, document_ids: Sequence[int]) -> dict[int, list[SymbolRow]]:
+        """Per document that has any, its definitions in their order (decoded rows kept)."""
+        rows = self._select_in("SELECT document_id, packed FROM symbols WHERE document_id IN ({})", (), document_ids)
+        return {doc_id: self._unpacked_symbols(packed) for doc_id, packed in rows}
+
+    def code_files(self) -> list[tuple[int, str, str, str | None]]:
+        """(document id, source, path, language) of every code file."""
+        return self.conn.execute(
+            """SELECT d.id, s.name, d.path, d.language FROM documents d JOIN sources s ON s.id = d.source_id
+               WHERE d.kind = 'code' ORDER BY s.name, d.path""").fetchall()
+
+    def symbol_rows(self, column: str, value: str | int) -> list[tuple[int, int, str, str, int, int, str, int]]:
+        """Symbols where `column` (name, short, document_id, or short_like / short_nocase
+        for LIKE and case-insensitive matches) has `value`: (id, document id, name, kind,
+        start, end, signature, exported), by document and first line. An id is the document's
+        number and the definition's place in it, the same for the same index contents."""
+        # symbol_names (schema v18) knows which documents define a short name, without case;
+        # their packed definitions are then compared exactly.
+        wanted: dict[int, set[str]] = {}  # short_like: per document, the matching names as NOCASE sees them
+        if column == "document_id":
+            documents = [int(value)]
+        elif column == "short_like":
+            for short, doc_id in self.conn.execute(
+                    "SELECT short, document_id FROM symbol_names WHERE short LIKE ? ESCAPE '\\'", (value,)):
+                wanted.setdefault(doc_id, set()).add(_nocase(short))
+            documents = sorted(wanted)
+        else:
+            key = short_name(str(value)) if column == "name" else str(value)
+            documents = [doc_id for (doc_id,) in self.conn.execute(
+                "SELECT document_id FROM symbol_names WHERE short = ?", (key,))]
+        out: list[tuple[int, int, str, str, int, int, str, int]] = []
+        for doc_id, symbols in sorted(self._symbols_of(documents).items()):
+            if column == "document_id":
+                chosen: Sequence[int] = range(len(symbols))
+            elif column == "name":
+                chosen = [n for n, symbol in enumerate(symbols) if symbol[0] == value]
+            elif column == "short":
+                chosen = [n for n, symbol in enumerate(symbols) if short_name(symbol[0]) == value]
+            else:  # without case: str.lower() rejects most names cheaply, NOCASE's own folding decides
+                spellings = wanted.get(doc_id) or {_nocase(str(value))}
+                lowered = {spelling.lower() for spelling in spellings}
+                chosen = [n for n, symbol in enumerate(symbols)
+                          if (short := short_name(symbol[0])).lower() in lowered and _nocase(short) in spellings]
+            rows = [(_symbol_id(doc_id, n), doc_id, *symbols[n][:5], int(symbols[n][5])) for n in chosen]
+            rows.sort(key=lambda row: row[4])  # by first line; a line's definitions in their order
+            out += rows
+        return out
+
+    def symbol_shorts(self) -> list[str]:
+        """Every distinct short symbol name, one spelling of those that differ only in the case
+        of ASCII letters (for fuzzy lookups, which ignore case)."""
+        return [row[0] for row in self.conn.execute("SELECT DISTINCT short FROM symbol_names")]
+
+    def ref_rows(self, column: str, value: str | int,
+                 kind: str | None = None) -> list[tuple[int, str, str, str, str, int, str]]:
+        """References where `column` (name or document_id) has `value`, optionally of one kind:
+        (document id, kind, name, qualifier, alias, line, scope), by document, line and order."""
+        if column == "document_id":
+            documents = [int(value)]
+        elif column == "name":
+            documents = [d for (d,) in self.conn.execute("SELECT document_id FROM ref_names WHERE name = ?", (value,))]
+        else:
+            raise ValueError(f"references are looked up by name or document_id, not {column!r}")
+        out: list[tuple[int, str, str, str, str, int, str]] = []
+        for start in range(0, len(documents), 500):
+            part = documents[start:start + 500]
+            for doc_id, packed in self.conn.execute(
+                    f"SELECT document_id, packed FROM refs WHERE document_id IN ({','.join('?' * len(part))}) "
+                    "ORDER BY document_id", part):
+                strings, (kinds, names, qualifiers, aliases, scopes, lines) = self._ref_fields(packed)
+                if column == "name":  # compare numbers, and build only the references to the name
+                    wanted = strings.index(str(value)) if value in strings else -1
+                    chosen = [n for n, name in enumerate(names) if name == wanted]
+                else:
+                    chosen = list(range(len(names)))
+                if kind is not None:
+                    wanted = strings.index(kind) if kind in strings else -1
+                    chosen = [n for n in chosen if kinds[n] == wanted]
+                chosen.sort(key=lines.__getitem__)  # stable: a line's references in their order
+                out.extend((doc_id, strings[kinds[n]], strings[names[n]], strings[qualifiers[n]], strings[aliases[n]],
+                            lines[n], strings[scopes[n]]) for n in chosen)
+        return out
