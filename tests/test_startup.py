@@ -27,7 +27,7 @@ except SystemExit as done:
     code = done.code or 0
 heavy = {"numpy", "pydantic", "pydantic_settings", "httpx", "onnxruntime", "tokenizers", "tree_sitter",
          "rich", "yaml", "html_to_markdown", "mcp", "watchfiles", "pathspec"}
-commands = {"agentcmd", "changelogcmd", "codecmd", "evalcmd", "memorycmd", "setup", "render"}
+commands = {"agentcmd", "changelogcmd", "codecmd", "evalcmd", "memorycmd", "setup", "render", "workflowcmd", "opscli"}
 serve = {m.rpartition(".")[2] for m in sys.modules if m.startswith("mindex.serve.")} & commands
 sys.stderr.write("\\nLOADED " + json.dumps([code, sorted({m.split(".")[0] for m in sys.modules} & heavy), sorted(serve)]) + "\\n")
 """

@@ -14,7 +14,7 @@ from mindex.serve.words import Places, count, impact_verb
 from mindex.modes import DEFAULT_MIN_CONFIDENCE
 
 if TYPE_CHECKING:
-    from mindex.graph import Calls, SymbolRef
+    from mindex.graph_types import Calls, SymbolRef
     from mindex.grep import GrepMatch
 
 NO_MATCH = 3  # the "not found" exit code

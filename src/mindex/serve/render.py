@@ -19,6 +19,7 @@ if TYPE_CHECKING:
 
     from mindex.evaluate import RunReport
     from mindex.grep import GrepResult
+    from mindex.ops.sources import Listing
 
 _BOLD = re.compile(r"\*\*(.+?)\*\*", re.DOTALL)
 
@@ -107,6 +108,36 @@ def sources_markdown(sources: list[SourceStats]) -> str:
         for s in sources
     )
     return "\n".join(rows)
+
+
+def listing_markdown(listing: Listing, budget_tokens: int) -> str:
+    """The sources table for agents, then each source's files while the budget lasts."""
+    text = sources_markdown(listing.sources)
+    if listing.files is None:
+        return text
+    lines, used, left = [text], len(text) // 4, 0
+    for name, files in listing.files.items():
+        lines.append(f"\n{name}: {count(len(files), 'file')}")
+        for f in files:
+            line = f"- {f.path} ({', '.join([*([f.language] if f.language else []), count(f.chunks, 'chunk')])})"
+            if used + len(line) // 4 > budget_tokens:
+                left += 1
+                continue
+            used += len(line) // 4 + 1
+            lines.append(line)
+    if left:
+        lines.append(f"\n… {count(left, 'more file')} over the token budget; name one source with `source`")
+    return "\n".join(lines)
+
+
+def print_listing(console: Console, listing: Listing) -> None:
+    """The sources table, then each source's files (path, language, chunks)."""
+    print_sources(console, listing.sources)
+    for name, files in (listing.files or {}).items():
+        console.print(f"\n[bold]{escape(name)}[/]: {count(len(files), 'file')}")
+        for f in files:
+            about = ", ".join([*([f.language] if f.language else []), count(f.chunks, "chunk")])
+            console.print(f"  {escape(f.path)}  [dim]({about})[/]", highlight=False)
 
 
 def _explain_part(name: str, value: Any) -> str:

@@ -51,3 +51,10 @@ class Places:
     def source(self, source: str) -> str:
         """The source's name where it tells something (more than one source), else ''."""
         return source if len(self.roots) > 1 else ""
+
+
+def local_time(t: float) -> str:
+    """An epoch time as the user's local date and minute, e.g. 2026-11-26 17:45."""
+    import time
+
+    return time.strftime("%Y-%m-%d %H:%M", time.localtime(t))

@@ -26,10 +26,16 @@ RESCORED = 1000
 # Words in this share of all chunks or more are "common": an OR query looks at the chunks
 # holding a rarer word first (exact; see keyword_search). 0 turns it off.
 COMMON = 0.1
+
+
 def _words(text: str) -> str:
     """Words as the index splits them (every non-alphanumeric character separates)."""
     return " ".join(re.findall(r"[^\W_]+", text))
+
+
 _TOKEN = re.compile(r'\s*(?:"((?:[^"]|"")*)"(\*)?|(\()|(\))|(AND|OR|NOT)\b)')
+
+
 def _tokens(match: str) -> Iterator[tuple[str | None, bool, str | None]]:
     """The parts of one of our FTS5 expressions, in order: (quoted text unescaped, its `*`,
     None) for a quoted word, phrase or trigram, else (None, False, "(" / ")" / "AND" / "OR").
@@ -48,6 +54,8 @@ def _tokens(match: str) -> Iterator[tuple[str | None, bool, str | None]]:
             yield None, False, opening or closing
         elif op in ("AND", "OR"):
             yield None, False, op
+
+
 def tsquery(match: str) -> tuple[str, list[str]]:
     """SQL (and its parameters) for the tsquery of one of our FTS5 expressions: quoted words
     and phrases, optional `*` prefixes, AND, OR and brackets. Anything else is ignored, so
@@ -69,6 +77,8 @@ def tsquery(match: str) -> tuple[str, list[str]]:
             params.append(words)
     sql = " ".join(parts)
     return (sql or "''::tsquery"), params
+
+
 def _or_terms(match: str) -> list[str]:
     """The terms of an expression that is an OR at its top level (brackets kept whole), or
     [match] when it is anything else."""
@@ -92,12 +102,13 @@ def _or_terms(match: str) -> list[str]:
         i += 1
     parts.append(match[start:].strip())
     return [p for p in parts if p] or [match]
+
+
 def _clean_chunk(chunk: Chunk) -> Chunk:
     if any(_BAD_TEXT.search(t) for t in (chunk.title, chunk.context, chunk.text, chunk.terms or "")):
         return replace(chunk, title=clean(chunk.title), context=clean(chunk.context), text=clean(chunk.text),
                        terms=clean(chunk.terms or ""))
     return chunk
-
 
 
 class PgChunks(PgCore):

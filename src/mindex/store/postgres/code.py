@@ -26,7 +26,6 @@ def trigram_filter(match: str) -> tuple[str, list[str]]:
     return " ".join(parts) or "TRUE", params
 
 
-
 class PgCode(PgCore):
     """Definitions, references and code texts on PostgreSQL."""
 

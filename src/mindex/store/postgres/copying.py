@@ -9,9 +9,6 @@ from mindex.store.postgres.core import clean
 from mindex.store.postgres.vectors import PgVectors
 
 
-
-
-
 class PgCopy(PgVectors):
     """Whole tables, for `mindex copy`."""
 

@@ -43,14 +43,20 @@ _KEYS = {"schema_meta": ("key",), "vectors": ("model", "hash"), "chunk_contexts"
          "fetch_markers": ("product",), "skipped_files": ("source_id", "path"), "kg_entities": ("id",)}
 _COLUMNS = {"schema_meta": ("key", "value")}
 _BAD_TEXT = re.compile("[\x00\ud800-\udfff]")
+
+
 def redact(url: str) -> str:
     """A URL (or a driver's message) without its password: in the user part, as a
     `password=` query parameter or a `password=...` conninfo word."""
     url = re.sub(r"(://[^:/@]+):[^@/]*@", r"\1:***@", url)
     return re.sub(r"(\bpassword\s*=\s*)('[^']*'|[^&\s]*)", r"\1***", url, flags=re.IGNORECASE)
+
+
 def clean(text: str) -> str:
     """Text PostgreSQL accepts: NUL and lone surrogates (which SQLite stores) become U+FFFD."""
     return _BAD_TEXT.sub("\ufffd", text) if _BAD_TEXT.search(text) else text
+
+
 @lru_cache(maxsize=512)
 def translate(sql: str) -> str:
     """The PostgreSQL form of one of our SQLite statements (see the module docstring)."""
@@ -73,6 +79,8 @@ def translate(sql: str) -> str:
         out = head + out[upsert.end():] + f" ON CONFLICT ({', '.join(keys)}) DO " + (f"UPDATE SET {sets}" if sets else
                                                                                      "NOTHING")
     return out
+
+
 class _Result:
     """Rows fetched at once (the connection goes back to the pool before they are read)."""
 
@@ -87,6 +95,8 @@ class _Result:
 
     def __iter__(self) -> Iterator[Any]:
         return iter(self.rows)
+
+
 class _Db:
     """One connection, speaking the SQLite store's SQL."""
 
@@ -103,6 +113,8 @@ class _Db:
         if rows:
             with _explained(), self.conn.cursor() as cur:
                 cur.executemany(translate(sql), rows)
+
+
 @contextmanager
 def _explained() -> Iterator[None]:
     """The server's failures as errors that say what to do (a transaction around rolls back)."""
@@ -121,16 +133,22 @@ def _explained() -> Iterator[None]:
                                  "--db at the primary") from None
     except psycopg.OperationalError as exc:
         raise gone(exc) from None
+
+
 def _unlock(conn: Any, sql: str, params: Sequence[Any]) -> None:
     """Release a session's advisory lock; a server that went away took it with the session."""
     if not conn.closed:
         with suppress(_driver().OperationalError):
             conn.execute(sql, params)
+
+
 def gone(exc: Exception) -> StoreError:
     """The error for a server that went away mid-command (shut down, killed, the network cut)."""
     return StoreError(f"the PostgreSQL server went away ({_reason(exc)}); the index is consistent: every batch "
                       "committed before is kept and the one in flight was rolled back. Rerun the command when the "
                       "server is back")
+
+
 class _Pooled:
     """`store.conn`: each statement on the thread's open transaction, else on a pooled connection."""
 
@@ -143,6 +161,8 @@ class _Pooled:
             return _Db(pinned).execute(sql, params)
         with self.store._connection() as conn:
             return _Db(conn).execute(sql, params)
+
+
 def _driver() -> Any:
     try:
         import psycopg
@@ -150,11 +170,12 @@ def _driver() -> Any:
     except ImportError:
         raise DependencyMissingError("psycopg", "postgres", "an index in PostgreSQL (a postgresql:// --db)") from None
     return psycopg
+
+
 def _reason(exc: BaseException) -> str:
     """The first line of a driver's message, without the URL's password."""
     text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
     return redact(text)
-
 
 
 class PgCore(SQLiteStore):

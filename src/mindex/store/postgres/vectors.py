@@ -10,13 +10,14 @@ from typing import Any
 from mindex.store.postgres.core import PgCore
 
 
-
 # From this many vectors of a model, searches go to the HNSW index in the server instead of a
 # matrix each process loads (exact; ~1.5 KB a vector at 384 float32 dimensions).
 ANN_FROM = 200_000
 # The HNSW search's candidate list (pgvector's default is 40): at a million vectors 64 found
 # 68% of the exact top 10 in 5 ms, 400 found 92% in 10 ms (benchmarks/bench_vectors_1m.py).
 EF_SEARCH = 400
+
+
 class ServerVectors:
     """A model's vectors searched where they live: pgvector's HNSW index (cosine) answers the
     nearest chunks, with filters applied during the scan (iterative, so a narrow filter still
@@ -73,7 +74,6 @@ class ServerVectors:
                     ORDER BY {distance} LIMIT %s""",
                 (literal, self.model, *([list(allowed)] if allowed is not None else []), literal, limit)).fetchall()
         return sorted(((int(seq), float(sim)) for seq, sim in rows), key=lambda r: -r[1])
-
 
 
 class PgVectors(PgCore):

@@ -8,9 +8,6 @@ from collections.abc import Sequence
 from mindex.store.sqlite.core import SQLiteCore
 
 
-
-
-
 class ChangelogTables(SQLiteCore):
     """Fetch markers and synergies."""
 

@@ -28,7 +28,6 @@ from mindex.store.sqlite.queries import _BATCH_CHUNK_TEXT, _CHUNK_JOINS, _filter
 BM25_WEIGHTS = (8.0, 4.0, 1.0, 1.0)
 
 
-
 class ChunkTables(CodeTables):
     """Sources, documents, chunks and keyword search."""
 
@@ -94,6 +93,12 @@ class ChunkTables(CodeTables):
             (source_id,),
         )
         return {path: (size, mtime, reason) for path, size, mtime, reason in rows}
+
+    def document_list(self, source_id: int) -> list[tuple[str, str | None, int, int]]:
+        """(path, language, size, chunks) of each indexed file of a source, by path."""
+        return [(path, language, size, chunks) for path, language, size, chunks in self.conn.execute(
+            "SELECT d.path, d.language, d.size, (SELECT count(*) FROM chunks c WHERE c.document_id = d.id) "
+            "FROM documents d WHERE d.source_id = ? ORDER BY d.path", (source_id,))]
 
     def document_markers(self, source_id: int) -> dict[str, tuple[int, int, str]]:
         """Map each stored path of a source to (size, mtime_ns, content_hash)."""

@@ -32,13 +32,16 @@ def _symbol_id(doc_id: int, n: int) -> int:
     """A definition's id on SQLite: its document's number and its place in the document's
     packed row (internal: the graph tells definitions apart by it; never shown)."""
     return doc_id << 32 | n
+
+
 def _nocase(text: str) -> str:
     """`text` as NOCASE compares it (ASCII letters lower-cased)."""
     return text.translate(_ASCII_LOWER)
+
+
 def _in_file(text: str, lines: list[str], first: int | None, last: int | None) -> bool:
     """True when a chunk's text is exactly lines first..last of its file (stored as '')."""
     return bool(text) and first is not None and last is not None and _cut(lines, first, last) == text
-
 
 
 class CodeTables(SQLiteCore):

@@ -50,12 +50,13 @@ _COPY: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "synergies": (("name",), ("name", "title", "products", "steps", "evidence", "body", "path", "cached_at")),
 }
 COPY_TABLES = tuple(_COPY)
+
+
 def _copy_table(table: str) -> tuple[str, tuple[str, ...], tuple[str, ...]]:
     """(table, key columns, columns) of a table `mindex copy` moves; any other name is refused
     (the names are put into SQL)."""
     keys, columns = _COPY[table]
     return table, keys, columns
-
 
 
 class CopyTables(CodeTables):

@@ -41,6 +41,8 @@ log = logging.getLogger(__name__)
 _BULK_INDEXES = "bulk_load_indexes"
 # What a saved index definition may be: only ever re-run as `CREATE INDEX` on these tables.
 _INDEX_SQL = re.compile(r'CREATE INDEX "?\w+"? ON "?(?:chunks|symbols|refs)"? \([^;]*\)')
+
+
 def _bulk_state(db: sqlite3.Connection) -> tuple[int | None, dict[str, str]]:
     """(pid, index definitions) a bulk load saved, or (None, {}) when none is pending. The
     value is read as untrusted: a malformed one (edited by hand) is reported and dropped,
@@ -60,6 +62,8 @@ def _bulk_state(db: sqlite3.Connection) -> tuple[int | None, dict[str, str]]:
         log.warning("ignoring %d saved index definitions that are not plain CREATE INDEX statements",
                     len(indexes) - len(safe))
     return pid, safe
+
+
 def _alive(pid: int) -> bool:
     """Whether a process with this id runs (on this machine; another user's counts)."""
     try:
@@ -69,6 +73,8 @@ def _alive(pid: int) -> bool:
     except PermissionError:
         pass
     return True
+
+
 # Documents' references decoded (`ref_fields`) kept per store, the graph reads the same
 # files' references again as it follows a call; keyed by the packed bytes themselves, so a
 # document written since is never served stale. All 1,600 of the stdlib's documents that
@@ -76,10 +82,11 @@ def _alive(pid: int) -> bool:
 REF_DOCUMENTS_KEPT = 2048
 # The same for documents' definitions (`unpack_symbols`): all 1,631 of the stdlib's take about 21 MB.
 SYMBOL_DOCUMENTS_KEPT = 2048
+
+
 def _trigrams_built(db: sqlite3.Connection) -> bool:
     """Whether grep's trigram index holds every stored code text (schema_meta 'trigrams')."""
     return db.execute("SELECT 1 FROM schema_meta WHERE key = 'trigrams'").fetchone() is not None
-
 
 
 class SQLiteCore:

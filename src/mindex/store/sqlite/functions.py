@@ -21,6 +21,8 @@ from mindex.store.base import (
 # Inflated code files kept for the next grep (a long-lived server greps the same files
 # again and again); keyed by document id and content hash, so an edit is never served stale.
 TEXT_CACHE_CHARS = 32_000_000
+
+
 class _TextCache:
     """Least recently used values up to a total size in characters: inflated texts (grep),
     files' lines (chunk texts). A value over a quarter of the limit is not kept, or, with
@@ -46,9 +48,13 @@ class _TextCache:
             while self.size > self.limit and len(self.items) > 1:
                 self.size -= self.items.popitem(last=False)[1][1]
         return value
+
+
 # Definitions' short names compared as symbol_names' NOCASE collation compares them: ASCII
 # letters without case, every other character as it is.
 _ASCII_LOWER = {code: code + 32 for code in range(ord("A"), ord("Z") + 1)}
+
+
 class _FileLines:
     """`mindex_lines(packed, first, last)`: lines first..last (1-based, inclusive) of a code
     file's packed text, or NULL without one. Files' lines are kept for the next calls, keyed
@@ -80,6 +86,8 @@ class _FileLines:
         """`mindex_given_text(chunk_id)`: the text of a chunk the writer is writing and stored
         as '' (`given`), or NULL: no blob read, no inflating, no lines joined again."""
         return self.given.get(chunk_id)
+
+
 class _PackRefs:
     """SQL aggregate `mindex_pack_refs(n, kind, name, qualifier, alias, line, scope)`: one
     document's reference rows packed as `pack_refs` packs them, in `n` order (the migration
@@ -94,6 +102,8 @@ class _PackRefs:
     def finalize(self) -> bytes:
         self.rows.sort(key=lambda row: row[0])
         return pack_refs([ref for _, ref in self.rows])
+
+
 class _PackSymbols:
     """SQL aggregate `mindex_pack_symbols(id, name, kind, start, end, signature, exported)`:
     one document's symbol rows packed as `pack_symbols` packs them, in id order (the migration
@@ -108,8 +118,12 @@ class _PackSymbols:
     def finalize(self) -> bytes:
         self.rows.sort(key=lambda row: row[0])
         return pack_symbols([symbol for _, symbol in self.rows])
+
+
 # How a packed table's row reads back (`mindex copy` counts, dumps and loads them).
 _UNPACK: dict[str, Callable[[bytes], list[Any]]] = {"refs": unpack_refs, "symbols": unpack_symbols}
+
+
 def _cut(lines: list[str], first: int, last: int) -> str:
     """Lines first..last (1-based, inclusive): what a chunk stored as '' reads back as."""
     return "\n".join(lines[first - 1 : last])

@@ -13,8 +13,6 @@ from mindex.store.sqlite.core import SQLiteCore
 from mindex.store.sqlite.queries import _CHUNK_JOINS, _filters, _hit
 
 
-
-
 class MemoryTables(SQLiteCore):
     """Facets and the knowledge graph."""
 

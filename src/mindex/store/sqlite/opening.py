@@ -19,8 +19,12 @@ def _migrations() -> list[tuple[int, Path]]:
     """The numbered migration files, oldest first (their text is read only to migrate)."""
     folder = Path(__file__).parent.parent / "migrations"
     return sorted((int(name.split("_", 1)[0]), folder / name) for name in os.listdir(folder) if name.endswith(".sql"))
+
+
 MIGRATIONS = _migrations()
 SCHEMA_VERSION = MIGRATIONS[-1][0]
+
+
 def peek(path: Path) -> tuple[int, list[tuple[str, str, str, float | None]]]:
     """(schema version, sources as (name, kind, root, indexed_at)) of an index file, read
     without migrating or locking it (what `mindex doctor` reports).
@@ -34,6 +38,8 @@ def peek(path: Path) -> tuple[int, list[tuple[str, str, str, float | None]]]:
         row = conn.execute("SELECT value FROM schema_meta WHERE key = 'schema_version'").fetchone()
         sources = conn.execute("SELECT name, kind, root, indexed_at FROM sources ORDER BY name").fetchall()
     return (int(row[0]) if row else 0), sources
+
+
 def _read_only(path: Path) -> bool:
     """True when the index file (if any) or its folder cannot be written: a read-only file
     system, or permissions. WAL needs both: the file, and its folder for -wal and -shm."""
@@ -41,23 +47,31 @@ def _read_only(path: Path) -> bool:
     if not folder.exists():
         return False
     return not os.access(folder, os.W_OK) or (path.exists() and not os.access(path, os.W_OK))
+
+
 def _wal_pending(path: Path) -> bool:
     """True when a -wal file holds pages not yet copied into the database (an unclean stop)."""
     try:
         return os.path.getsize(f"{path}-wal") > 0
     except OSError:
         return False
+
+
 # The way back from a damaged index file: what is in it is derived, except the list of
 # sources (registered again by hand) and nothing else (memory and knowledge are their files).
 _WAY_BACK = ("move it aside, register your folders again (`mindex add FOLDER` for each) and "
              "run `mindex index`; memory and knowledge come back from .mindex/memory and .mindex/knowledge with "
              "`mindex memory rebuild`")
+
+
 def _empty(path: Path) -> bool:
     """True for an index file of 0 bytes with no write-ahead log holding its pages."""
     try:
         return path.stat().st_size == 0 and not _wal_pending(path)
     except OSError:
         return False
+
+
 def _open_failure(path: Path, exc: sqlite3.DatabaseError | None, read_only: bool) -> StoreError:
     """Say why a database could not be opened, with advice that never destroys a healthy one."""
     message = str(exc)
@@ -73,6 +87,8 @@ def _open_failure(path: Path, exc: sqlite3.DatabaseError | None, read_only: bool
                           "index (its -wal and -shm files) even to read it; free some space and retry")
     need = "readable" if read_only else "readable and writable"
     return StoreError(f"cannot open {path} ({message}); check that the file and its folder are {need}")
+
+
 def _free_bytes(folder: Path) -> int:
     """Room left for an unprivileged writer on the file system holding `folder` (-1: unknown)."""
     try:
@@ -80,6 +96,8 @@ def _free_bytes(folder: Path) -> int:
     except OSError:
         return -1
     return info.f_bavail * info.f_frsize
+
+
 def _explain(exc: sqlite3.OperationalError, path: Path,
              then: str = "the index still holds every batch committed before this one. Free some space and "
                          "rerun `mindex index` to finish") -> Exception:

@@ -34,6 +34,8 @@ _VECTOR_JOIN = "JOIN vectors v ON v.model = ? AND v.hash = c.hash AND length(v.v
 # Facet names a search filters on, and the facet keys that fill them (a list or one value).
 _FACET_ROWS = (("id", "id"), ("type", "type"), ("tag", "tags"), ("file", "files"), ("area", "areas"),
                ("issue", "issues"), ("product", "product"), ("entity", "entities"), ("vkey", "vkey"))
+
+
 def facet_rows(facets: dict[str, Any]) -> list[tuple[str, str]]:
     """The (name, value) rows of chunk_facets for a chunk's facets."""
     rows = []
@@ -42,6 +44,8 @@ def facet_rows(facets: dict[str, Any]) -> list[tuple[str, str]]:
         for item in value if isinstance(value, list) else [value] if value is not None else []:
             rows.append((name, str(item)))
     return rows
+
+
 def _facet_filters(facets: Facets) -> tuple[list[str], list[Any]]:
     where: list[str] = []
     params: list[Any] = []
@@ -87,6 +91,8 @@ def _facet_filters(facets: Facets) -> tuple[list[str], list[Any]]:
         where.append("c.seq NOT IN (SELECT f.seq FROM chunk_facets f JOIN kg_relations r "
                      "ON r.rel = 'SUPERSEDES' AND r.dst = f.value WHERE f.name = 'id')")
     return where, params
+
+
 def _filters(source: str | None, kind: str | None, path: str | None, language: str | None = None,
              symbol_kind: str | None = None, facets: Facets | None = None,
              packed_symbols: bool = True, every_chunk: bool = False) -> tuple[list[str], list[Any]]:
@@ -112,6 +118,8 @@ def _filters(source: str | None, kind: str | None, path: str | None, language: s
                      "AND y.kind = ? AND y.start_line BETWEEN c.start_line AND c.end_line))")
         params += [symbol_kind, symbol_kind]
     return where, params
+
+
 def _hit(row: Sequence[Any], score: float, snippet: str) -> Hit:
     (cid, source, kind, path, title, context, start, end, page, text, seq, mtime_ns, language, symbol,
      symbol_kind, ordinal, at, facets) = row

@@ -8,9 +8,6 @@ from typing import Any
 from mindex.store.sqlite.core import SQLiteCore
 
 
-
-
-
 class SessionTables(SQLiteCore):
     """Agent sessions and the query log."""
 

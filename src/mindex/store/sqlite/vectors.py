@@ -8,9 +8,6 @@ from mindex.store.sqlite.core import SQLiteCore
 from mindex.store.sqlite.queries import _VECTOR_JOIN
 
 
-
-
-
 class VectorTables(SQLiteCore):
     """Vectors by model and chunk hash."""
 

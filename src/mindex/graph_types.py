@@ -1,0 +1,137 @@
+"""The code graph's nouns: a definition (`SymbolRef`), a call edge with its confidence and
+reason, a definition's calls, how a reference resolved; and the language facts the
+resolution reads."""
+
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+
+SELF_WORDS = {"self", "this", "cls", "Self", "super", "super()", "base"}
+IMPLICIT_THIS = {"java", "cpp", "csharp", "kotlin", "scala", "swift", "php"}
+NOT_CALLABLE = {"constant", "module", "impl"}
+# Languages that call each other's definitions directly.
+FAMILY = {"javascript": "js", "typescript": "js", "tsx": "js", "c": "c", "cpp": "c"}
+JS_SUFFIXES = (".ts", ".tsx", ".js", ".jsx", ".mjs", ".cjs", ".d.ts")
+
+
+@dataclass(frozen=True)
+class SymbolRef:
+    """A definition in the index, with where to read it."""
+
+    id: int
+    document_id: int
+    source: str
+    path: str
+    language: str | None
+    name: str
+    kind: str
+    start_line: int
+    end_line: int
+    signature: str
+    exported: bool
+    chunk_id: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON shape."""
+        return {"name": self.name, "kind": self.kind, "source": self.source, "path": self.path,
+                "language": self.language, "start_line": self.start_line, "end_line": self.end_line,
+                "signature": self.signature, "exported": self.exported, "chunk_id": self.chunk_id}
+
+
+@dataclass(frozen=True)
+class Edge:
+    """A call between two places: where it is, what it reaches, how sure we are and why."""
+
+    source: str
+    path: str
+    line: int
+    scope: str  # the calling definition ('' = module level)
+    call: str  # as written: receiver.name
+    target: SymbolRef | None  # None: unresolved
+    confidence: float
+    reason: str
+    chunk_id: str | None = None
+    lines: tuple[int, ...] = ()  # every line of this call to this target, when it is made more than once
+    candidates: int = 0  # a folded ambiguous call: how many definitions it might reach
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON shape."""
+        return {"source": self.source, "path": self.path, "line": self.line, "scope": self.scope or None,
+                "call": self.call, "target": self.target.to_dict() if self.target else None,
+                "confidence": round(self.confidence, 3), "reason": self.reason, "chunk_id": self.chunk_id,
+                "lines": list(self.lines or (self.line,)), "candidates": self.candidates or None}
+
+
+@dataclass(frozen=True)
+class Calls:
+    """A definition's callers or callees as the faces show them: at or above a confidence,
+    each call once; `left_out` counts the callers under it (callees under it are folded into
+    one edge per call, which says how many definitions it might reach)."""
+
+    target: SymbolRef
+    edges: list[Edge]
+    left_out: int = 0
+    min_confidence: float = 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON shape."""
+        return {"target": self.target.to_dict(), "edges": [e.to_dict() for e in self.edges],
+                "left_out": self.left_out, "min_confidence": self.min_confidence}
+
+
+def shown_callers(edges: list[Edge], min_confidence: float) -> tuple[list[Edge], int]:
+    """Callers at or above `min_confidence`, each call site once; and how many were under it."""
+    kept: dict[tuple[str, str, int, str], Edge] = {}
+    under = 0
+    for edge in edges:
+        if edge.confidence < min_confidence:
+            under += 1
+        else:
+            kept.setdefault((edge.source, edge.path, edge.line, edge.call), edge)
+    return list(kept.values()), under
+
+
+def shown_callees(edges: list[Edge], min_confidence: float) -> list[Edge]:
+    """Callees in line order with each call to each definition once (its lines listed); a
+    call whose every candidate is under `min_confidence` becomes one edge without a target
+    that says how many definitions it might reach."""
+    by_site: dict[tuple[int, str], list[Edge]] = {}
+    for edge in edges:
+        by_site.setdefault((edge.line, edge.call), []).append(edge)
+    folded: list[Edge] = []
+    for site in by_site.values():
+        strong = [e for e in site if e.target is None or e.confidence >= min_confidence]
+        if strong:
+            folded.extend(strong)
+        else:
+            best = max(e.confidence for e in site)
+            folded.append(replace(site[0], target=None, confidence=best, candidates=len(site),
+                                  reason=f"{site[0].reason}; each under the minimum confidence {min_confidence:g}"))
+    merged: dict[tuple[str, int | None, int], Edge] = {}
+    for edge in folded:
+        key = (edge.call, edge.target.id if edge.target else None, edge.candidates)
+        first = merged.get(key)
+        merged[key] = edge if first is None else replace(first, lines=(*(first.lines or (first.line,)), edge.line))
+    return list(merged.values())
+
+
+@dataclass
+class Resolution:
+    """What one reference reaches: (symbol, confidence) pairs and why; empty = unresolved."""
+
+    targets: list[tuple[SymbolRef, float]] = field(default_factory=list)
+    reason: str = "not defined in the index"
+
+
+@dataclass(frozen=True)
+class _Ref:
+    document_id: int
+    kind: str
+    name: str
+    qualifier: str
+    alias: str
+    line: int
+    scope: str

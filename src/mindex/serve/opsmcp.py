@@ -1,0 +1,56 @@
+"""MCP tools generated from the operations' declarations (`mindex.ops`): the tool's name,
+description, JSON schema (types, defaults, bounds, choices) and answer come from the
+operation, so they cannot drift from its CLI command."""
+
+from __future__ import annotations
+
+import inspect
+from typing import Annotated, Any, Literal
+
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp_types import CallToolResult
+from pydantic import Field
+
+from mindex.ops import Operation, Param, load, operations
+from mindex.serve.mcp_core import _Core, _result
+
+
+def annotation(param: Param) -> Any:
+    """The parameter's type as the MCP SDK reads it: choices as a Literal, bounds and help
+    in a pydantic Field, None allowed where it is the default."""
+    base: Any = Literal[param.choices] if param.choices else param.type
+    if not param.required and param.default is None:
+        base = base | None
+    return Annotated[base, Field(description=param.agent_help or param.help, ge=param.ge, le=param.le)]
+
+
+def tool_function(op: Operation, core: _Core, budget: int) -> Any:
+    """An async function with the operation's parameters as its signature, answering with
+    its markdown and structured content."""
+    schema = load(op.schema)
+
+    async def tool(**values: Any) -> CallToolResult:
+        def work(index: Any) -> Any:
+            try:
+                return op.call(index, **values)
+            except ValueError as exc:
+                raise ToolError(str(exc)) from None
+
+        result = await core.call(work, create=op.writes)
+        return _result(load(op.markdown)(result, budget), schema.model_validate(result.to_dict()))
+
+    params = [inspect.Parameter(p.name, inspect.Parameter.KEYWORD_ONLY, annotation=annotation(p),
+                                default=inspect.Parameter.empty if p.required else p.default) for p in op.params]
+    tool.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
+        params, return_annotation=Annotated[CallToolResult, schema])
+    tool.__name__ = tool.__qualname__ = op.tool
+    tool.__doc__ = op.agent_help
+    return tool
+
+
+def register_operations(server: MCPServer, core: _Core, budget: int) -> None:
+    """One tool per declared operation, and one per alias of an older name."""
+    for op in operations().values():
+        for name in (op.tool, *op.aliases):
+            server.add_tool(tool_function(op, core, budget), name=name, description=op.agent_help)
