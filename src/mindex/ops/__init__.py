@@ -13,7 +13,7 @@ module of this package and one entry in `MODULES`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from importlib import import_module
 from typing import Any
 
@@ -102,7 +102,7 @@ class Operation:
     params: tuple[Param, ...] = ()
     examples: tuple[str, ...] = ()
     writes: bool = False
-    aliases: tuple[str, ...] = field(default=())
+    aliases: tuple[str, ...] = ()
 
     def param(self, name: str) -> Param:
         return next(p for p in self.params if p.name == name)

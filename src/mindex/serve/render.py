@@ -134,7 +134,7 @@ def print_listing(console: Console, listing: Listing) -> None:
     """The sources table, then each source's files (path, language, chunks)."""
     print_sources(console, listing.sources)
     for name, files in (listing.files or {}).items():
-        console.print(f"\n[bold]{escape(name)}[/]: {count(len(files), 'file')}")
+        console.print(f"\n[bold]{escape(name)}[/]: {count(len(files), 'file')}", highlight=False)
         for f in files:
             about = ", ".join([*([f.language] if f.language else []), count(f.chunks, "chunk")])
             console.print(f"  {escape(f.path)}  [dim]({about})[/]", highlight=False)
