@@ -74,8 +74,10 @@ class Param:
             raise ValueError(f"{self.name} must be a whole number")
         if self.type is str and not isinstance(value, str):
             raise ValueError(f"{self.name} must be text")
-        if self.ge is not None and value < self.ge or self.le is not None and value > self.le:
-            raise ValueError(f"{self.name} must be between {self.ge} and {self.le}")
+        if self.ge is not None and value < self.ge:
+            raise ValueError(f"{self.name} must be {self.ge:g} or more")
+        if self.le is not None and value > self.le:
+            raise ValueError(f"{self.name} must be {self.le:g} or less")
         if self.choices is not None and value not in self.choices:
             raise ValueError(f"{self.name} must be one of: {', '.join(self.choices)}")
         return value

@@ -55,13 +55,8 @@ def command(op: Operation) -> click.Command:
 
     examples = "\n\n\b\nExamples:\n" + "\n".join(f"  {line}" for line in op.examples) if op.examples else ""
     params = [click_param(p) for p in op.params]
-    return click.Command(op.name, params=[*params, *_json_params()], callback=run, help=op.help + examples)
-
-
-def _json_params() -> list[click.Parameter]:
-    """The `--json` option, the same object the hand-written commands use."""
-    holder = json_option(lambda **_: None)
-    return list(getattr(holder, "__click_params__", []))
+    # the `--json` option of every hand-written command, added last as theirs is
+    return json_option(click.Command(op.name, params=params, callback=run, help=op.help + examples))
 
 
 def __getattr__(name: str) -> click.Command:

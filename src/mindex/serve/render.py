@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 
     from mindex.evaluate import RunReport
     from mindex.grep import GrepResult
-    from mindex.ops.sources import Listing
+    from mindex.ops.sources import FileRow, Listing
 
 _BOLD = re.compile(r"\*\*(.+?)\*\*", re.DOTALL)
 
@@ -110,20 +110,26 @@ def sources_markdown(sources: list[SourceStats]) -> str:
     return "\n".join(rows)
 
 
+def _file_about(file: FileRow) -> str:
+    """A listed file's language (code only) and chunk count: `python, 3 chunks`."""
+    return ", ".join([*([file.language] if file.language else []), count(file.chunks, "chunk")])
+
+
 def listing_markdown(listing: Listing, budget_tokens: int) -> str:
     """The sources table for agents, then each source's files while the budget lasts."""
     text = sources_markdown(listing.sources)
     if listing.files is None:
         return text
-    lines, used, left = [text], len(text) // 4, 0
+    lines, used, left = [text], estimate_tokens(text), 0
     for name, files in listing.files.items():
         lines.append(f"\n{name}: {count(len(files), 'file')}")
         for f in files:
-            line = f"- {f.path} ({', '.join([*([f.language] if f.language else []), count(f.chunks, 'chunk')])})"
-            if used + len(line) // 4 > budget_tokens:
+            line = f"- {f.path} ({_file_about(f)})"
+            cost = estimate_tokens(line)
+            if used + cost > budget_tokens:
                 left += 1
                 continue
-            used += len(line) // 4 + 1
+            used += cost
             lines.append(line)
     if left:
         lines.append(f"\n… {count(left, 'more file')} over the token budget; name one source with `source`")
@@ -136,8 +142,7 @@ def print_listing(console: Console, listing: Listing) -> None:
     for name, files in (listing.files or {}).items():
         console.print(f"\n[bold]{escape(name)}[/]: {count(len(files), 'file')}", highlight=False)
         for f in files:
-            about = ", ".join([*([f.language] if f.language else []), count(f.chunks, "chunk")])
-            console.print(f"  {escape(f.path)}  [dim]({about})[/]", highlight=False)
+            console.print(f"  {escape(f.path)}  [dim]({_file_about(f)})[/]", highlight=False)
 
 
 def _explain_part(name: str, value: Any) -> str:
