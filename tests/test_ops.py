@@ -149,3 +149,24 @@ def test_a_long_file_list_stays_within_the_token_budget(tmp_path: Path, index: I
     text = listing_markdown(list_sources(index, files=True), 500)
     assert len(text) // 4 <= 600 and "more files over the token budget" in text
     assert text.count("\n- ") + int(text.split("… ")[1].split()[0]) == 400
+
+
+def test_a_listed_file_name_cannot_start_a_line_of_its_own(tmp_path: Path, index: Index) -> None:
+    """A file name holding a newline or markup is printed on its one line, as text."""
+    tree = tmp_path / "odd"
+    tree.mkdir()
+    (tree / "two\nlines.md").write_text("# Two\n\ntext\n")
+    (tree / "[red]x.md").write_text("# X\n\ntext\n")
+    index.add_source(tree, name="odd")
+    index.index()
+    db = index.location
+    index.close()
+    from mindex.ops.sources import list_sources
+    from mindex.serve.render import listing_markdown
+
+    shown = _mindex(tmp_path, "sources", "--files", db=db)
+    assert shown.returncode == 0, shown.stderr
+    assert "  two\\x0alines.md  (1 chunk)" in shown.stdout and "  [red]x.md  (1 chunk)" in shown.stdout
+    with Index(db, create=False) as reopened:
+        text = listing_markdown(list_sources(reopened, files=True), 1000)
+    assert "- two\\x0alines.md (1 chunk)" in text and "\nlines.md" not in text

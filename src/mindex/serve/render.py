@@ -124,7 +124,7 @@ def listing_markdown(listing: Listing, budget_tokens: int) -> str:
     for name, files in listing.files.items():
         lines.append(f"\n{name}: {count(len(files), 'file')}")
         for f in files:
-            line = f"- {f.path} ({_file_about(f)})"
+            line = f"- {visible_name(f.path)} ({_file_about(f)})"
             cost = estimate_tokens(line)
             if used + cost > budget_tokens:
                 left += 1
@@ -142,7 +142,7 @@ def print_listing(console: Console, listing: Listing) -> None:
     for name, files in (listing.files or {}).items():
         console.print(f"\n[bold]{escape(name)}[/]: {count(len(files), 'file')}", highlight=False)
         for f in files:
-            console.print(f"  {escape(f.path)}  [dim]({_file_about(f)})[/]", highlight=False)
+            console.print(f"  {escape(visible_name(f.path))}  [dim]({_file_about(f)})[/]", highlight=False)
 
 
 def _explain_part(name: str, value: Any) -> str:
