@@ -39,30 +39,65 @@ def tools_of(server: Any) -> dict[str, Any]:
     return {t.name: t for t in anyio.run(main)}
 
 
+def cli_command(op: Operation) -> click.Command:
+    """The command an operation's CLI words reach (`graph callers` through its group)."""
+    group: Any = cli
+    for word in op.path:
+        group = group.get_command(click.Context(group), word)
+        assert group is not None, op.path
+    return group  # type: ignore[no-any-return]
+
+
 def test_every_operation_has_the_same_parameters_on_the_cli_and_over_mcp(tmp_path: Path) -> None:
     tools = tools_of(build_server(tmp_path / "index.db", Settings()))
     ops = operations()
-    assert ops, "no operation is declared"
+    assert {"sources", "grep", "find", "callers", "callees", "impact", "outline", "exports"} <= set(ops)
     for op in ops.values():
-        command = cli.get_command(click.Context(cli), op.name)
-        assert command is not None, op.name
+        command = cli_command(op)
         options = {p.name: p for p in command.params if p.name != "as_json"}
+        assert set(options) == {p.name for p in op.params_on("cli")}, op.name
+        if "mcp" not in op.faces:
+            assert op.tool not in tools, op.tool
+            continue
         schema = tools[op.tool].input_schema
-        assert set(options) == set(schema["properties"]) == {p.name for p in op.params}, op.name
+        assert set(schema["properties"]) == {p.name for p in op.params_on("mcp")}, op.name
         assert set(schema.get("required", [])) == {p.name for p in op.params if p.required}
         for param in op.params:
-            option, prop = options[param.name], schema["properties"][param.name]
-            assert option.required == param.required
-            if not param.required:
-                assert option.default == param.default and prop["default"] == param.default, param.name
-            if param.choices:
-                assert tuple(option.type.choices) == param.choices  # type: ignore[attr-defined]
-            if param.ge is not None:
-                assert prop.get("minimum") == param.ge and option.type.min == param.ge  # type: ignore[attr-defined]
-            assert param.help in (option.help or "") and (param.agent_help or param.help) == prop["description"]
+            if "cli" in param.faces:
+                option = options[param.name]
+                assert option.required == param.required
+                if not param.required:
+                    assert option.default == param.default, param.name
+                if param.choices:
+                    assert tuple(option.type.choices) == param.choices  # type: ignore[attr-defined]
+                if param.ge is not None:
+                    assert option.type.min == param.ge  # type: ignore[attr-defined]
+                if param.le is not None:
+                    assert option.type.max == param.le  # type: ignore[attr-defined]
+                assert param.help in (option.help or "") or param.argument
+            if "mcp" in param.faces:
+                prop = schema["properties"][param.name]
+                typed = next((t for t in prop.get("anyOf", [prop]) if t.get("type") != "null"), prop)
+                if not param.required:
+                    assert prop["default"] == param.default_for("mcp"), param.name
+                if param.ge is not None:
+                    assert typed.get("minimum") == param.ge, param.name
+                if param.le is not None:
+                    assert typed.get("maximum") == param.le, param.name
+                assert (param.agent_help or param.help) == prop["description"]
+            else:
+                assert param.display or param.name not in schema["properties"]
         assert tools[op.tool].description == op.agent_help
         for alias in op.aliases:
             assert tools[alias].input_schema == schema
+
+
+def test_min_confidence_defaults_agree_with_the_engine() -> None:
+    """The code operations' default (declared without importing the engine) is the engine's."""
+    from mindex.modes import DEFAULT_MIN_CONFIDENCE
+    from mindex.ops.code import MIN_CONFIDENCE
+
+    assert MIN_CONFIDENCE == DEFAULT_MIN_CONFIDENCE
 
 
 def test_a_declared_parameter_is_checked_the_same_way_wherever_it_comes_from() -> None:

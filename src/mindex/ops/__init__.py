@@ -15,10 +15,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from importlib import import_module
+import math
 from typing import Any
 
 # The modules that declare operations, each with an `OPERATIONS` tuple.
-MODULES = ("mindex.ops.sources",)
+MODULES = ("mindex.ops.sources", "mindex.ops.code")
+
+FACES = ("cli", "mcp")
 
 
 class Required:
@@ -35,9 +38,13 @@ REQUIRED: Any = Required()
 class Param:
     """One parameter of an operation, as every face sees it.
 
-    `type` is str, int, float or bool; `choices` limits a str; `ge`/`le` bound a number.
-    `flags` are the CLI's spellings (default `--name` with dashes); `argument` makes it the
-    CLI's positional argument. `agent_help` is the MCP wording where it differs from `help`.
+    `type` is str, int, float or bool; `choices` limits a str; `ge`/`le` bound a number;
+    `blank=False` refuses empty text (a query). `flags` are the CLI's spellings (default
+    `--name` with dashes) and `metavar` its placeholder; `argument` makes it the CLI's
+    positional argument. `agent_help` is the MCP wording where it differs from `help`, and
+    `agent_default` its default where an agent's answer must stay smaller than a terminal's.
+    `faces` are the faces that offer it (the others run with its default); a `display`
+    parameter changes how the CLI prints, not what runs, and is not passed to the function.
     """
 
     name: str
@@ -50,10 +57,21 @@ class Param:
     flags: tuple[str, ...] = ()
     argument: bool = False
     agent_help: str | None = None
+    agent_default: Any = REQUIRED
+    metavar: str | None = None
+    blank: bool = True
+    faces: tuple[str, ...] = FACES
+    display: bool = False
 
     @property
     def required(self) -> bool:
         return self.default is REQUIRED
+
+    def default_for(self, face: str) -> Any:
+        """The default on `face` ("cli" or "mcp")."""
+        if face == "mcp" and self.agent_default is not REQUIRED:
+            return self.agent_default
+        return self.default
 
     def cli_flags(self) -> tuple[str, ...]:
         return self.flags or ("--" + self.name.replace("_", "-"),)
@@ -70,10 +88,14 @@ class Param:
             raise ValueError(f"{self.name} must be true or false")
         if self.type in (int, float) and (isinstance(value, bool) or not isinstance(value, (int, float))):
             raise ValueError(f"{self.name} must be a number")
+        if self.type in (int, float) and not math.isfinite(value):
+            raise ValueError(f"{self.name} must be a finite number")
         if self.type is int and value != int(value):
             raise ValueError(f"{self.name} must be a whole number")
         if self.type is str and not isinstance(value, str):
             raise ValueError(f"{self.name} must be text")
+        if self.type is str and not self.blank and not value.strip():
+            raise ValueError(f"{self.name} is empty; pass the words, question or identifier to search for")
         if self.ge is not None and value < self.ge:
             raise ValueError(f"{self.name} must be {self.ge:g} or more")
         if self.le is not None and value > self.le:
@@ -88,9 +110,14 @@ class Operation:
     """A user-visible action and how each face offers it.
 
     `run(index, **params)` does the work and returns a result with `to_dict()` (the `--json`
-    shape and the MCP structured content). `markdown(result, budget)` is the MCP text,
-    `text(console, result)` the terminal's, `schema` the MCP output model; `writes` says
-    whether it changes the index (read-only faces refuse it).
+    shape, and the MCP structured content unless `structured(result)` gives another).
+    `markdown(result, budget)` is the MCP text, `text(console, result, view)` the terminal's
+    (`view`: `mindex.serve.opscli.View`), `stderr(result, view)` what the terminal shows on
+    stderr in both modes (notes, a limit reached), `schema` the MCP output model. `missing`
+    names the result's attribute that, when empty, makes the CLI exit 3 ("nothing found").
+    `cli` is the command's path when it sits in a group (`("graph", "callers")`); `faces`
+    the faces that offer it; `writes` says whether it changes the index (read-only faces
+    refuse it).
     """
 
     name: str
@@ -105,18 +132,42 @@ class Operation:
     examples: tuple[str, ...] = ()
     writes: bool = False
     aliases: tuple[str, ...] = ()
+    cli: tuple[str, ...] = ()
+    faces: tuple[str, ...] = FACES
+    structured: str | None = None
+    stderr: str | None = None
+    missing: str | None = None
+
+    @property
+    def path(self) -> tuple[str, ...]:
+        """The CLI command's words: `("sources",)`, `("graph", "callers")`."""
+        return self.cli or (self.name,)
 
     def param(self, name: str) -> Param:
         return next(p for p in self.params if p.name == name)
 
+    def params_on(self, face: str) -> tuple[Param, ...]:
+        """The parameters `face` offers."""
+        return tuple(p for p in self.params if face in p.faces)
+
     def call(self, index: Any, **values: Any) -> Any:
-        """Validate the values (defaults filled in) and run the operation on `index`.
+        """Validate the values (defaults filled in) and run the operation on `index`;
+        `display` parameters are the face's business and are not passed.
 
         Raises:
             ValueError: a value a parameter refuses (`Param.check`).
         """
-        given = {p.name: p.check(values.get(p.name, None if p.required else p.default)) for p in self.params}
+        given = {p.name: p.check(values.get(p.name, None if p.required else p.default))
+                 for p in self.params if not p.display}
         return load(self.run)(index, **given)
+
+    def to_structured(self, result: Any) -> dict[str, Any]:
+        """The MCP structured content of a result."""
+        return load(self.structured)(result) if self.structured else result.to_dict()
+
+    def found_nothing(self, result: Any) -> bool:
+        """Whether the CLI should exit 3: the result's `missing` attribute is empty."""
+        return self.missing is not None and not getattr(result, self.missing)
 
 
 def load(path: str) -> Any:
@@ -134,4 +185,4 @@ def operations() -> dict[str, Operation]:
     return found
 
 
-__all__ = ["MODULES", "REQUIRED", "Operation", "Param", "load", "operations"]
+__all__ = ["FACES", "MODULES", "REQUIRED", "Operation", "Param", "load", "operations"]

@@ -60,7 +60,7 @@ LAZY_COMMANDS = {
              "Score search against judged queries: Recall@1/5/10, MRR@10, nDCG@10, Success@10, latency."),
     "graph": ("mindex.serve.codecmd:graph",
               "The code graph: callers, callees, impact, exports and outlines of indexed code."),
-    "grep": ("mindex.serve.codecmd:grep",
+    "grep": ("mindex.serve.opscli:grep",
              "Regex search over indexed code, with exact line numbers (Python `re` syntax)."),
     "hook": ("mindex.serve.agentcmd:hook",
              "Session hooks for coding agents (Claude Code's hook protocol; any agent can call them)."),

@@ -112,5 +112,3 @@ def _result(text: str, structured: BaseModel) -> CallToolResult:
 
 
 _Limit = Annotated[int, Field(ge=1, le=100, description="how many results")]
-_MinConfidence = Annotated[float, Field(
-    ge=0, le=1, description="leave out calls resolved with less confidence; 0 lists every guess")]

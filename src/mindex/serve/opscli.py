@@ -1,39 +1,62 @@
 """CLI commands generated from the operations' declarations (`mindex.ops`): options,
 arguments, types, bounds, choices, help and examples come from the operation, so they
-cannot drift from its MCP tool. Every command has `--json` (its errors too)."""
+cannot drift from its MCP tool. Every command has `--json` (its errors too); a lookup that
+finds nothing exits 3, as grep does."""
 
 from __future__ import annotations
 
-from typing import Any
+import sys
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 import click
 
-from mindex.ops import Operation, Param, load
-from mindex.serve.clikit import State, emit_json, handle_errors, json_option, out
+from mindex.ops import Operation, Param, load, operations
+from mindex.serve.clikit import TEXT, FiniteRange, State, emit_json, err, handle_errors, json_option, not_blank, out
+from mindex.serve.words import Places
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+NO_MATCH = 3  # the "nothing found" exit code
+
+
+@dataclass(frozen=True)
+class View:
+    """What a terminal renderer knows besides the result: where the sources live (to show
+    paths as the user opens them), the values the command was given, and stderr."""
+
+    places: Places
+    values: dict[str, Any]
+    err: Console
 
 
 def click_type(param: Param) -> Any:
-    """The click type of a parameter: a choice, a bounded number, or its plain type."""
+    """The click type of a parameter: a choice, a bounded number, or its plain type (text
+    as mindex reads arguments, numbers finite)."""
     if param.choices:
         return click.Choice(param.choices)
-    if param.type is int and (param.ge is not None or param.le is not None):
+    if param.type is int:
+        if param.ge is None and param.le is None:
+            return int
         return click.IntRange(None if param.ge is None else int(param.ge), None if param.le is None else int(param.le))
-    if param.type is float and (param.ge is not None or param.le is not None):
-        return click.FloatRange(param.ge, param.le)
-    return param.type
+    if param.type is float:
+        return FiniteRange(param.ge, param.le)
+    return TEXT if param.type is str else param.type
 
 
 def click_param(param: Param) -> click.Parameter:
     """The operation's parameter as a click argument or option."""
+    check = None if param.blank else not_blank
     if param.argument:
-        return click.Argument([param.name], type=click_type(param), required=param.required,
-                              default=None if param.required else param.default)
+        return click.Argument([param.name], type=click_type(param), required=param.required, callback=check,
+                              default=None if param.required else param.default, metavar=param.metavar)
     if param.type is bool:
         return click.Option([*param.cli_flags(), param.name], is_flag=True, default=bool(param.default),
                             help=param.help)
     return click.Option([*param.cli_flags(), param.name], type=click_type(param), required=param.required,
-                        default=None if param.required else param.default, help=param.help,
-                        show_default=param.default not in (None, False) and not param.required)
+                        default=None if param.required else param.default, help=param.help, callback=check,
+                        metavar=param.metavar, show_default=param.default not in (None, False) and not param.required)
 
 
 def command(op: Operation) -> click.Command:
@@ -48,22 +71,35 @@ def command(op: Operation) -> click.Command:
                 result = op.call(index, **values)
             except ValueError as exc:
                 raise click.UsageError(str(exc)) from None
+            view = View(Places(index.roots()), values, err)
         if as_json:
             emit_json(result.to_dict())
         else:
-            load(op.text)(out, result)
+            load(op.text)(out, result, view)
+        if op.stderr:
+            load(op.stderr)(err, result, view)
+        if op.found_nothing(result):
+            sys.exit(NO_MATCH)
 
     examples = "\n\n\b\nExamples:\n" + "\n".join(f"  {line}" for line in op.examples) if op.examples else ""
-    params = [click_param(p) for p in op.params]
+    params = [click_param(p) for p in op.params_on("cli")]
     # the `--json` option of every hand-written command, added last as theirs is
-    return json_option(click.Command(op.name, params=params, callback=run, help=op.help + examples))
+    return json_option(click.Command(op.path[-1], params=params, callback=run, help=op.help + examples))
+
+
+def attach(group: click.Group) -> click.Group:
+    """Add to `group` the commands of the operations declared under its name
+    (`cli=("graph", "callers")`)."""
+    for op in operations().values():
+        if len(op.path) == 2 and op.path[0] == group.name and "cli" in op.faces:
+            group.add_command(command(op))
+    return group
 
 
 def __getattr__(name: str) -> click.Command:
-    """`mindex.serve.opscli:NAME`, the command of the operation NAME (for `cli.LAZY_COMMANDS`)."""
-    from mindex.ops import operations
-
+    """`mindex.serve.opscli:NAME`, the command of the top-level operation NAME (for
+    `cli.LAZY_COMMANDS`)."""
     found = operations().get(name)
-    if found is None:
-        raise AttributeError(f"no operation named {name!r}")
+    if found is None or found.path != (name,):
+        raise AttributeError(f"no top-level operation named {name!r}")
     return command(found)

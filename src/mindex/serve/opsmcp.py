@@ -38,10 +38,11 @@ def tool_function(op: Operation, core: _Core, budget: int) -> Any:
                 raise ToolError(str(exc)) from None
 
         result = await core.call(work, create=op.writes)
-        return _result(load(op.markdown)(result, budget), schema.model_validate(result.to_dict()))
+        return _result(load(op.markdown)(result, budget), schema.model_validate(op.to_structured(result)))
 
     params = [inspect.Parameter(p.name, inspect.Parameter.KEYWORD_ONLY, annotation=annotation(p),
-                                default=inspect.Parameter.empty if p.required else p.default) for p in op.params]
+                                default=inspect.Parameter.empty if p.required else p.default_for("mcp"))
+              for p in op.params_on("mcp")]
     tool.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
         params, return_annotation=Annotated[CallToolResult, schema])
     tool.__name__ = tool.__qualname__ = op.tool
@@ -50,7 +51,9 @@ def tool_function(op: Operation, core: _Core, budget: int) -> Any:
 
 
 def register_operations(server: MCPServer, core: _Core, budget: int) -> None:
-    """One tool per declared operation, and one per alias of an older name."""
+    """One tool per declared operation an agent is offered, and one per alias of an older name."""
     for op in operations().values():
+        if "mcp" not in op.faces:
+            continue
         for name in (op.tool, *op.aliases):
             server.add_tool(tool_function(op, core, budget), name=name, description=op.agent_help)

@@ -5,11 +5,10 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from mindex.textsafe import markup_escape as escape, visible_name
-from mindex.serve.words import Places, count as count, impact_verb as impact_verb  # part of this module's API
+from mindex.serve.words import Places, count as count, estimate_tokens as estimate_tokens, within_budget  # part of this module's API
 
 from mindex.models import Hit, IndexReport, LocateResult, SearchResult, SourceStats
 
@@ -18,15 +17,9 @@ if TYPE_CHECKING:
     from rich.table import Column
 
     from mindex.evaluate import RunReport
-    from mindex.grep import GrepResult
     from mindex.ops.sources import FileRow, Listing
 
 _BOLD = re.compile(r"\*\*(.+?)\*\*", re.DOTALL)
-
-
-def estimate_tokens(text: str) -> int:
-    """chars/4: within a few percent in aggregate for English and code, and free."""
-    return (len(text) + 3) // 4
 
 
 def location(hit: Hit, places: Places | None = None) -> str:
@@ -136,7 +129,7 @@ def listing_markdown(listing: Listing, budget_tokens: int) -> str:
     return "\n".join(lines)
 
 
-def print_listing(console: Console, listing: Listing) -> None:
+def print_listing(console: Console, listing: Listing, view: object = None) -> None:
     """The sources table, then each source's files (path, language, chunks)."""
     print_sources(console, listing.sources)
     for name, files in (listing.files or {}).items():
@@ -223,20 +216,7 @@ def locate_markdown(result: LocateResult, budget_tokens: int) -> str:
                *(f"   - lines {h.start_line}-{h.end_line}: {h.context} (chunk `{h.id}`)" for h in found.chunks)]
               for n, found in enumerate(result.files, 1)]
     head = f"{count(len(result.files), 'file')} ({result.mode}, {result.took_ms:.0f} ms), most likely first:"
-    return _within_budget(head, blocks, budget_tokens, lambda left: f"… {count(left, 'more file')} cut for the token budget")
-
-
-def _within_budget(head: str, blocks: list[list[str]], budget_tokens: int, cut: Callable[[int], str]) -> str:
-    """`head`, then whole blocks of lines while they fit the budget, then `cut(blocks left)`."""
-    lines, used = [head], estimate_tokens(head)
-    for n, block in enumerate(blocks):
-        cost = estimate_tokens("\n".join(block))
-        if used + cost > budget_tokens:
-            lines.append(cut(len(blocks) - n))
-            break
-        lines += block
-        used += cost
-    return "\n".join(lines)
+    return within_budget(head, blocks, budget_tokens, lambda left: f"… {count(left, 'more file')} cut for the token budget")
 
 
 def print_chunk(console: Console, hit: Hit, places: Places | None = None) -> None:
@@ -366,68 +346,3 @@ def print_eval(console: Console, reports: list[RunReport], by: dict[str, list[di
             for value, metrics in group.items():
                 table.add_row(escape(value), str(int(metrics["queries"])), *_metric_cells(metrics))
             console.print(table)
-
-
-def grep_markdown(result: GrepResult, budget_tokens: int) -> str:
-    """grep matches as `path:line: text` lines within the budget."""
-    blocks = []
-    for match in result.matches:
-        block = [f"{match.path}-{k}- {t}" for k, t in match.before]
-        block += [f"{match.path}:{match.line + k}: {t}" for k, t in enumerate(match.text.split("\n"))]
-        block += [f"{match.path}-{k}- {t}" for k, t in match.after]
-        if match.symbol:
-            block[0] += f"    [in {match.symbol}, chunk {match.chunk_id}]"
-        blocks.append(block)
-    head = (f"{count(len(result.matches), 'match')} in {count(result.files_searched, 'file')} searched"
-            + (" (stopped at the limit)" if result.truncated else "") + (f"\nNote: {result.note}" if result.note else ""))
-    return _within_budget(head, blocks, budget_tokens,
-                          lambda left: f"… {count(left, 'more match')} cut for the token budget; narrow with path")
-
-
-def symbols_markdown(symbols: Sequence[Any]) -> str:
-    """Definitions, one a line."""
-    if not symbols:
-        return "No definition found."
-    return "\n".join(
-        f"- `{s.name}` {s.kind} — {s.path}:{s.start_line}-{s.end_line} `{s.signature}`"
-        + ("" if s.exported else " (private)") + (f" [{s.match}]" if getattr(s, "match", None) else "")
-        + f" (chunk {s.chunk_id})" for s in symbols)
-
-
-def edges_markdown(kind: str, results: list[dict[str, Any]]) -> str:
-    """Callers or callees per matched definition."""
-    out = []
-    for entry in results:
-        target = entry["target"]
-        out.append(f"## {target['name']} ({target['path']}:{target['start_line']}) — {kind}")
-        for edge in entry["edges"]:
-            if kind == "callees":
-                reached = edge["target"]
-                where = f"{reached['name']} at {reached['path']}:{reached['start_line']}" if reached else (
-                    f"{edge['candidates']} possible definitions" if edge.get("candidates") else "unresolved")
-                lines = edge.get("lines") or [edge["line"]]
-                at = f"line {lines[0]}" if len(lines) == 1 else f"lines {', '.join(map(str, lines))}"
-                out.append(f"- {at}: `{edge['call']}` → {where} ({edge['confidence']}, {edge['reason']})")
-            else:
-                out.append(f"- {edge['path']}:{edge['line']} in `{edge['scope'] or '<module>'}`: `{edge['call']}` "
-                           f"({edge['confidence']}, {edge['reason']}, chunk {edge['chunk_id']})")
-        if not entry["edges"]:
-            out.append("- none")
-        if entry.get("left_out"):
-            out.append(f"- ({count(entry['left_out'], 'more call')} under the minimum confidence "
-                       f"{entry['min_confidence']:g}: lower min_confidence to list them)")
-    return "\n".join(out)
-
-
-def impact_markdown(results: list[dict[str, Any]]) -> str:
-    """Impact per matched definition, grouped by file."""
-    out = []
-    for entry in results:
-        target = entry["target"]
-        out.append(f"## Changing {target['name']} ({target['path']}:{target['start_line']}) reaches "
-                   f"{count(len(entry['files']), 'file')}")
-        for group in entry["files"]:
-            out.append(f"- {group['path']} (depth {group['depth']})")
-            for hit in group["hits"]:
-                out.append(f"  - line {hit['line']}: `{hit['scope'] or '<module>'}` {impact_verb(hit)}")
-    return "\n".join(out)

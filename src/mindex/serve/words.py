@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -12,6 +13,24 @@ def count(n: int, noun: str, plural: str | None = None) -> str:
     if n == 1:
         return f"1 {noun}"
     return f"{n:,} {plural or (noun + 'es' if noun.endswith(('s', 'x', 'ch', 'sh')) else noun + 's')}"
+
+
+def estimate_tokens(text: str) -> int:
+    """chars/4: within a few percent in aggregate for English and code, and free."""
+    return (len(text) + 3) // 4
+
+
+def within_budget(head: str, blocks: list[list[str]], budget_tokens: int, cut: Callable[[int], str]) -> str:
+    """`head`, then whole blocks of lines while they fit the budget, then `cut(blocks left)`."""
+    lines, used = [head], estimate_tokens(head)
+    for n, block in enumerate(blocks):
+        cost = estimate_tokens("\n".join(block))
+        if used + cost > budget_tokens:
+            lines.append(cut(len(blocks) - n))
+            break
+        lines += block
+        used += cost
+    return "\n".join(lines)
 
 
 def impact_verb(hit: dict[str, Any]) -> str:
