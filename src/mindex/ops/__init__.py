@@ -163,7 +163,8 @@ class Operation:
 
     def to_structured(self, result: Any) -> dict[str, Any]:
         """The MCP structured content of a result."""
-        return load(self.structured)(result) if self.structured else result.to_dict()
+        shape: dict[str, Any] = load(self.structured)(result) if self.structured else result.to_dict()
+        return shape
 
     def found_nothing(self, result: Any) -> bool:
         """Whether the CLI should exit 3: the result's `missing` attribute is empty."""
