@@ -92,14 +92,6 @@ def test_every_operation_has_the_same_parameters_on_the_cli_and_over_mcp(tmp_pat
             assert tools[alias].input_schema == schema
 
 
-def test_min_confidence_defaults_agree_with_the_engine() -> None:
-    """The code operations' default (declared without importing the engine) is the engine's."""
-    from mindex.modes import DEFAULT_MIN_CONFIDENCE
-    from mindex.ops.code import MIN_CONFIDENCE
-
-    assert MIN_CONFIDENCE == DEFAULT_MIN_CONFIDENCE
-
-
 def test_a_declared_parameter_is_checked_the_same_way_wherever_it_comes_from() -> None:
     limit = Param("limit", int, "how many", default=10, ge=1, le=100)
     kind = Param("kind", str, "which", default=None, choices=("docs", "code"))

@@ -19,7 +19,7 @@ import math
 from typing import Any
 
 # The modules that declare operations, each with an `OPERATIONS` tuple.
-MODULES = ("mindex.ops.sources", "mindex.ops.code")
+MODULES = ("mindex.ops.sources", "mindex.ops.code", "mindex.ops.changelogs")
 
 FACES = ("cli", "mcp")
 
@@ -45,6 +45,8 @@ class Param:
     `agent_default` its default where an agent's answer must stay smaller than a terminal's.
     `faces` are the faces that offer it (the others run with its default); a `display`
     parameter changes how the CLI prints, not what runs, and is not passed to the function.
+    `many` takes several values (a repeatable option; a list, or one value, over MCP), each
+    checked as one and passed as a tuple (empty when none is given).
     """
 
     name: str
@@ -62,6 +64,7 @@ class Param:
     blank: bool = True
     faces: tuple[str, ...] = FACES
     display: bool = False
+    many: bool = False
 
     @property
     def required(self) -> bool:
@@ -82,6 +85,14 @@ class Param:
         Raises:
             ValueError: a value of the wrong type, out of bounds, or not among the choices.
         """
+        if self.many:
+            values = () if value is None else (value,) if isinstance(value, (str, int, float)) else value
+            if not isinstance(values, (list, tuple)):
+                raise ValueError(f"{self.name} must be a list")
+            return tuple(self._check_one(v) for v in values)
+        return self._check_one(value)
+
+    def _check_one(self, value: Any) -> Any:
         if value is None and not self.required:
             return value
         if self.type is bool and not isinstance(value, bool):
@@ -117,7 +128,7 @@ class Operation:
     names the result's attribute that, when empty, makes the CLI exit 3 ("nothing found").
     `cli` is the command's path when it sits in a group (`("graph", "callers")`); `faces`
     the faces that offer it; `writes` says whether it changes the index (read-only faces
-    refuse it).
+    and read tokens refuse it), `creates` that it opens an index not made yet (see `opens`).
     """
 
     name: str
@@ -137,6 +148,7 @@ class Operation:
     structured: str | None = None
     stderr: str | None = None
     missing: str | None = None
+    creates: bool = False
 
     @property
     def path(self) -> tuple[str, ...]:
@@ -160,6 +172,12 @@ class Operation:
         given = {p.name: p.check(values.get(p.name, None if p.required else p.default))
                  for p in self.params if not p.display}
         return load(self.run)(index, **given)
+
+    @property
+    def opens(self) -> bool:
+        """Whether the faces open (and make) the index where none exists yet: an operation
+        that writes, or one that `creates` what it reads (the changelog's tables)."""
+        return self.writes or self.creates
 
     def to_structured(self, result: Any) -> dict[str, Any]:
         """The MCP structured content of a result."""

@@ -6,17 +6,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from mindex.modes import DEFAULT_MIN_CONFIDENCE as MIN_CONFIDENCE
 from mindex.ops import Operation, Param
 
 if TYPE_CHECKING:
     from mindex.engine import Engine
     from mindex.graph_types import Calls, SymbolRef
     from mindex.grep import GrepResult
-
-# The default of `min_confidence` for callers and callees (mindex.modes.DEFAULT_MIN_CONFIDENCE,
-# not imported: a declaration imports nothing of the engine; a test keeps the two equal).
-MIN_CONFIDENCE = 0.2
-
 
 @dataclass(frozen=True)
 class Definitions:

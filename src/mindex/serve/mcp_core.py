@@ -88,6 +88,7 @@ _AGENT_WORDS = (
     ("(`mindex workflow resume` sets a paused or failed one running again)",
      "(workflow_set_status with status running sets a paused or failed one running again)"),
     ("see `mindex sources`", "see list_sources"),
+    ("list them with `mindex changelog synergies`", "list them with changelog_synergies"),
 )
 
 

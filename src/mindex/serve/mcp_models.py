@@ -172,3 +172,10 @@ class EdgesOut(BaseModel):
     """Call edges per definition the name matched."""
 
     results: list[dict[str, Any]]
+
+
+class ChangesOut(BaseModel):
+    """Changes from release notes (product, version, date, kind, text, entities), or products
+    or synergies."""
+
+    results: list[dict[str, Any]]

@@ -52,11 +52,13 @@ def click_param(param: Param) -> click.Parameter:
         return click.Argument([param.name], type=click_type(param), required=param.required, callback=check,
                               default=None if param.required else param.default, metavar=param.metavar)
     if param.type is bool:
+        two_way = any("/" in flag for flag in param.cli_flags())  # --decay/--no-decay says which is on
         return click.Option([*param.cli_flags(), param.name], is_flag=True, default=bool(param.default),
-                            help=param.help)
+                            help=param.help, show_default=two_way)
     return click.Option([*param.cli_flags(), param.name], type=click_type(param), required=param.required,
                         default=None if param.required else param.default, help=param.help, callback=check,
-                        metavar=param.metavar, show_default=param.default not in (None, False) and not param.required)
+                        metavar=param.metavar, multiple=param.many,
+                        show_default=param.default not in (None, False) and not param.required)
 
 
 def command(op: Operation) -> click.Command:
@@ -66,7 +68,7 @@ def command(op: Operation) -> click.Command:
     def run(as_json: bool, **values: Any) -> None:
         state = click.get_current_context().find_object(State)
         assert state is not None  # the group's callback made it
-        with state.open(create=op.writes) as index:
+        with state.open(create=op.opens) as index:
             try:
                 result = op.call(index, **values)
             except ValueError as exc:

@@ -17,9 +17,12 @@ from mindex.serve.mcp_core import _Core, _result
 
 
 def annotation(param: Param) -> Any:
-    """The parameter's type as the MCP SDK reads it: choices as a Literal, bounds and help
-    in a pydantic Field, None allowed where it is the default."""
+    """The parameter's type as the MCP SDK reads it: choices as a Literal, several values
+    as a list (or one), bounds and help in a pydantic Field, None allowed where it is the
+    default."""
     base: Any = Literal[param.choices] if param.choices else param.type
+    if param.many:
+        base = list[base] | base  # type: ignore[valid-type]
     if not param.required and param.default is None:
         base = base | None
     return Annotated[base, Field(description=param.agent_help or param.help, ge=param.ge, le=param.le)]
@@ -37,7 +40,7 @@ def tool_function(op: Operation, core: _Core, budget: int) -> Any:
             except ValueError as exc:
                 raise ToolError(str(exc)) from None
 
-        result = await core.call(work, create=op.writes)
+        result = await core.call(work, create=op.opens)
         return _result(load(op.markdown)(result, budget), schema.model_validate(op.to_structured(result)))
 
     params = [inspect.Parameter(p.name, inspect.Parameter.KEYWORD_ONLY, annotation=annotation(p),
