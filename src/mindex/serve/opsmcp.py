@@ -22,7 +22,7 @@ def annotation(param: Param) -> Any:
     default."""
     base: Any = Literal[param.choices] if param.choices else param.type
     if param.many:
-        base = list[base] | base  # type: ignore[valid-type]
+        base = list[base] | base
     if not param.required and param.default is None:
         base = base | None
     return Annotated[base, Field(description=param.agent_help or param.help, ge=param.ge, le=param.le)]
