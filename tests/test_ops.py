@@ -51,7 +51,8 @@ def cli_command(op: Operation) -> click.Command:
 def test_every_operation_has_the_same_parameters_on_the_cli_and_over_mcp(tmp_path: Path) -> None:
     tools = tools_of(build_server(tmp_path / "index.db", Settings()))
     ops = operations()
-    assert {"sources", "grep", "find", "callers", "callees", "impact", "outline", "exports"} <= set(ops)
+    assert {"sources", "grep", "symbols find", "graph callers", "graph impact", "changelog search",
+            "workflow create", "milestone create"} <= set(ops)
     for op in ops.values():
         command = cli_command(op)
         options = {p.name: p for p in command.params if p.name != "as_json"}

@@ -19,7 +19,7 @@ import math
 from typing import Any
 
 # The modules that declare operations, each with an `OPERATIONS` tuple.
-MODULES = ("mindex.ops.sources", "mindex.ops.code", "mindex.ops.changelogs")
+MODULES = ("mindex.ops.sources", "mindex.ops.code", "mindex.ops.changelogs", "mindex.ops.workflows")
 
 FACES = ("cli", "mcp")
 
@@ -45,8 +45,10 @@ class Param:
     `agent_default` its default where an agent's answer must stay smaller than a terminal's.
     `faces` are the faces that offer it (the others run with its default); a `display`
     parameter changes how the CLI prints, not what runs, and is not passed to the function.
-    `many` takes several values (a repeatable option; a list, or one value, over MCP), each
-    checked as one and passed as a tuple (empty when none is given).
+    `many` takes several values (a repeatable option, or one option split on `separator`;
+    a list, or one value, over MCP), each checked as one and passed as a tuple (empty when
+    none is given). A `dict` parameter is an object over MCP and JSON text on the command
+    line; the function reads either.
     """
 
     name: str
@@ -65,6 +67,7 @@ class Param:
     faces: tuple[str, ...] = FACES
     display: bool = False
     many: bool = False
+    separator: str | None = None
 
     @property
     def required(self) -> bool:
@@ -86,14 +89,29 @@ class Param:
             ValueError: a value of the wrong type, out of bounds, or not among the choices.
         """
         if self.many:
+            if isinstance(value, str) and self.separator:
+                value = self._split(value)
             values = () if value is None else (value,) if isinstance(value, (str, int, float)) else value
             if not isinstance(values, (list, tuple)):
                 raise ValueError(f"{self.name} must be a list")
             return tuple(self._check_one(v) for v in values)
         return self._check_one(value)
 
+    def _split(self, text: str) -> list[Any]:
+        """`12,13,#14` as [12, 13, 14] (a `separator` list given as one piece of text)."""
+        parts = [part.strip().lstrip("#") for part in text.split(self.separator) if part.strip()]
+        if self.type is int:
+            if not all(part.isdigit() for part in parts):
+                raise ValueError(f"{self.name}: give numbers separated by {self.separator!r}, e.g. 12{self.separator}13")
+            return [int(part) for part in parts]
+        return parts
+
     def _check_one(self, value: Any) -> Any:
         if value is None and not self.required:
+            return value
+        if self.type is dict:
+            if not isinstance(value, (dict, str)):
+                raise ValueError(f"{self.name} must be an object")
             return value
         if self.type is bool and not isinstance(value, bool):
             raise ValueError(f"{self.name} must be true or false")
@@ -125,7 +143,9 @@ class Operation:
     `markdown(result, budget)` is the MCP text, `text(console, result, view)` the terminal's
     (`view`: `mindex.serve.opscli.View`), `stderr(result, view)` what the terminal shows on
     stderr in both modes (notes, a limit reached), `schema` the MCP output model. `missing`
-    names the result's attribute that, when empty, makes the CLI exit 3 ("nothing found").
+    names the result's attribute that, when empty, makes the CLI exit 3 ("nothing found"),
+    and with `none_error` (formatted with the values) say so as a NOT_FOUND error, where an
+    agent gets the empty result.
     `cli` is the command's path when it sits in a group (`("graph", "callers")`); `faces`
     the faces that offer it; `writes` says whether it changes the index (read-only faces
     and read tokens refuse it), `creates` that it opens an index not made yet (see `opens`).
@@ -148,6 +168,7 @@ class Operation:
     structured: str | None = None
     stderr: str | None = None
     missing: str | None = None
+    none_error: str | None = None
     creates: bool = False
 
     @property
@@ -196,11 +217,21 @@ def load(path: str) -> Any:
 
 
 def operations() -> dict[str, Operation]:
-    """Every declared operation by name, in declaration order."""
+    """Every declared operation by its command words (`"sources"`, `"graph callers"`), in
+    declaration order.
+
+    Raises:
+        ValueError: two operations declare the same command or the same tool.
+    """
     found: dict[str, Operation] = {}
+    tools: set[str] = set()
     for module in MODULES:
         for op in import_module(module).OPERATIONS:
-            found[op.name] = op
+            words = " ".join(op.path)
+            if words in found or op.tool in tools:
+                raise ValueError(f"{module}: the command {words!r} or the tool {op.tool!r} is declared twice")
+            found[words] = op
+            tools.add(op.tool)
     return found
 
 

@@ -179,3 +179,15 @@ class ChangesOut(BaseModel):
     or synergies."""
 
     results: list[dict[str, Any]]
+
+
+class WorkflowOut(BaseModel):
+    """A workflow checkpoint: issue, branch, phase, status, retries, actions and commits."""
+
+    workflow: dict[str, Any] | None
+
+
+class WorkflowsOut(BaseModel):
+    """Workflows or milestones, most recently changed first (rollback: git revert commands)."""
+
+    results: list[dict[str, Any]]

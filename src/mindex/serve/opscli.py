@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from mindex.errors import NotFoundError
 from mindex.ops import Operation, Param, load, operations
 from mindex.serve.clikit import TEXT, FiniteRange, State, emit_json, err, handle_errors, json_option, not_blank, out
 from mindex.serve.words import Places
@@ -36,6 +37,8 @@ def click_type(param: Param) -> Any:
     as mindex reads arguments, numbers finite)."""
     if param.choices:
         return click.Choice(param.choices)
+    if param.separator or param.type is dict:
+        return TEXT  # split or read as JSON by the declaration
     if param.type is int:
         if param.ge is None and param.le is None:
             return int
@@ -57,7 +60,7 @@ def click_param(param: Param) -> click.Parameter:
                             help=param.help, show_default=two_way)
     return click.Option([*param.cli_flags(), param.name], type=click_type(param), required=param.required,
                         default=None if param.required else param.default, help=param.help, callback=check,
-                        metavar=param.metavar, multiple=param.many,
+                        metavar=param.metavar, multiple=param.many and not param.separator,
                         show_default=param.default not in (None, False) and not param.required)
 
 
@@ -73,6 +76,8 @@ def command(op: Operation) -> click.Command:
                 result = op.call(index, **values)
             except ValueError as exc:
                 raise click.UsageError(str(exc)) from None
+            if op.none_error and op.found_nothing(result):
+                raise NotFoundError(op.none_error.format(**values))
             view = View(Places(index.roots()), values, err)
         if as_json:
             emit_json(result.to_dict())

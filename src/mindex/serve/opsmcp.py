@@ -20,7 +20,7 @@ def annotation(param: Param) -> Any:
     """The parameter's type as the MCP SDK reads it: choices as a Literal, several values
     as a list (or one), bounds and help in a pydantic Field, None allowed where it is the
     default."""
-    base: Any = Literal[param.choices] if param.choices else param.type
+    base: Any = Literal[param.choices] if param.choices else dict[str, Any] if param.type is dict else param.type
     if param.many:
         base = list[base] | base
     if not param.required and param.default is None:
