@@ -198,3 +198,11 @@ def test_a_listed_file_name_cannot_start_a_line_of_its_own(tmp_path: Path, index
     with Index(db, create=False) as reopened:
         text = listing_markdown(list_sources(reopened, files=True), 1000)
     assert "- two\\x0alines.md (1 chunk)" in text and "\nlines.md" not in text
+
+
+def test_the_tools_a_read_token_may_not_call_are_those_declared_as_writing() -> None:
+    from mindex.serve.tokens import write_tools
+
+    assert write_tools() == {"memory_save", "context_save", "memory_forget", "knowledge_add", "workflow_create",
+                             "workflow_set_phase", "workflow_log_action", "workflow_log_commit",
+                             "workflow_set_status", "milestone_create"}

@@ -19,7 +19,8 @@ import math
 from typing import Any
 
 # The modules that declare operations, each with an `OPERATIONS` tuple.
-MODULES = ("mindex.ops.sources", "mindex.ops.code", "mindex.ops.changelogs", "mindex.ops.workflows")
+MODULES = ("mindex.ops.sources", "mindex.ops.code", "mindex.ops.changelogs", "mindex.ops.workflows",
+           "mindex.ops.memory")
 
 FACES = ("cli", "mcp")
 
@@ -48,7 +49,8 @@ class Param:
     `many` takes several values (a repeatable option, or one option split on `separator`;
     a list, or one value, over MCP), each checked as one and passed as a tuple (empty when
     none is given). A `dict` parameter is an object over MCP and JSON text on the command
-    line; the function reads either.
+    line; the function reads either. A `rest` argument takes the command line's remaining
+    words: joined with spaces (`-` alone: standard input), or as a tuple when `many`.
     """
 
     name: str
@@ -68,6 +70,7 @@ class Param:
     display: bool = False
     many: bool = False
     separator: str | None = None
+    rest: bool = False
 
     @property
     def required(self) -> bool:
@@ -147,8 +150,9 @@ class Operation:
     and with `none_error` (formatted with the values) say so as a NOT_FOUND error, where an
     agent gets the empty result.
     `cli` is the command's path when it sits in a group (`("graph", "callers")`); `faces`
-    the faces that offer it; `writes` says whether it changes the index (read-only faces
-    and read tokens refuse it), `creates` that it opens an index not made yet (see `opens`).
+    the faces that offer it, `aliases` older tool names and `cli_aliases` other command
+    names; `writes` says whether it changes the index (read-only faces and read tokens
+    refuse it), `creates` that it opens (and makes) an index not made yet.
     """
 
     name: str
@@ -170,6 +174,7 @@ class Operation:
     missing: str | None = None
     none_error: str | None = None
     creates: bool = False
+    cli_aliases: tuple[str, ...] = ()
 
     @property
     def path(self) -> tuple[str, ...]:
@@ -193,12 +198,6 @@ class Operation:
         given = {p.name: p.check(values.get(p.name, None if p.required else p.default))
                  for p in self.params if not p.display}
         return load(self.run)(index, **given)
-
-    @property
-    def opens(self) -> bool:
-        """Whether the faces open (and make) the index where none exists yet: an operation
-        that writes, or one that `creates` what it reads (the changelog's tables)."""
-        return self.writes or self.creates
 
     def to_structured(self, result: Any) -> dict[str, Any]:
         """The MCP structured content of a result."""

@@ -172,7 +172,7 @@ def _workflow(name: str, tool: str, help: str, agent_help: str, **more: Any) -> 
     defaults: dict[str, Any] = {
         "run": f"{_HERE}:{name.replace('-', '_')}", "markdown": f"{_VIEWS}:workflow_markdown",
         "text": f"{_VIEWS}:print_workflow", "schema": "mindex.serve.mcp_models:WorkflowOut",
-        "structured": f"{_HERE}:_structured", "writes": True}
+        "structured": f"{_HERE}:_structured", "writes": True, "creates": True}
     return Operation(name=name, tool=tool, cli=("workflow", name), help=help, agent_help=agent_help,
                      **{**defaults, **more})
 
@@ -213,14 +213,14 @@ OPERATIONS = (
         "is none.",
         "The workflow to resume for an issue (the latest running or paused one, else the latest) with its phase, "
         "last actions and commits; workflow null when there is none.",
-        writes=False, creates=True, missing="workflow",
+        writes=False, missing="workflow",
         none_error="no workflow for issue #{issue}; start one with `mindex workflow create {issue} BRANCH`",
         params=(_ISSUE,),
         examples=("mindex workflow find 123", "mindex workflow find 123 --json | jq -r .id")),
     _workflow(
         "show", "workflow_show", "One workflow (by id or a unique prefix) with its actions and commits.",
         "One workflow (by id or a unique prefix) with all its actions and commits.",
-        writes=False, creates=True, faces=("cli",), params=(_ID,),
+        writes=False, faces=("cli",), params=(_ID,),
         examples=("mindex workflow show wf-123-3fa2c1",)),
     _workflow(
         "set-phase", "workflow_set_phase",
@@ -267,7 +267,7 @@ OPERATIONS = (
         "Workflows, most recently changed first.",
         "Workflows, most recently changed first, optionally only those with a status (running ones are the work in "
         "progress): id, issue, branch, phase, status, retries.",
-        run=f"{_HERE}:list_workflows", writes=False, creates=True, text=f"{_VIEWS}:print_workflows",
+        run=f"{_HERE}:list_workflows", writes=False, text=f"{_VIEWS}:print_workflows",
         markdown=f"{_VIEWS}:workflows_markdown", schema="mindex.serve.mcp_models:WorkflowsOut",
         params=(Param("status", str, "Only workflows with this status.", default=None, choices=STATUSES,
                       agent_help="only workflows with this status"),
@@ -281,7 +281,7 @@ OPERATIONS = (
         "Print the `git revert` commands that undo the workflow's commits, newest first (nothing is run).",
         "The git revert commands that undo the workflow's commits, newest first. Nothing is run: review them, then "
         "run them yourself.",
-        writes=False, creates=True, text=f"{_VIEWS}:print_plan", markdown=f"{_VIEWS}:plan_markdown",
+        writes=False, text=f"{_VIEWS}:print_plan", markdown=f"{_VIEWS}:plan_markdown",
         schema="mindex.serve.mcp_models:WorkflowsOut", params=(_ID,),
         examples=("mindex workflow rollback-plan wf-123-3fa2c1", "mindex workflow rollback-plan wf-123-3fa2c1 --json")),
     _milestone(

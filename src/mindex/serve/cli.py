@@ -50,7 +50,7 @@ LAZY_COMMANDS = {
                    "Print the tab-completion script for SHELL: commands, options, choices and files."),
     "config": ("mindex.serve.setup:config",
                "Read and change settings (project file by default, --user for yours)."),
-    "context": ("mindex.serve.memorycmd:context",
+    "context": ("mindex.serve.opscli:context",
                 "Markdown for an agent's context: learnings, patterns, mistakes and recent memory for the files, "
                 "issue and query, grouped by code area, never over the token budget."),
     "doctor": ("mindex.serve.agentcmd:doctor",

@@ -191,3 +191,19 @@ class WorkflowsOut(BaseModel):
     """Workflows or milestones, most recently changed first (rollback: git revert commands)."""
 
     results: list[dict[str, Any]]
+
+
+class EntriesOut(BaseModel):
+    """Memory entries or knowledge entities, best or newest first."""
+
+    results: list[dict[str, Any]]
+
+
+class ContextOut(BaseModel):
+    """Markdown for the agent's context, within the token budget."""
+
+    markdown: str
+    tokens: int
+    budget: int
+    included: int
+    left_out: dict[str, int]

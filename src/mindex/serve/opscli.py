@@ -51,27 +51,41 @@ def click_type(param: Param) -> Any:
 def click_param(param: Param) -> click.Parameter:
     """The operation's parameter as a click argument or option."""
     check = None if param.blank else not_blank
+    if param.rest:
+        extra = {} if param.required else {"default": param.default}
+        return click.Argument([param.name], type=click_type(param), nargs=-1, required=param.required,
+                              metavar=param.metavar, callback=None if param.many else _words, **extra)
     if param.argument:
         return click.Argument([param.name], type=click_type(param), required=param.required, callback=check,
                               default=None if param.required else param.default, metavar=param.metavar)
     if param.type is bool:
         two_way = any("/" in flag for flag in param.cli_flags())  # --decay/--no-decay says which is on
-        return click.Option([*param.cli_flags(), param.name], is_flag=True, default=bool(param.default),
-                            help=param.help, show_default=two_way)
+        return click.Option([*param.cli_flags(), param.name], is_flag=True, help=param.help,
+                            default=None if param.default is None else bool(param.default),  # None: unsaid
+                            show_default=two_way and param.default is not None)
     return click.Option([*param.cli_flags(), param.name], type=click_type(param), required=param.required,
                         default=None if param.required else param.default, help=param.help, callback=check,
                         metavar=param.metavar, multiple=param.many and not param.separator,
                         show_default=param.default not in (None, False) and not param.required)
 
 
-def command(op: Operation) -> click.Command:
-    """The `mindex` command of an operation."""
+def _words(ctx: click.Context, param: click.Parameter, value: tuple[str, ...]) -> str | None:
+    """The words of a `rest` argument as one text; `-` alone reads standard input."""
+    if not value:
+        return None
+    if value == ("-",):
+        return sys.stdin.read()
+    return " ".join(value)
+
+
+def command(op: Operation, name: str | None = None) -> click.Command:
+    """The `mindex` command of an operation (under `name`, one of its `cli_aliases`)."""
 
     @handle_errors
     def run(as_json: bool, **values: Any) -> None:
         state = click.get_current_context().find_object(State)
         assert state is not None  # the group's callback made it
-        with state.open(create=op.opens) as index:
+        with state.open(create=op.creates) as index:
             try:
                 result = op.call(index, **values)
             except ValueError as exc:
@@ -91,7 +105,7 @@ def command(op: Operation) -> click.Command:
     examples = "\n\n\b\nExamples:\n" + "\n".join(f"  {line}" for line in op.examples) if op.examples else ""
     params = [click_param(p) for p in op.params_on("cli")]
     # the `--json` option of every hand-written command, added last as theirs is
-    return json_option(click.Command(op.path[-1], params=params, callback=run, help=op.help + examples))
+    return json_option(click.Command(name or op.path[-1], params=params, callback=run, help=op.help + examples))
 
 
 def attach(group: click.Group) -> click.Group:
@@ -99,7 +113,8 @@ def attach(group: click.Group) -> click.Group:
     (`cli=("graph", "callers")`)."""
     for op in operations().values():
         if len(op.path) == 2 and op.path[0] == group.name and "cli" in op.faces:
-            group.add_command(command(op))
+            for name in (op.path[1], *op.cli_aliases):
+                group.add_command(command(op, name))
     return group
 
 

@@ -40,7 +40,7 @@ def tool_function(op: Operation, core: _Core, budget: int) -> Any:
             except ValueError as exc:
                 raise ToolError(str(exc)) from None
 
-        result = await core.call(work, create=op.opens)
+        result = await core.call(work, create=op.creates)
         return _result(load(op.markdown)(result, budget), schema.model_validate(op.to_structured(result)))
 
     params = [inspect.Parameter(p.name, inspect.Parameter.KEYWORD_ONLY, annotation=annotation(p),
@@ -58,5 +58,7 @@ def register_operations(server: MCPServer, core: _Core, budget: int) -> None:
     for op in operations().values():
         if "mcp" not in op.faces:
             continue
-        for name in (op.tool, *op.aliases):
-            server.add_tool(tool_function(op, core, budget), name=name, description=op.agent_help)
+        server.add_tool(tool_function(op, core, budget), name=op.tool, description=op.agent_help)
+        for alias in op.aliases:
+            server.add_tool(tool_function(op, core, budget), name=alias,
+                            description=f"{op.agent_help} (alias of {op.tool})")

@@ -16,6 +16,7 @@ was called, status, milliseconds, and for a tool call how many results it gave; 
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import hmac
 import json
@@ -31,11 +32,18 @@ from typing import Any
 
 from mindex.errors import ConfigError
 
-# Tools that change what the index or the project holds; everything else only reads.
-WRITE_TOOLS = frozenset({
-    "memory_save", "context_save", "memory_forget", "knowledge_add", "workflow_create", "workflow_set_phase",
-    "workflow_log_action", "workflow_log_commit", "workflow_set_status", "milestone_create",
-})
+
+
+@functools.cache
+def write_tools() -> frozenset[str]:
+    """Tools that change what the index or the project holds (their operations are declared
+    with `writes`), under every name an agent may call them by; everything else only reads."""
+    from mindex.ops import operations
+
+    return frozenset(name for op in operations().values() if op.writes and "mcp" in op.faces
+                     for name in (op.tool, *op.aliases))
+
+
 ACCESS = ("read", "write")
 
 
@@ -109,7 +117,7 @@ def new_token(name: str, write: bool = False, sources: Collection[str] = ()) -> 
 def check_call(token: Token, tool: str, arguments: dict[str, Any], source_tools: Collection[str]) -> str | None:
     """Why `token` may not make this tool call (None: it may). A token limited to one source
     gets it filled in where the call names none (`arguments` is changed)."""
-    if tool in WRITE_TOOLS and token.access != "write":
+    if tool in write_tools() and token.access != "write":
         return (f"the token {token.name!r} is read-only and {tool} writes; ask for a token with access = \"write\"")
     if token.sources:
         allowed = ", ".join(token.sources)
