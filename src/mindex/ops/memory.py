@@ -137,9 +137,9 @@ def _structured(result: Any) -> dict[str, Any]:
 
 _HERE = "mindex.ops.memory"
 _VIEWS = "mindex.serve.memoryviews"
-_ENTRIES = {"markdown": f"{_VIEWS}:entries_markdown", "text": f"{_VIEWS}:print_entries",
+_ENTRIES: dict[str, Any] = {"markdown": f"{_VIEWS}:entries_markdown", "text": f"{_VIEWS}:print_entries",
             "schema": "mindex.serve.mcp_models:EntriesOut"}
-_ONE = {"markdown": f"{_VIEWS}:said_markdown", "text": f"{_VIEWS}:print_said",
+_ONE: dict[str, Any] = {"markdown": f"{_VIEWS}:said_markdown", "text": f"{_VIEWS}:print_said",
         "schema": "mindex.serve.mcp_models:EntriesOut", "structured": f"{_HERE}:_structured"}
 _TYPE = Param("type", str, "Only entries of this type (repeatable).", default=None, many=True, metavar="TYPE",
               agent_help="only this type (or these)")
