@@ -260,7 +260,8 @@ def test_recorded_help_of_lazy_commands_reads_as_their_own() -> None:
 
 def test_query_commands_offer_json() -> None:
     for name in ("search", "get", "sources", "status", "index", "add", "remove", "serve"):
-        assert any(p.name == "as_json" for p in cli.commands[name].params), name
+        command = cli.get_command(click.Context(cli), name)
+        assert command is not None and any(p.name == "as_json" for p in command.params), name
 
 
 def test_serve_says_why_it_cannot_start_in_json(run, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]

@@ -333,9 +333,9 @@ def test_calls_overlap_on_postgres_and_take_turns_on_sqlite(indexed: Index, back
     (a barrier both must reach); on SQLite the one index answers them one after the other."""
     import threading
 
-    from mindex.serve.mcp_server import _Core
+    from mindex.serve.mcp_core import Core
 
-    core = _Core(indexed.location, Settings(serve={"concurrency": 2}))
+    core = Core(indexed.location, Settings(serve={"concurrency": 2}))
     meeting = threading.Barrier(2, timeout=20)
     spans: list[tuple[float, float, int]] = []
 

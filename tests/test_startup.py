@@ -71,8 +71,9 @@ def test_help_imports_neither_rich_nor_any_heavy_package(tmp_path: Path) -> None
 
 def test_keyword_search_grep_and_graph_into_a_pipe_load_no_heavy_package(small_project: Path) -> None:
     """Without a terminal, lines print without rich; a command imports its own module only."""
-    for args, own in ((["search", "retry backoff", "--mode", "keyword"], {"render"}), (["grep", "backoff"], {"opscli"}),
-                      (["graph", "callers", "retry_with_backoff"], {"codecmd", "opscli"}), (["search", "retry", "--json"], set())):
+    for args, own in ((["search", "retry backoff", "--mode", "keyword"], {"render", "opscli"}),
+                      (["grep", "backoff"], {"opscli"}), (["graph", "callers", "retry_with_backoff"], {"codecmd", "opscli"}),
+                      (["search", "retry", "--json"], {"opscli"})):
         heavy, modules = probe(args, small_project)
         assert heavy == set() and modules == own, (args, heavy, modules)
 

@@ -20,7 +20,7 @@ from typing import Any
 
 # The modules that declare operations, each with an `OPERATIONS` tuple.
 MODULES = ("mindex.ops.sources", "mindex.ops.code", "mindex.ops.changelogs", "mindex.ops.workflows",
-           "mindex.ops.memory")
+           "mindex.ops.memory", "mindex.ops.search")
 
 FACES = ("cli", "mcp")
 
@@ -50,7 +50,10 @@ class Param:
     a list, or one value, over MCP), each checked as one and passed as a tuple (empty when
     none is given). A `dict` parameter is an object over MCP and JSON text on the command
     line; the function reads either. A `rest` argument takes the command line's remaining
-    words: joined with spaces (`-` alone: standard input), or as a tuple when `many`.
+    words: joined with spaces (`-` alone: standard input), or as a tuple when `many`; a
+    `stdin` argument given as `-` is read from standard input. `parse` ("module:function")
+    turns text into the value the function takes (`keyword=0.5,semantic=1` into weights),
+    raising ValueError on text it refuses.
     """
 
     name: str
@@ -71,6 +74,8 @@ class Param:
     many: bool = False
     separator: str | None = None
     rest: bool = False
+    stdin: bool = False
+    parse: str | None = None
 
     @property
     def required(self) -> bool:
@@ -128,6 +133,11 @@ class Param:
             raise ValueError(f"{self.name} must be text")
         if self.type is str and not self.blank and not value.strip():
             raise ValueError(f"{self.name} is empty; pass the words, question or identifier to search for")
+        if self.parse and isinstance(value, str):
+            try:
+                return load(self.parse)(value)
+            except ValueError as exc:
+                raise ValueError(f"{self.name}: {exc}") from None
         if self.ge is not None and value < self.ge:
             raise ValueError(f"{self.name} must be {self.ge:g} or more")
         if self.le is not None and value > self.le:

@@ -221,7 +221,7 @@ OPERATIONS = (
         run=f"{_HERE}:recent", cli_aliases=("recent",),
         params=(Param("limit", int, "How many entries.", default=20, ge=1, le=10_000, flags=("-n", "--limit"),
                       agent_help="how many results"), *_FILTERS),
-        examples=("mindex memory list --type decision --limit 5", "mindex memory recent --file src/api --json")),
+        examples=("mindex memory list --type decision --limit 5", "mindex memory list --file src/api --json")),
     _memory(
         "show", "memory_show", "Show one memory entry or knowledge entity in full.",
         "One memory entry or knowledge entity in full.",

@@ -17,8 +17,6 @@ import click
 from mindex.textsafe import markup_escape as escape
 
 from mindex import __version__
-from mindex.modes import MODES
-from mindex.serve.words import Places
 from mindex.serve.clikit import (
     TEXT,
     lazy_module,
@@ -28,10 +26,7 @@ from mindex.serve.clikit import (
     error_object,
     handle_errors,
     json_option,
-    not_blank,
     out,
-    parse_weights,
-    search_options,
     stop_on_term,
 )
 
@@ -58,6 +53,7 @@ LAZY_COMMANDS = {
                "the agents set up here and the command they run, the session-start hook's time."),
     "eval": ("mindex.serve.evalcmd:eval_cmd",
              "Score search against judged queries: Recall@1/5/10, MRR@10, nDCG@10, Success@10, latency."),
+    "get": ("mindex.serve.opscli:get", "Show one chunk in full, by id (or a unique prefix of 6+ characters)."),
     "graph": ("mindex.serve.codecmd:graph",
               "The code graph: callers, callees, impact, exports and outlines of indexed code."),
     "grep": ("mindex.serve.opscli:grep",
@@ -70,6 +66,7 @@ LAZY_COMMANDS = {
     "knowledge": ("mindex.serve.memorycmd:knowledge",
                   "Learnings, patterns, mistakes and topics: markdown files in .mindex/knowledge, linked to code "
                   "areas and files in a knowledge graph."),
+    "locate": ("mindex.serve.opscli:locate", "The files an issue, a bug report or a stack trace is about, best first."),
     "memory": ("mindex.serve.memorycmd:memory",
                "What agents decided, learned and did: a markdown journal in .mindex/memory, indexed."),
     "metrics": ("mindex.serve.agentcmd:metrics",
@@ -79,6 +76,8 @@ LAZY_COMMANDS = {
                   "Groups of issues worked in waves, with a lint and typecheck baseline."),
     "models": ("mindex.serve.setup:models",
                "Local embedding and reranking models: set up, download, list."),
+    "search": ("mindex.serve.opscli:search",
+               "Search the index. Any text but an empty one is a valid query; \"quoted words\" match as a phrase."),
     "sources": ("mindex.serve.opscli:sources",
                 "List registered sources with document and chunk counts; with --files, each source's indexed files."),
     "symbols": ("mindex.serve.codecmd:symbols",
@@ -247,84 +246,6 @@ def index_cmd(state: State, names: tuple[str, ...], as_json: bool, quiet: bool) 
 
 
 @cli.command()
-@click.argument("query", type=TEXT, callback=not_blank)
-@click.option("-n", "--limit", default=10, show_default=True, type=click.IntRange(1, 1000), help="How many results.")
-@click.option("--offset", default=0, type=click.IntRange(0), help="Skip this many results (paging).")
-@click.option("--mode", type=click.Choice(MODES), help="Search mode (default: hybrid when vectors exist, else keyword).")
-@search_options
-@click.option("--explain", is_flag=True, help="Show each leg's rank and score, the fused score, rerank and decay.")
-@json_option
-@click.pass_obj
-@handle_errors
-def search(state: State, query: str, limit: int, offset: int, mode: str | None, source: str | None,
-           kind: str | None, path_glob: str | None, language: str | None, symbol_kind: str | None,
-           rerank: bool | None, merge: bool | None, hops: int, weights: str | None, group_by: str | None,
-           explain: bool, as_json: bool) -> None:
-    """Search the index. Any text but an empty one is a valid query; "quoted words" match as a phrase.
-
-    \b
-    Examples:
-      mindex search "how do I configure retries" --limit 5
-      mindex search "connection pool" --json | jq '.results[].path'
-      mindex search 'foo.bar()' --path 'api/**'
-      mindex search "how are retries configured" --mode hybrid --explain
-      mindex search "pool sizing" --rerank --merge --weights keyword=2,semantic=1
-      mindex search "retry with backoff" --kind code --language python --symbol-kind function
-      mindex search "session expiry" --group-by file
-    """
-    leg_weights = parse_weights(weights) if weights else None
-    with state.open() as index:
-        result = index.search(query, limit, offset, mode, source, kind, path_glob, rerank=rerank, merge=merge,
-                              hops=hops, weights=leg_weights, language=language, symbol_kind=symbol_kind,
-                              group_by=group_by)
-        places = Places(index.roots())
-    if result.note:
-        err.print(f"[dim]note: {escape(result.note)}[/]", highlight=False)
-    if as_json:
-        emit_json(result.to_dict())
-    else:
-        render.print_search(out, result, explain, places)
-
-
-@cli.command()
-@click.argument("question", type=TEXT, callback=not_blank)
-@click.option("-n", "--limit", default=10, show_default=True, type=click.IntRange(1, 100), help="How many files.")
-@click.option("--mode", type=click.Choice(MODES), help="Search mode (default: hybrid when vectors exist, else keyword).")
-@click.option("--source", help="Only this source.")
-@click.option("--kind", help="Only this kind of source (docs, code).")
-@click.option("--path", "path_glob", metavar="GLOB", help="Only files matching GLOB.")
-@click.option("--language", help="Only files in this language.")
-@json_option
-@click.pass_obj
-@handle_errors
-def locate(state: State, question: str, limit: int, mode: str | None, source: str | None, kind: str | None,
-           path_glob: str | None, language: str | None, as_json: bool) -> None:
-    """The files an issue, a bug report or a stack trace is about, best first.
-
-    QUESTION is the text (`-` reads it from stdin). Each file comes with its best chunks
-    (lines and the definition they hold) and the definitions in it that the text names.
-
-    \b
-    Examples:
-      mindex locate "Sessions expire too early when the clock goes back"
-      gh issue view 123 --json body -q .body | mindex locate - --kind code
-      mindex locate - --json < traceback.txt
-    """
-    text = sys.stdin.read() if question == "-" else question
-    if not text.strip():
-        raise click.UsageError("standard input was empty; pipe the issue text, or give it as QUESTION")
-    with state.open() as index:
-        result = index.locate(text, limit, mode, source, path_glob, language, kind)
-        places = Places(index.roots())
-    if result.note:
-        err.print(f"[dim]note: {escape(result.note)}[/]", highlight=False)
-    if as_json:
-        emit_json(result.to_dict())
-    else:
-        render.print_locate(out, result, places)
-
-
-@cli.command()
 @click.option("--force", is_flag=True, help="Drop every vector and embed again (after changing the model).")
 @json_option
 @click.option("-q", "--quiet", is_flag=True, help="No progress bar.")
@@ -352,31 +273,6 @@ def embed(state: State, force: bool, as_json: bool, quiet: bool) -> None:
         emit_json({"embedded": count, "model": model})
     else:
         out.print(f"Embedded {render.count(count, 'chunk')} with {escape(str(model))}.")
-
-
-@cli.command()
-@click.argument("chunk_id", type=TEXT)
-@json_option
-@click.pass_obj
-@handle_errors
-def get(state: State, chunk_id: str, as_json: bool) -> None:
-    """Show one chunk in full, by id (or a unique prefix of 6+ characters).
-
-    \b
-    Examples:
-      mindex get 3f9a1c2b
-      mindex get 3f9a1c2b4e5d6a7b --json | jq -r .text
-    """
-    with state.open() as index:
-        hit = index.get(chunk_id)
-        places = Places(index.roots())
-    if as_json:
-        data = hit.to_dict()
-        data.pop("score")
-        data.pop("snippet")
-        emit_json(data)
-    else:
-        render.print_chunk(out, hit, places)
 
 
 @cli.command("copy")

@@ -1,4 +1,4 @@
-"""What every MCP tool uses: the server's indexes (`_Core`), error messages said the way an
+"""What every MCP tool uses: the server's indexes (`Core`), error messages said the way an
 agent calls the tools, and a tool result of text and structured content."""
 
 from __future__ import annotations
@@ -6,12 +6,12 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, TypeVar
+from typing import TypeVar
 
 import anyio
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult, TextContent
-from pydantic import BaseModel, Field
+from pydantic import BaseModel
 
 from mindex.config import Settings
 from mindex.errors import MindexError
@@ -21,7 +21,7 @@ from mindex.index import Index
 T = TypeVar("T")
 
 
-class _Core:
+class Core:
     """The server's indexes, opened on first use. On SQLite one `Index` answers one call at a
     time (one connection). On PostgreSQL up to `serve.concurrency` calls run at once, each on
     an `Index` of its own (its own connections; nothing shared between threads): the database
@@ -99,17 +99,9 @@ def for_agent(message: str) -> str:
     return message
 
 
-def _query_given(query: str) -> None:
-    """Refuse an empty query: it would match nothing in particular and return arbitrary text."""
-    if not query.strip():
-        raise ToolError("query is empty; pass the words, question or identifier to search for")
-
-
-def _result(text: str, structured: BaseModel) -> CallToolResult:
+def tool_result(text: str, structured: BaseModel) -> CallToolResult:
+    """A tool's answer: markdown for the model, the same data as structured content."""
     return CallToolResult(
         content=[TextContent(type="text", text=text)],
         structured_content=structured.model_dump(mode="json"),
     )
-
-
-_Limit = Annotated[int, Field(ge=1, le=100, description="how many results")]

@@ -50,7 +50,18 @@ def click_type(param: Param) -> Any:
 
 def click_param(param: Param) -> click.Parameter:
     """The operation's parameter as a click argument or option."""
-    check = None if param.blank else not_blank
+    def check(ctx: click.Context, option: click.Parameter, value: Any) -> Any:
+        """As every face checks it (`Param.check`), said the way click says a bad value."""
+        if value is None or (param.stdin and value == "-"):  # standard input is read when the command runs
+            return value
+        if not param.blank:
+            value = not_blank(ctx, option, value)
+        try:
+            checked = param.check(value)
+        except ValueError as exc:
+            raise click.BadParameter(str(exc), ctx=ctx, param=option) from None
+        return value if param.parse else checked  # parsed once more when the operation runs
+
     if param.rest:
         extra = {} if param.required else {"default": param.default}
         return click.Argument([param.name], type=click_type(param), nargs=-1, required=param.required,
@@ -70,12 +81,9 @@ def click_param(param: Param) -> click.Parameter:
 
 
 def _words(ctx: click.Context, param: click.Parameter, value: tuple[str, ...]) -> str | None:
-    """The words of a `rest` argument as one text; `-` alone reads standard input."""
-    if not value:
-        return None
-    if value == ("-",):
-        return sys.stdin.read()
-    return " ".join(value)
+    """The words of a `rest` argument as one text (`-` alone is read from standard input
+    when the command runs)."""
+    return " ".join(value) if value else None
 
 
 def command(op: Operation, name: str | None = None) -> click.Command:
@@ -85,6 +93,12 @@ def command(op: Operation, name: str | None = None) -> click.Command:
     def run(as_json: bool, **values: Any) -> None:
         state = click.get_current_context().find_object(State)
         assert state is not None  # the group's callback made it
+        for param in op.params_on("cli"):
+            if (param.stdin or param.rest and not param.many) and values.get(param.name) == "-":
+                values[param.name] = sys.stdin.read()  # read now, not while parsing (--help, completion)
+                if not values[param.name].strip():
+                    raise click.UsageError("standard input was empty; pipe the text in, or give it as "
+                                           f"{param.metavar or param.name.upper()}")
         with state.open(create=op.creates) as index:
             try:
                 result = op.call(index, **values)
@@ -102,10 +116,15 @@ def command(op: Operation, name: str | None = None) -> click.Command:
         if op.found_nothing(result):
             sys.exit(NO_MATCH)
 
-    examples = "\n\n\b\nExamples:\n" + "\n".join(f"  {line}" for line in op.examples) if op.examples else ""
+    lines, words, help = op.examples, " ".join(op.path), op.help
+    if name and name != op.path[-1]:  # an alias: its examples call it by its own name
+        alias = " ".join((*op.path[:-1], name))
+        lines = tuple(line.replace(f"mindex {words} ", f"mindex {alias} ") for line in lines)
+        help = f"{help.rstrip('.')} (as `mindex {words}`)."
+    examples = "\n\n\b\nExamples:\n" + "\n".join(f"  {line}" for line in lines) if lines else ""
     params = [click_param(p) for p in op.params_on("cli")]
     # the `--json` option of every hand-written command, added last as theirs is
-    return json_option(click.Command(name or op.path[-1], params=params, callback=run, help=op.help + examples))
+    return json_option(click.Command(name or op.path[-1], params=params, callback=run, help=help + examples))
 
 
 def attach(group: click.Group) -> click.Group:

@@ -13,7 +13,7 @@ from mcp_types import CallToolResult
 from pydantic import Field
 
 from mindex.ops import Operation, Param, load, operations
-from mindex.serve.mcp_core import _Core, _result
+from mindex.serve.mcp_core import Core, tool_result
 
 
 def annotation(param: Param) -> Any:
@@ -28,7 +28,7 @@ def annotation(param: Param) -> Any:
     return Annotated[base, Field(description=param.agent_help or param.help, ge=param.ge, le=param.le)]
 
 
-def tool_function(op: Operation, core: _Core, budget: int) -> Any:
+def tool_function(op: Operation, core: Core, budget: int) -> Any:
     """An async function with the operation's parameters as its signature, answering with
     its markdown and structured content."""
     schema = load(op.schema)
@@ -41,7 +41,7 @@ def tool_function(op: Operation, core: _Core, budget: int) -> Any:
                 raise ToolError(str(exc)) from None
 
         result = await core.call(work, create=op.creates)
-        return _result(load(op.markdown)(result, budget), schema.model_validate(op.to_structured(result)))
+        return tool_result(load(op.markdown)(result, budget), schema.model_validate(op.to_structured(result)))
 
     params = [inspect.Parameter(p.name, inspect.Parameter.KEYWORD_ONLY, annotation=annotation(p),
                                 default=inspect.Parameter.empty if p.required else p.default_for("mcp"))
@@ -53,7 +53,7 @@ def tool_function(op: Operation, core: _Core, budget: int) -> Any:
     return tool
 
 
-def register_operations(server: MCPServer, core: _Core, budget: int) -> None:
+def register_operations(server: MCPServer, core: Core, budget: int) -> None:
     """One tool per declared operation an agent is offered, and one per alias of an older name."""
     for op in operations().values():
         if "mcp" not in op.faces:
