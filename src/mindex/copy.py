@@ -107,9 +107,9 @@ def copy_index(source: Path | str, target: Path | str, replace: bool = False, ba
 
 
 def _key_columns(table: str) -> tuple[str, ...]:
-    from mindex.store.sqlite import _copy_table
+    from mindex.store.sqlite import copy_table
 
-    return _copy_table(table)[1]
+    return copy_table(table)[1]
 
 
 def _name(target: Path | str) -> str:

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 from mindex.agents import gitinfo
+from mindex.memory.contextmd import shorten
 
 if TYPE_CHECKING:
     from mindex.store.workflows import Workflow
@@ -60,11 +61,6 @@ def situation(cwd: Path, issue_pattern: str = gitinfo.DEFAULT_ISSUE_PATTERN) -> 
                      tuple(gitinfo.files_in_flight(root)))
 
 
-def _short(text: str, width: int) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= width else flat[: width - 1].rstrip() + "…"
-
-
 def _when(t: float) -> str:
     return time.strftime("%Y-%m-%d %H:%M", time.localtime(t))
 
@@ -75,7 +71,7 @@ def _workflow_lines(wf: Workflow) -> list[str]:
     for a in wf.actions[-5:]:
         lines.append(f"- {_when(a.at)} {a.action} → {a.result}")
     if wf.commits:
-        lines.append("Commits so far: " + "; ".join(f"{c.sha[:7]} {_short(c.message, 60)}" for c in wf.commits[-5:]))
+        lines.append("Commits so far: " + "; ".join(f"{c.sha[:7]} {shorten(c.message, 60)}" for c in wf.commits[-5:]))
     return lines
 
 
@@ -118,7 +114,7 @@ def session_start(index: Index, where: Situation, budget: int = 1500, session_id
     if handoffs:
         h = handoffs[0]
         facets = h.facets or {}
-        handoff = ["", f"## Latest handoff ({str(facets.get('at', ''))[:16]}, {facets.get('id')})", _short(h.text, 1200)]
+        handoff = ["", f"## Latest handoff ({str(facets.get('at', ''))[:16]}, {facets.get('id')})", shorten(h.text, 1200)]
     limit = budget * 4
     top = "\n".join(head + handoff) + "\n"
     if len(top) > limit:  # the state comes first; cut the handoff, then the rest, to fit
@@ -217,14 +213,14 @@ def capture(index: Index, where: Situation, session_id: str | None, event: str,
             breaking = " (breaking)" if commit.breaking else ""
             learning = book.add_knowledge(
                 "learning", f"{commit.description}{breaking}{body}\n\n(from commit {commit.sha[:7]}, {commit.kind}{scope})",
-                title=_short(commit.description, 80), files=files, confidence=CONFIDENCE.get(commit.kind, 0.5),
+                title=shorten(commit.description, 80), files=files, confidence=CONFIDENCE.get(commit.kind, 0.5),
                 issues=issues, tags=tags, embed=False)
             added["learnings"] += 1
             if commit.kind == "fix":
                 book.add_knowledge(
                     "mistake", f"Bug fixed in commit {commit.sha[:7]}{' ' + scope if scope else ''}: "
                                f"{commit.description}{body}",
-                    title=_short(f"Bug: {commit.description}", 80), files=files, confidence=0.8,
+                    title=shorten(f"Bug: {commit.description}", 80), files=files, confidence=0.8,
                     led_to=(learning["id"],), issues=issues, tags=(marker,), embed=False)
                 added["mistakes"] += 1
         elif not commit.kind:
@@ -285,7 +281,7 @@ def _handoff_text(where: Situation, wf: Workflow | None, commits: list[gitinfo.C
                      + (f"; last action: {wf.actions[-1].action} → {wf.actions[-1].result}" if wf.actions else ""))
     if commits:
         lines.append("Commits on this branch in the session: " + "; ".join(
-            f"{c.sha[:7]} {_short(c.subject, 70)}" for c in commits[-8:]))
+            f"{c.sha[:7]} {shorten(c.subject, 70)}" for c in commits[-8:]))
     if where.files:
         lines.append(f"Files in flight ({len(where.files)}): " + ", ".join(where.files[:MAX_FILES]))
     return "\n".join(lines)

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from mindex.errors import ConfigError
-from mindex.config.sections import DB_NAME, InvalidSettings, STATE_DIR, Section, Settings, _build, _user_dir
+from mindex.config.sections import DB_NAME, InvalidSettings, STATE_DIR, Section, Settings, build_section, user_dir
 
 
 def _deep_merge(low: dict[str, Any], high: dict[str, Any]) -> dict[str, Any]:
@@ -33,7 +33,7 @@ def _from_environment() -> dict[str, Any]:
         if not name.upper().startswith("MINDEX_"):  # names are case-insensitive, as before
             continue
         path = name[len("MINDEX_"):].lower().split("__")
-        if _kind_of(path)[0] is None:
+        if kind_of(path)[0] is None:
             continue
         node = table
         for part in path[:-1]:
@@ -54,7 +54,7 @@ def user_config_path() -> Path:
     override = os.environ.get("MINDEX_CONFIG")
     if override:
         return Path(override)
-    return _user_dir("config") / "config.toml"
+    return user_dir("config") / "config.toml"
 
 
 def _config_files() -> list[Path]:
@@ -74,7 +74,7 @@ def find_project_root(start: Path) -> Path:
     return start
 
 
-def _read_toml(path: Path) -> dict[str, Any]:
+def read_toml(path: Path) -> dict[str, Any]:
     """A config file's tables; a file that cannot be read is a ConfigError naming why."""
     import tomllib  # here, not at the top: most runs have no config file to read
 
@@ -98,10 +98,10 @@ def load_settings(cwd: Path | None = None, **flags: Any) -> Settings:
     try:
         layers: dict[str, Any] = {}
         for path in _config_files():
-            layers = _deep_merge(layers, _read_toml(path))
+            layers = _deep_merge(layers, read_toml(path))
         layers = _deep_merge(layers, _from_environment())
         layers = _deep_merge(layers, {key: value for key, value in flags.items() if value is not None})
-        settings: Settings = _build(Settings, layers)
+        settings: Settings = build_section(Settings, layers)
         return settings
     except InvalidSettings as exc:
         raise ConfigError(
@@ -144,7 +144,7 @@ def project_config_path(cwd: Path | None = None) -> Path:
     return find_project_root(cwd or Path.cwd()) / STATE_DIR / "config.toml"
 
 
-def _kind_of(parts: list[str]) -> tuple[str | None, int]:
+def kind_of(parts: list[str]) -> tuple[str | None, int]:
     """The type a dotted path of settings names (a section's class name for a section; a
     path may go one level into a table of free keys: `search.half_life_days.docs`), or None
     and how many of its parts were known."""

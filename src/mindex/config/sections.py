@@ -66,7 +66,7 @@ class InvalidSettings(ValueError):
 
 def setting(default: Any = None, *, ge: float | None = None, le: float | None = None, gt: float | None = None,
             choices: tuple[str, ...] | None = None, doc: str = "", factory: Any = None) -> Any:
-    """A field with its bounds and description (read by `_build` and `config` commands)."""
+    """A field with its bounds and description (read by `build_section` and `config` commands)."""
     meta = {"ge": ge, "le": le, "gt": gt, "choices": choices, "doc": doc}
     if factory is not None:
         return field(default_factory=factory, metadata=meta)
@@ -116,7 +116,7 @@ def _out_of_bounds(value: Any, meta: Any) -> str | None:
     return None
 
 
-def _user_dir(kind: str) -> Path:
+def user_dir(kind: str) -> Path:
     """The user's config or cache folder for mindex (XDG on Linux; platformdirs elsewhere)."""
     if sys.platform.startswith("linux"):
         variable, fallback = {"config": ("XDG_CONFIG_HOME", ".config"), "cache": ("XDG_CACHE_HOME", ".cache")}[kind]
@@ -211,7 +211,7 @@ class EmbedSettings(Section):
 
     def _finish(self) -> None:
         if self.models_dir is None:
-            self.models_dir = _user_dir("cache") / "models"
+            self.models_dir = user_dir("cache") / "models"
         if not self.model:
             self.model = DEFAULT_MODELS.get(self.provider, "")
         self.api_key = _key_from_env(self.api_key, self.api_key_env or _KEY_ENV.get(self.provider))
@@ -372,7 +372,7 @@ def _coerce(value: Any, annotation: str, loc: str, problems: list[str]) -> Any:
         if isinstance(value, str):
             value = _json(value, loc, problems)
         if isinstance(value, dict):
-            return _build(section, value, loc, problems)
+            return build_section(section, value, loc, problems)
         problems.append(f"{loc}: should be a table of settings")
         return MISSING
     try:
@@ -444,7 +444,7 @@ def _json(text: str, loc: str, problems: list[str]) -> Any:
         return None
 
 
-def _build(cls: type[Section], data: dict[str, Any], prefix: str = "",
+def build_section(cls: type[Section], data: dict[str, Any], prefix: str = "",
            problems: list[str] | None = None) -> Any:
     """Section `cls` from a (merged) table; raises InvalidSettings naming every bad key,
     or adds to `problems` when the caller collects them."""

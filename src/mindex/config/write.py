@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import Any
 
 from mindex.errors import ConfigError
-from mindex.config.load import _kind_of, _read_toml
-from mindex.config.sections import InvalidSettings, SecretStr, Section, Settings, _build, make_state_dir
+from mindex.config.load import kind_of, read_toml
+from mindex.config.sections import InvalidSettings, SecretStr, Section, Settings, build_section, make_state_dir
 
 
 # A word TOML cannot read as a value: a letter first, then letters, digits, `_`, `-` or `.`
@@ -39,9 +39,9 @@ def _check_key(key: str) -> tuple[list[str], str]:
         ConfigError: no such setting, or the key names a whole section.
     """
     parts = key.split(".")
-    kind, known_parts = _kind_of(parts)
+    kind, known_parts = kind_of(parts)
     if kind is None:
-        parent = Section.SECTIONS.get(_kind_of(parts[:known_parts])[0] or "")
+        parent = Section.SECTIONS.get(kind_of(parts[:known_parts])[0] or "")
         listed = ", ".join(sorted(f.name for f in fields(parent))) if parent else "none (it is a value)"  # type: ignore[arg-type]
         where = ".".join(parts[:known_parts]) or "top level"
         raise ConfigError(f"unknown setting {key!r}; keys under {where}: {listed}")
@@ -70,7 +70,7 @@ def write_setting(file: Path, key: str, raw: str | None) -> Any:
     import tomli_w
 
     parts, kind = _check_key(key)
-    data = _read_toml(file) if file.is_file() else {}
+    data = read_toml(file) if file.is_file() else {}
     table = data
     for part in parts[:-1]:
         table = table.setdefault(part, {})
@@ -82,7 +82,7 @@ def write_setting(file: Path, key: str, raw: str | None) -> Any:
             value = raw  # text settings take the text as typed: embed.model = 3 is "3"
         table[parts[-1]] = value
     try:
-        _build(Settings, data)
+        build_section(Settings, data)
     except InvalidSettings as exc:
         shown = "the value given" if kind.startswith("SecretStr") else repr(raw)
         raise ConfigError(f"{key} = {shown} is not valid ({exc}); see `mindex config show`") from None

@@ -22,7 +22,7 @@ from mindex.memory import journal
 from mindex.memory.graph import Graph
 from mindex.memory.knowledge import KNOWLEDGE_TYPES, Entity, area_of, render, slug
 from mindex.models import Chunk, Facets, Hit, IndexReport, SearchResult, Source
-from mindex.memory.contextmd import _line_of, _render_context, _short
+from mindex.memory.contextmd import line_of_block, render_context, shorten
 from mindex.memory.ranking import SUPERSEDE_DEPTH, relevant_only, supersede
 
 if TYPE_CHECKING:
@@ -185,7 +185,7 @@ class Memory:
                 if twin := self._recent_twin(path, entry):
                     return twin
                 journal.append(path, block)
-                line = _line_of(path, block)
+                line = line_of_block(path, block)
             return Saved(replace(entry, line=line), f"{self.memory_dir.name}/{name}", line)
         source = self.source(MEMORY)
         from mindex.sources.memory import entry_chunks
@@ -218,10 +218,10 @@ class Memory:
                     self.index.index([MEMORY], embed=False)
             except IndexLockedError as exc:  # the entry is in the journal already: saved, not yet found
                 why = f"in the journal; searchable once the index is free: {exc}"
-                line = _line_of(path, block)
+                line = line_of_block(path, block)
                 return Saved(replace(entry, line=line), f"{self.memory_dir.name}/{name}", line, why)
             if not appended:  # under the lock: a save after this one would move the file's end
-                entry = replace(entry, line=_line_of(path, block))
+                entry = replace(entry, line=line_of_block(path, block))
         if appended:
             entry, chunks = made[-1]
         if appended and (self.settings.embed_on_save if embed is None else embed):
@@ -502,9 +502,9 @@ class Memory:
         candidates: list[tuple[float, str, str, str]] = []  # (score, area, section, line)
         for item in found.values():
             pieces = self.index.store.entry_pieces(KNOWLEDGE, item["id"])
-            text = _short(pieces[0].text if pieces else item["title"], 400)
+            text = shorten(pieces[0].text if pieces else item["title"], 400)
             area = (item["areas"] or [area_of(f, self.settings.areas) for f in item["files"]] or ["general"])[0]
-            line = f"- **{_short(item['title'], 100)}** ({(item['at'] or '')[:10]}, confidence {item['confidence']}, {item['id']})"
+            line = f"- **{shorten(item['title'], 100)}** ({(item['at'] or '')[:10]}, confidence {item['confidence']}, {item['id']})"
             if text != item["title"]:
                 line += f": {text}"
             candidates.append((item["score"], area, item["type"], line))
@@ -524,19 +524,19 @@ class Memory:
             seen.add(facets.get("id"))
             area = ([area_of(f, self.settings.areas) for f in facets.get("files", [])] or ["general"])[0]
             tags = f" [{', '.join(facets.get('tags', []))}]" if facets.get("tags") else ""
-            line = f"- {str(facets.get('at', ''))[:10]} {facets.get('type', '')}{tags} ({facets.get('id')}): {_short(hit.text, 400)}"
+            line = f"- {str(facets.get('at', ''))[:10]} {facets.get('type', '')}{tags} ({facets.get('id')}): {shorten(hit.text, 400)}"
             candidates.append((0.5 / (1 + rank), area, "memory", line))
         candidates.sort(key=lambda c: -c[0])
         limit_chars = budget * 4
         chosen: list[tuple[float, str, str, str]] = []
         for candidate in candidates:
-            trial = _render_context([*chosen, candidate], len(candidates) - len(chosen) - 1)
+            trial = render_context([*chosen, candidate], len(candidates) - len(chosen) - 1)
             if len(trial) <= limit_chars:
                 chosen.append(candidate)
-        text = _render_context(chosen, len(candidates) - len(chosen))
+        text = render_context(chosen, len(candidates) - len(chosen))
         while len(text) > limit_chars and chosen:  # the left-out line grew: make room for it
             chosen.pop()
-            text = _render_context(chosen, len(candidates) - len(chosen))
+            text = render_context(chosen, len(candidates) - len(chosen))
         if len(text) > limit_chars:
             text = text[:limit_chars]
         left = [c for c in candidates if c not in chosen]

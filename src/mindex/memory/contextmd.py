@@ -16,19 +16,20 @@ _SECTIONS = {"mistake": "Mistakes to avoid", "learning": "Learnings", "pattern":
              "memory": "Recent memory"}
 
 
-def _line_of(path: Path, block: str) -> int:
+def line_of_block(path: Path, block: str) -> int:
     """The line a block just appended to `path` starts on (reads the file: for the rare saves
     the index cannot place at once)."""
     data = path.read_bytes()
     return data.count(b"\n", 0, len(data) - len(block.encode("utf-8"))) + 1
 
 
-def _short(text: str, width: int) -> str:
+def shorten(text: str, width: int) -> str:
+    """`text` on one line, cut to `width` characters with an ellipsis."""
     flat = " ".join(text.split())
     return flat if len(flat) <= width else flat[: width - 1].rstrip() + "…"
 
 
-def _render_context(chosen: list[tuple[float, str, str, str]], left_out: int) -> str:
+def render_context(chosen: list[tuple[float, str, str, str]], left_out: int) -> str:
     if not chosen and not left_out:
         return "No memory or knowledge yet for this context.\n"
     areas: dict[str, dict[str, list[str]]] = {}

@@ -24,7 +24,7 @@ from mindex.parse.code import Parsed, ParseTimeout, chunk_code, definitions, par
 from mindex.parse.refs import references
 from mindex.parse.text import parse_text
 from mindex.store.base import pack, pack_refs, pack_symbols
-from mindex.sources.docs import LoadResult, LoadTask, _looks_binary, decode, parser_failed, read_changed
+from mindex.sources.docs import LoadResult, LoadTask, looks_binary, decode, parser_failed, read_changed
 from mindex.sources.confine import link_skipped
 from mindex.terms import search_terms
 from mindex.textsafe import escape_surrogates
@@ -136,7 +136,7 @@ def _skip_by_name(rel: str) -> str | None:
 
 
 def _skip_by_content(data: bytes) -> str | None:
-    if _looks_binary(data):
+    if looks_binary(data):
         return "binary content"
     if GENERATED.search(b"\n".join(data[:4096].split(b"\n")[:5])):
         return "generated (its header says so)"

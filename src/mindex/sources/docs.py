@@ -66,7 +66,7 @@ def decode(data: bytes) -> tuple[str, str]:
     return data.decode("latin-1"), "latin-1"
 
 
-def _looks_binary(data: bytes) -> bool:
+def looks_binary(data: bytes) -> bool:
     head = data[:8192]
     if any(head.startswith(bom) for bom, _ in _BOMS):
         return False
@@ -90,7 +90,7 @@ def _parse(task: LoadTask, data: bytes) -> tuple[ParsedDocument, dict[str, objec
             return SkippedFile(entry.rel, f"not a readable PDF: {exc}")
         except DependencyMissingError:
             return SkippedFile(entry.rel, f"PDF support is not installed: {extra_hint('pdf')}")
-    if _looks_binary(data):
+    if looks_binary(data):
         return SkippedFile(entry.rel, f"binary content in a {suffix} file", entry.size, entry.mtime_ns)
     text, encoding = decode(data)
     text = text.replace("\r\n", "\n").replace("\r", "\n")

@@ -17,7 +17,7 @@ from mindex.errors import (
     SourceExistsError,
 )
 from mindex.models import Chunk, Document, Facets, Hit, Source
-from mindex.store.sqlite import _CHUNK_JOINS, BM25_WEIGHTS, _filters, _hit
+from mindex.store.sqlite import CHUNK_JOINS, BM25_WEIGHTS, filter_sql, hit_of_row
 from mindex.store.postgres.core import PgCore, _BAD_TEXT, clean
 
 
@@ -36,7 +36,7 @@ def _words(text: str) -> str:
 _TOKEN = re.compile(r'\s*(?:"((?:[^"]|"")*)"(\*)?|(\()|(\))|(AND|OR|NOT)\b)')
 
 
-def _tokens(match: str) -> Iterator[tuple[str | None, bool, str | None]]:
+def match_tokens(match: str) -> Iterator[tuple[str | None, bool, str | None]]:
     """The parts of one of our FTS5 expressions, in order: (quoted text unescaped, its `*`,
     None) for a quoted word, phrase or trigram, else (None, False, "(" / ")" / "AND" / "OR").
     Anything else (NOT, stray characters) is skipped, so no input is a syntax error."""
@@ -62,7 +62,7 @@ def tsquery(match: str) -> tuple[str, list[str]]:
     no input raises a syntax error; an expression with no words matches nothing."""
     parts: list[str] = []
     params: list[str] = []
-    for quoted, star, other in _tokens(match):
+    for quoted, star, other in match_tokens(match):
         if quoted is None:
             parts.append({"AND": "&&", "OR": "||"}.get(other or "", other or ""))
             continue
@@ -79,7 +79,7 @@ def tsquery(match: str) -> tuple[str, list[str]]:
     return (sql or "''::tsquery"), params
 
 
-def _or_terms(match: str) -> list[str]:
+def or_terms(match: str) -> list[str]:
     """The terms of an expression that is an OR at its top level (brackets kept whole), or
     [match] when it is anything else."""
     parts, depth, start, quoted = [], 0, 0, False
@@ -201,7 +201,7 @@ class PgChunks(PgCore):
         SQLite. PostgreSQL's own `ts_rank` knows no document frequencies: on the dev sets it
         ranked far below BM25 (code-ts keyword nDCG@10 0.150 against 0.337). Document
         frequencies and the mean length are read once per data version."""
-        where, params = _filters(source, kind, path, language, symbol_kind, facets, self._PACKED)
+        where, params = filter_sql(source, kind, path, language, symbol_kind, facets, self._PACKED)
         lexemes = self._lexemes(tsquery(match)[1])
         count, mean = self._corpus()
         # FTS5's BM25: a term's frequency is summed over the fields, each occurrence counting
@@ -213,7 +213,7 @@ class PgChunks(PgCore):
         # those whose one-word term it would then match, and each word adds under 2.2 × its idf;
         # if the page's last score beats that sum, no chunk left out could enter the page and
         # the answer is exact. Else the whole query runs.
-        terms = _or_terms(match)
+        terms = or_terms(match)
         if len(terms) > 1 and COMMON:
             rare, forcing = [], set()
             for term in terms:
@@ -239,7 +239,7 @@ class PgChunks(PgCore):
         lexemes, values = list(idf), list(idf.values())
         weight = "CASE f " + " ".join(f"WHEN '{k}' THEN {w}" for k, w in zip(
             "ABCD", (BM25_WEIGHTS[0], BM25_WEIGHTS[1], BM25_WEIGHTS[3], BM25_WEIGHTS[2]))) + " END"
-        joins = _CHUNK_JOINS if where else ""
+        joins = CHUNK_JOINS if where else ""
         held = " + ".join(f"(CASE WHEN c.search @@ ?::tsquery THEN {value!r} ELSE 0 END)" for value in values) or "0"
         words = ["'" + x.replace("'", "''") + "'" for x in lexemes]
         rows = self.conn.execute(
@@ -291,7 +291,7 @@ class PgChunks(PgCore):
         return sorted(row[0] for row in rows)
 
     def get_chunk(self, chunk_id: str) -> Hit:
-        base = f"SELECT {self._HIT_COLUMNS} FROM chunks c {_CHUNK_JOINS}"
+        base = f"SELECT {self._HIT_COLUMNS} FROM chunks c {CHUNK_JOINS}"
         rows = self.conn.execute(base + " WHERE c.id = ?", (chunk_id,)).fetchall()
         if not rows and len(chunk_id) >= 6:
             prefix = chunk_id.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
@@ -302,4 +302,4 @@ class PgChunks(PgCore):
         if len(rows) != 1:
             what = "matches several chunks" if rows else "matches no chunk"
             raise NotFoundError(f"chunk id {chunk_id!r} {what}; copy an id from `mindex search --json`")
-        return _hit(rows[0], score=0.0, snippet="")
+        return hit_of_row(rows[0], score=0.0, snippet="")

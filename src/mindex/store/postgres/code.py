@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
-from mindex.store.sqlite import _filters
-from mindex.store.postgres.chunks import _tokens
+from mindex.store.sqlite import filter_sql
+from mindex.store.postgres.chunks import match_tokens
 from mindex.store.postgres.core import PgCore
 
 
@@ -17,7 +17,7 @@ def trigram_filter(match: str) -> tuple[str, list[str]]:
     tokenizer is case-insensitive too."""
     parts: list[str] = []
     params: list[str] = []
-    for gram, _, other in _tokens(match):
+    for gram, _, other in match_tokens(match):
         if gram is None:
             parts.append(other or "")
             continue
@@ -37,7 +37,7 @@ class PgCode(PgCore):
         self, match: str | None, source: str | None = None, path: str | None = None,
         language: str | None = None,
     ) -> Iterator[tuple[int, str, str, str | None, str]]:
-        where, params = _filters(source, None, path, language)
+        where, params = filter_sql(source, None, path, language)
         if match is not None:
             grams, gram_params = trigram_filter(match)
             where.append(f"d.id IN (SELECT t.document_id FROM code_text t WHERE {grams.replace('%s', '?')})")

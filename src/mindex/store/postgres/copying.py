@@ -34,9 +34,9 @@ class PgCopy(PgVectors):
                            [(model, digest, "[" + ",".join(map(str, np.frombuffer(blob, dtype="<f2").tolist())) + "]"
                              if blob else None) for model, digest, blob in rows])
             return
-        from mindex.store.sqlite import _copy_table
+        from mindex.store.sqlite import copy_table
 
-        _, _, columns = _copy_table(table)
+        _, _, columns = copy_table(table)
         fixed = [tuple(clean(v) if isinstance(v, str) else v for v in row) for row in rows]
         verb = "INSERT OR REPLACE" if table == "schema_meta" else "INSERT"
         db.executemany(f"{verb} INTO {table} ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})", fixed)

@@ -17,9 +17,9 @@ from mindex.models import Chunk, Document, Facets, Hit, SkippedFile, Source, Sou
 from mindex.store.base import (
     pack,
 )
-from mindex.store.sqlite.code import CodeTables, _in_file
-from mindex.store.sqlite.core import _trigrams_built
-from mindex.store.sqlite.queries import _BATCH_CHUNK_TEXT, _CHUNK_JOINS, _filters, _hit, facet_rows
+from mindex.store.sqlite.code import CodeTables, in_file
+from mindex.store.sqlite.core import trigrams_built
+from mindex.store.sqlite.queries import BATCH_CHUNK_TEXT, CHUNK_JOINS, filter_sql, hit_of_row, facet_rows
 
 
 # BM25 column weights for (title, context, text, terms): a word in a heading or breadcrumb
@@ -129,7 +129,7 @@ class ChunkTables(CodeTables):
             )
             # Every delete is done: the chunks inserted below get sequence numbers above this.
             (last_seq,) = db.execute("SELECT coalesce(max(seq), 0) FROM chunks").fetchone()
-            trigrams = _trigrams_built(db)  # else the first grep indexes every text at once
+            trigrams = trigrams_built(db)  # else the first grep indexes every text at once
             for doc in upserts:
                 cursor = db.execute(
                     """INSERT INTO documents (source_id, path, kind, title, size, mtime_ns,
@@ -151,7 +151,7 @@ class ChunkTables(CodeTables):
                         db.execute("INSERT INTO code_trigrams (rowid, text) VALUES (?, ?)", (doc_id, doc.text))
             try:
                 db.execute(f"""INSERT INTO chunks_fts (rowid, title, context, text, terms)
-                               SELECT seq, title, context, {_BATCH_CHUNK_TEXT}, terms FROM chunks c WHERE seq > ?""",
+                               SELECT seq, title, context, {BATCH_CHUNK_TEXT}, terms FROM chunks c WHERE seq > ?""",
                            (last_seq,))
             finally:
                 self._file_lines.given.clear()
@@ -169,7 +169,7 @@ class ChunkTables(CodeTables):
         stored = [c.text for c in chunks]
         if lines is not None:
             for n, c in enumerate(chunks):
-                if _in_file(c.text, lines, c.start_line, c.end_line):
+                if in_file(c.text, lines, c.start_line, c.end_line):
                     stored[n] = ""
                     if given is not None:
                         given[c.id] = c.text
@@ -251,17 +251,17 @@ class ChunkTables(CodeTables):
                       language: str | None = None, symbol_kind: str | None = None,
                       facets: Facets | None = None) -> list[int]:
         """Chunk seqs passing the filters (for filtering before vector top-k)."""
-        where, params = _filters(source, kind, path, language, symbol_kind, facets, self._PACKED,
+        where, params = filter_sql(source, kind, path, language, symbol_kind, facets, self._PACKED,
                                  every_chunk=True)
         where.append("1")
         return [row[0] for row in self.conn.execute(
-            f"""SELECT c.seq FROM chunks c {_CHUNK_JOINS} WHERE {' AND '.join(where)}""", params
+            f"""SELECT c.seq FROM chunks c {CHUNK_JOINS} WHERE {' AND '.join(where)}""", params
         )]
 
     def hits_by_seq(self, seqs: Sequence[int]) -> dict[int, Hit]:
         """Hits (score 0, no snippet) for chunk seqs, keyed by seq."""
-        sql = f"SELECT c.seq, {self._HIT_COLUMNS} FROM chunks c {_CHUNK_JOINS} WHERE c.seq IN ({{}})"
-        return {row[0]: _hit(row[1:], 0.0, "") for row in self._select_in(sql, (), seqs)}
+        sql = f"SELECT c.seq, {self._HIT_COLUMNS} FROM chunks c {CHUNK_JOINS} WHERE c.seq IN ({{}})"
+        return {row[0]: hit_of_row(row[1:], 0.0, "") for row in self._select_in(sql, (), seqs)}
 
     def keyword_search(
         self,
@@ -282,9 +282,9 @@ class ChunkTables(CodeTables):
         build every match's row and snippet before sorting: on a 100k-chunk index that was
         most of a search's time. Hits come without snippets (search writes them for the page).
         """
-        where, params = _filters(source, kind, path, language, symbol_kind, facets, self._PACKED)
+        where, params = filter_sql(source, kind, path, language, symbol_kind, facets, self._PACKED)
         weights = ", ".join(str(w) for w in BM25_WEIGHTS)
-        joins = f"JOIN chunks c ON c.seq = chunks_fts.rowid {_CHUNK_JOINS}" if where else ""
+        joins = f"JOIN chunks c ON c.seq = chunks_fts.rowid {CHUNK_JOINS}" if where else ""
         ranked = self.conn.execute(
             f"""SELECT chunks_fts.rowid, -bm25(chunks_fts, {weights}) FROM chunks_fts {joins}
                 WHERE {' AND '.join(["chunks_fts MATCH ?", *where])}
@@ -301,7 +301,7 @@ class ChunkTables(CodeTables):
         Raises:
             NotFoundError: no chunk (or more than one) matches.
         """
-        base = f"SELECT {self._HIT_COLUMNS} FROM chunks c {_CHUNK_JOINS}"
+        base = f"SELECT {self._HIT_COLUMNS} FROM chunks c {CHUNK_JOINS}"
         rows = self.conn.execute(base + " WHERE c.id = ?", (chunk_id,)).fetchall()
         if not rows and len(chunk_id) >= 6:
             rows = self.conn.execute(
@@ -317,4 +317,4 @@ class ChunkTables(CodeTables):
             raise NotFoundError(
                 f"chunk id {chunk_id!r} {what}; copy an id from `mindex search --json`"
             )
-        return _hit(rows[0], score=0.0, snippet="")
+        return hit_of_row(rows[0], score=0.0, snippet="")

@@ -23,12 +23,12 @@ from mindex.store.base import (
     short_name,
     unpack_symbols,
 )
-from mindex.store.sqlite.core import SQLiteCore, _trigrams_built, log
-from mindex.store.sqlite.functions import _ASCII_LOWER, _cut
-from mindex.store.sqlite.queries import _CHUNK_SYMBOL, _filters
+from mindex.store.sqlite.core import SQLiteCore, trigrams_built, log
+from mindex.store.sqlite.functions import ASCII_LOWER, cut_lines
+from mindex.store.sqlite.queries import _CHUNK_SYMBOL, filter_sql
 
 
-def _symbol_id(doc_id: int, n: int) -> int:
+def symbol_id(doc_id: int, n: int) -> int:
     """A definition's id on SQLite: its document's number and its place in the document's
     packed row (internal: the graph tells definitions apart by it; never shown)."""
     return doc_id << 32 | n
@@ -36,12 +36,12 @@ def _symbol_id(doc_id: int, n: int) -> int:
 
 def _nocase(text: str) -> str:
     """`text` as NOCASE compares it (ASCII letters lower-cased)."""
-    return text.translate(_ASCII_LOWER)
+    return text.translate(ASCII_LOWER)
 
 
-def _in_file(text: str, lines: list[str], first: int | None, last: int | None) -> bool:
+def in_file(text: str, lines: list[str], first: int | None, last: int | None) -> bool:
     """True when a chunk's text is exactly lines first..last of its file (stored as '')."""
-    return bool(text) and first is not None and last is not None and _cut(lines, first, last) == text
+    return bool(text) and first is not None and last is not None and cut_lines(lines, first, last) == text
 
 
 class CodeTables(SQLiteCore):
@@ -107,7 +107,7 @@ class CodeTables(SQLiteCore):
     ) -> Iterator[tuple[int, str, str, str | None, str]]:
         """(document id, source, path, language, text) of stored code files, by source and
         path; with `match`, only files whose trigram index entry matches that FTS5 query."""
-        where, params = _filters(source, None, path, language)
+        where, params = filter_sql(source, None, path, language)
         if match is not None and self.trigram_index_ready():  # else every file: none is in the index
             where.append("d.id IN (SELECT rowid FROM code_trigrams WHERE code_trigrams MATCH ?)")
             params.append(match)
@@ -134,7 +134,7 @@ class CodeTables(SQLiteCore):
         """True when grep's trigram index holds every code text, building it first when it
         was never built (schema v14: the first grep builds it). A read-only index without it
         answers False: grep then reads every file."""
-        if _trigrams_built(self.conn):
+        if trigrams_built(self.conn):
             return True
         if self.read_only:
             return False
@@ -145,7 +145,7 @@ class CodeTables(SQLiteCore):
             return False
         try:  # the transaction below re-enters the lock held here
             with self.transaction() as db:
-                if not _trigrams_built(db):  # another process may have built it meanwhile
+                if not trigrams_built(db):  # another process may have built it meanwhile
                     db.execute("INSERT INTO code_trigrams (rowid, text) SELECT document_id, mindex_inflate(packed) "
                                "FROM code_text")
                     db.execute("INSERT OR REPLACE INTO schema_meta VALUES ('trigrams', 'ready')")
@@ -215,7 +215,7 @@ class CodeTables(SQLiteCore):
                 lowered = {spelling.lower() for spelling in spellings}
                 chosen = [n for n, symbol in enumerate(symbols)
                           if (short := short_name(symbol[0])).lower() in lowered and _nocase(short) in spellings]
-            rows = [(_symbol_id(doc_id, n), doc_id, *symbols[n][:5], int(symbols[n][5])) for n in chosen]
+            rows = [(symbol_id(doc_id, n), doc_id, *symbols[n][:5], int(symbols[n][5])) for n in chosen]
             rows.sort(key=lambda row: row[4])  # by first line; a line's definitions in their order
             out += rows
         return out

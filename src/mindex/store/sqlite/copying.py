@@ -11,8 +11,8 @@ from mindex.store.base import (
     pack,
     short_name,
 )
-from mindex.store.sqlite.code import CodeTables, _symbol_id
-from mindex.store.sqlite.core import _trigrams_built
+from mindex.store.sqlite.code import CodeTables, symbol_id
+from mindex.store.sqlite.core import trigrams_built
 from mindex.store.sqlite.functions import _UNPACK
 
 
@@ -52,7 +52,7 @@ _COPY: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
 COPY_TABLES = tuple(_COPY)
 
 
-def _copy_table(table: str) -> tuple[str, tuple[str, ...], tuple[str, ...]]:
+def copy_table(table: str) -> tuple[str, tuple[str, ...], tuple[str, ...]]:
     """(table, key columns, columns) of a table `mindex copy` moves; any other name is refused
     (the names are put into SQL)."""
     keys, columns = _COPY[table]
@@ -66,13 +66,13 @@ class CopyTables(CodeTables):
         """Rows of one of the `COPY_TABLES`."""
         if table in _UNPACK and self._PACKED:
             return sum(len(_UNPACK[table](packed)) for (packed,) in self.conn.execute(f"SELECT packed FROM {table}"))
-        (n,) = self.conn.execute(f"SELECT count(*) FROM {_copy_table(table)[0]}").fetchone()
+        (n,) = self.conn.execute(f"SELECT count(*) FROM {copy_table(table)[0]}").fetchone()
         return int(n)
 
     def dump_rows(self, table: str, after: Sequence[Any] | None, limit: int) -> list[tuple[Any, ...]]:
         """The next `limit` rows of a table after key `after`, in key order, in the shared
         form both backends load (code text as text, vectors as float16 bytes, b'' = none)."""
-        name, keys, columns = _copy_table(table)
+        name, keys, columns = copy_table(table)
         select = f"document_id, {self._CODE_TEXT}" if table == "code_text" else ", ".join(columns)
         if table == "chunks":  # whole texts, also of chunks read from their file
             select = ", ".join(self._CHUNK_TEXT if column == "text" else column for column in columns)
@@ -90,13 +90,13 @@ class CopyTables(CodeTables):
 
     def load_rows(self, table: str, rows: Sequence[Sequence[Any]], db: Any) -> None:
         """Insert rows `dump_rows` gave (ids kept) inside the caller's transaction `db`."""
-        name, _, columns = _copy_table(table)
+        name, _, columns = copy_table(table)
         if not rows:
             return
         if table == "code_text":
             db.executemany("INSERT INTO code_text (document_id, packed) VALUES (?, ?)",
                            [(doc_id, pack(text)) for doc_id, text in rows])
-            if _trigrams_built(db):
+            if trigrams_built(db):
                 db.executemany("INSERT INTO code_trigrams (rowid, text) VALUES (?, ?)", [tuple(r) for r in rows])
             return
         if table in ("refs", "symbols"):  # in key order; a document's rows may span batches
@@ -127,7 +127,7 @@ class CopyTables(CodeTables):
         """`dump_rows` of refs, (document_id, n, kind, name, qualifier, alias, line, scope), or of
         symbols, (id, document_id, name, short, kind, start, end, signature, exported), after
         the key `after`, in key order, unpacked from each document's row. A definition's id is
-        its document's number and its place there (`_symbol_id`): both keys order as
+        its document's number and its place there (`symbol_id`): both keys order as
         (document, place)."""
         first = (-1, -1) if after is None else tuple(after) if table == "refs" else divmod(int(after[0]), 1 << 32)
         out: list[tuple[Any, ...]] = []
@@ -139,7 +139,7 @@ class CopyTables(CodeTables):
                         out.append((doc_id, n, *row))
                     else:
                         name, kind, start, end, signature, exported = row
-                        out.append((_symbol_id(doc_id, n), doc_id, name, short_name(name), kind, start, end, signature,
+                        out.append((symbol_id(doc_id, n), doc_id, name, short_name(name), kind, start, end, signature,
                                     int(exported)))
                     if len(out) == limit:
                         return out
@@ -151,7 +151,7 @@ class CopyTables(CodeTables):
             db.execute("DELETE FROM ref_names")
             db.execute("DELETE FROM symbol_names")
             for table in reversed(COPY_TABLES):
-                db.execute(f"DELETE FROM {_copy_table(table)[0]}" +
+                db.execute(f"DELETE FROM {copy_table(table)[0]}" +
                            (" WHERE key <> 'schema_version'" if table == "schema_meta" else ""))
             db.execute("INSERT INTO chunks_fts (chunks_fts) VALUES ('delete-all')")
             db.execute("INSERT INTO code_trigrams (code_trigrams) VALUES ('delete-all')")

@@ -32,7 +32,7 @@ from mindex.store.base import (
 )
 from mindex.store.lock import WriteLock
 from mindex.store.sqlite.functions import TEXT_CACHE_CHARS, _FileLines, _PackRefs, _PackSymbols, _TextCache
-from mindex.store.sqlite.opening import MIGRATIONS, SCHEMA_VERSION, _WAY_BACK, _empty, _explain, _open_failure, _read_only, _wal_pending
+from mindex.store.sqlite.opening import MIGRATIONS, SCHEMA_VERSION, WAY_BACK, empty_file, explain_open_error, open_failure, read_only_file, wal_pending
 from mindex.store.sqlite.queries import _CHUNK_TEXT, _HIT_COLUMNS
 
 
@@ -84,7 +84,7 @@ REF_DOCUMENTS_KEPT = 2048
 SYMBOL_DOCUMENTS_KEPT = 2048
 
 
-def _trigrams_built(db: sqlite3.Connection) -> bool:
+def trigrams_built(db: sqlite3.Connection) -> bool:
     """Whether grep's trigram index holds every stored code text (schema_meta 'trigrams')."""
     return db.execute("SELECT 1 FROM schema_meta WHERE key = 'trigrams'").fetchone() is not None
 
@@ -119,7 +119,7 @@ class SQLiteCore:
             )
         self.path = path
         self.lock = WriteLock(path, lock_timeout)
-        self.read_only = _read_only(path)
+        self.read_only = read_only_file(path)
         self._ref_fields = lru_cache(maxsize=REF_DOCUMENTS_KEPT)(ref_fields)
         self._unpacked_symbols = lru_cache(maxsize=SYMBOL_DOCUMENTS_KEPT)(unpack_symbols)
         self._kind_starts = lru_cache(maxsize=SYMBOL_DOCUMENTS_KEPT)(self._starts_by_kind)
@@ -131,12 +131,12 @@ class SQLiteCore:
                     f"cannot create the index {path}: {exc.strerror} for {path.parent}; "
                     "point --db (or MINDEX_DB) at a writable folder"
                 ) from None
-            self.read_only = _read_only(path)
+            self.read_only = read_only_file(path)
             if not self.read_only:
                 self._create(max(lock_timeout, 5.0))
-        elif _empty(path):
+        elif empty_file(path):
             raise StoreError(f"{path} is empty (0 bytes): the index was cut short or overwritten, and mindex will not "
-                             f"take it for a new one (its sources would vanish without a word); {_WAY_BACK}")
+                             f"take it for a new one (its sources would vanish without a word); {WAY_BACK}")
         self.conn = self._connect(max(lock_timeout, 5.0))
         self.conn.execute("PRAGMA foreign_keys = ON")
         self.conn.create_function("mindex_glob", 2, glob_match, deterministic=True)
@@ -172,7 +172,7 @@ class SQLiteCore:
     def _connect(self, timeout: float) -> sqlite3.Connection:
         """Open read-write in WAL mode, or, where the file or its folder cannot be written,
         read-only: `mode=ro`, else `immutable=1` when no unfinished WAL holds newer pages."""
-        options = ["mode=ro"] + ([] if _wal_pending(self.path) else ["immutable=1"]) if self.read_only else [""]
+        options = ["mode=ro"] + ([] if wal_pending(self.path) else ["immutable=1"]) if self.read_only else [""]
         failure: sqlite3.DatabaseError | None = None
         for option in options:
             target = f"{self.path.resolve().as_uri()}?{option}" if option else str(self.path)
@@ -195,7 +195,7 @@ class SQLiteCore:
                 return conn
             except sqlite3.DatabaseError as exc:
                 failure = exc
-        raise _open_failure(self.path, failure, self.read_only)
+        raise open_failure(self.path, failure, self.read_only)
 
     def close(self) -> None:
         """Close the connection (the WAL is checkpointed by SQLite on last close)."""
@@ -256,7 +256,7 @@ class SQLiteCore:
                     if self.conn.in_transaction:
                         self.conn.execute("ROLLBACK")
                     if isinstance(exc, sqlite3.OperationalError):
-                        raise _explain(exc, self.path, f"the index could not be made or upgraded past schema "
+                        raise explain_open_error(exc, self.path, f"the index could not be made or upgraded past schema "
                                        f"v{version - 1} (that step was rolled back, nothing is half done). Free "
                                        "some space and retry") from exc
                     raise
@@ -276,7 +276,7 @@ class SQLiteCore:
                         self.conn.execute("ROLLBACK")
                     raise
             except sqlite3.OperationalError as exc:
-                raise _explain(exc, self.path) from exc
+                raise explain_open_error(exc, self.path) from exc
 
     @contextmanager
     def bulk_load(self) -> Iterator[None]:
@@ -393,7 +393,7 @@ class SQLiteCore:
             try:
                 self.conn.execute("BEGIN IMMEDIATE")
                 self.conn.execute("INSERT INTO chunks_fts (chunks_fts) VALUES ('optimize')")
-                if _trigrams_built(self.conn):
+                if trigrams_built(self.conn):
                     self.conn.execute("INSERT INTO code_trigrams (code_trigrams) VALUES ('optimize')")
                 self.conn.execute("COMMIT")
                 self.conn.execute("VACUUM")
@@ -413,7 +413,7 @@ class SQLiteCore:
                         f"the disk holding {self.path} (or the temporary folder) is full: compacting needs room "
                         f"for two more copies of the index, about {2 * before / 1e6:,.0f} MB; the index is unchanged. "
                         "Free some space and rerun `mindex compact`") from None
-                raise _explain(exc, self.path) from exc
+                raise explain_open_error(exc, self.path) from exc
         report: dict[str, Any] = {"db": str(self.path), "before_bytes": before, "after_bytes": self._bytes()}
         if blocked:
             wal = Path(f"{self.path}-wal")

@@ -52,7 +52,7 @@ class _TextCache:
 
 # Definitions' short names compared as symbol_names' NOCASE collation compares them: ASCII
 # letters without case, every other character as it is.
-_ASCII_LOWER = {code: code + 32 for code in range(ord("A"), ord("Z") + 1)}
+ASCII_LOWER = {code: code + 32 for code in range(ord("A"), ord("Z") + 1)}
 
 
 class _FileLines:
@@ -80,7 +80,7 @@ class _FileLines:
     def __call__(self, packed: bytes | None, first: int | None, last: int | None) -> str | None:
         if packed is None or first is None or last is None:
             return None
-        return _cut(self.lines(packed), first, last)
+        return cut_lines(self.lines(packed), first, last)
 
     def given_text(self, chunk_id: str) -> str | None:
         """`mindex_given_text(chunk_id)`: the text of a chunk the writer is writing and stored
@@ -124,6 +124,6 @@ class _PackSymbols:
 _UNPACK: dict[str, Callable[[bytes], list[Any]]] = {"refs": unpack_refs, "symbols": unpack_symbols}
 
 
-def _cut(lines: list[str], first: int, last: int) -> str:
+def cut_lines(lines: list[str], first: int, last: int) -> str:
     """Lines first..last (1-based, inclusive): what a chunk stored as '' reads back as."""
     return "\n".join(lines[first - 1 : last])

@@ -10,7 +10,7 @@ from typing import Any
 
 from mindex.models import Facets, Hit
 from mindex.store.sqlite.core import SQLiteCore
-from mindex.store.sqlite.queries import _CHUNK_JOINS, _filters, _hit
+from mindex.store.sqlite.queries import CHUNK_JOINS, filter_sql, hit_of_row
 
 
 class MemoryTables(SQLiteCore):
@@ -41,15 +41,15 @@ class MemoryTables(SQLiteCore):
     def faceted_hits(self, kind: str, facets: Facets | None, limit: int) -> list[Hit]:
         """Chunks of a kind passing the facet filters, by entry time (newest first), first
         piece of each entry only."""
-        where, params = _filters(None, kind, None, facets=facets)
+        where, params = filter_sql(None, kind, None, facets=facets)
         # Entries of one second keep their journal order (document, then place in it).
         rows = self.conn.execute(
-            f"""SELECT {self._HIT_COLUMNS} FROM chunks c {_CHUNK_JOINS}
+            f"""SELECT {self._HIT_COLUMNS} FROM chunks c {CHUNK_JOINS}
                 WHERE {' AND '.join(where)} AND c.facets IS NOT NULL
                 ORDER BY c.at DESC, d.id DESC, c.ordinal DESC LIMIT ?""", (*params, limit * 4)).fetchall()
         first: dict[str, Hit] = {}  # an entry's first piece, in the entries' order
         for row in rows:
-            hit = _hit(row, 0.0, "")
+            hit = hit_of_row(row, 0.0, "")
             key = str((hit.facets or {}).get("id"))
             if key not in first or (hit.ordinal or 0) < (first[key].ordinal or 0):
                 first[key] = hit
@@ -57,7 +57,7 @@ class MemoryTables(SQLiteCore):
 
     def entry_pieces(self, kind: str, entry_id: str) -> list[Hit]:
         """Every chunk of one memory entry or knowledge entity, in order."""
-        where, params = _filters(None, kind, None, facets=Facets(ids=(entry_id,)))
-        rows = self.conn.execute(f"SELECT {self._HIT_COLUMNS} FROM chunks c {_CHUNK_JOINS} WHERE {' AND '.join(where)} "
+        where, params = filter_sql(None, kind, None, facets=Facets(ids=(entry_id,)))
+        rows = self.conn.execute(f"SELECT {self._HIT_COLUMNS} FROM chunks c {CHUNK_JOINS} WHERE {' AND '.join(where)} "
                                  "ORDER BY c.ordinal", params).fetchall()
-        return [_hit(row, 0.0, "") for row in rows]
+        return [hit_of_row(row, 0.0, "") for row in rows]

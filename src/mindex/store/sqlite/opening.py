@@ -32,15 +32,15 @@ def peek(path: Path) -> tuple[int, list[tuple[str, str, str, float | None]]]:
     Raises:
         sqlite3.DatabaseError: the file is not an index (empty, cut short, something else).
     """
-    if _empty(path):
-        raise sqlite3.DatabaseError(f"it is empty (0 bytes), cut short or overwritten; {_WAY_BACK}")
+    if empty_file(path):
+        raise sqlite3.DatabaseError(f"it is empty (0 bytes), cut short or overwritten; {WAY_BACK}")
     with sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, timeout=2) as conn:
         row = conn.execute("SELECT value FROM schema_meta WHERE key = 'schema_version'").fetchone()
         sources = conn.execute("SELECT name, kind, root, indexed_at FROM sources ORDER BY name").fetchall()
     return (int(row[0]) if row else 0), sources
 
 
-def _read_only(path: Path) -> bool:
+def read_only_file(path: Path) -> bool:
     """True when the index file (if any) or its folder cannot be written: a read-only file
     system, or permissions. WAL needs both: the file, and its folder for -wal and -shm."""
     folder = path.parent
@@ -49,7 +49,7 @@ def _read_only(path: Path) -> bool:
     return not os.access(folder, os.W_OK) or (path.exists() and not os.access(path, os.W_OK))
 
 
-def _wal_pending(path: Path) -> bool:
+def wal_pending(path: Path) -> bool:
     """True when a -wal file holds pages not yet copied into the database (an unclean stop)."""
     try:
         return os.path.getsize(f"{path}-wal") > 0
@@ -59,25 +59,25 @@ def _wal_pending(path: Path) -> bool:
 
 # The way back from a damaged index file: what is in it is derived, except the list of
 # sources (registered again by hand) and nothing else (memory and knowledge are their files).
-_WAY_BACK = ("move it aside, register your folders again (`mindex add FOLDER` for each) and "
+WAY_BACK = ("move it aside, register your folders again (`mindex add FOLDER` for each) and "
              "run `mindex index`; memory and knowledge come back from .mindex/memory and .mindex/knowledge with "
              "`mindex memory rebuild`")
 
 
-def _empty(path: Path) -> bool:
+def empty_file(path: Path) -> bool:
     """True for an index file of 0 bytes with no write-ahead log holding its pages."""
     try:
-        return path.stat().st_size == 0 and not _wal_pending(path)
+        return path.stat().st_size == 0 and not wal_pending(path)
     except OSError:
         return False
 
 
-def _open_failure(path: Path, exc: sqlite3.DatabaseError | None, read_only: bool) -> StoreError:
+def open_failure(path: Path, exc: sqlite3.DatabaseError | None, read_only: bool) -> StoreError:
     """Say why a database could not be opened, with advice that never destroys a healthy one."""
     message = str(exc)
     if "not a database" in message or "malformed" in message:
-        return StoreError(f"{path} is not a usable mindex index ({message}); {_WAY_BACK}")
-    if read_only and _wal_pending(path):
+        return StoreError(f"{path} is not a usable mindex index ({message}); {WAY_BACK}")
+    if read_only and wal_pending(path):
         return ReadOnlyIndexError(
             f"cannot read {path}: it is read-only and its -wal file holds writes not yet merged; "
             "open it once where it is writable (any mindex command), then it reads anywhere"
@@ -98,7 +98,7 @@ def _free_bytes(folder: Path) -> int:
     return info.f_bavail * info.f_frsize
 
 
-def _explain(exc: sqlite3.OperationalError, path: Path,
+def explain_open_error(exc: sqlite3.OperationalError, path: Path,
              then: str = "the index still holds every batch committed before this one. Free some space and "
                          "rerun `mindex index` to finish") -> Exception:
     """Turn SQLite's failures that users can fix into errors that say how; keep the rest.

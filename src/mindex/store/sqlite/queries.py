@@ -16,7 +16,7 @@ from mindex.models import Facets, Hit
 _FROM_FILE = "mindex_lines((SELECT packed FROM code_text WHERE document_id = c.document_id), c.start_line, c.end_line)"
 _CHUNK_TEXT = f"coalesce(nullif(c.text, ''), {_FROM_FILE}, '')"
 # The same while a batch is written: the writer has its chunks' texts (`_FileLines.given`).
-_BATCH_CHUNK_TEXT = f"coalesce(nullif(c.text, ''), mindex_given_text(c.id), {_FROM_FILE}, '')"
+BATCH_CHUNK_TEXT = f"coalesce(nullif(c.text, ''), mindex_given_text(c.id), {_FROM_FILE}, '')"
 _HIT_COLUMNS_WITH = """
     c.id, s.name, d.kind, d.path, c.title, c.context, c.start_line, c.end_line, c.page, {text},
     c.seq, d.mtime_ns, d.language, {symbol}, c.symbol_kind, c.ordinal, c.at, c.facets
@@ -27,7 +27,7 @@ _HIT_COLUMNS = _HIT_COLUMNS_WITH.format(text=_CHUNK_TEXT, symbol=_CHUNK_SYMBOL)
 # PostgreSQL: every chunk keeps its text
 PLAIN_HIT_COLUMNS = _HIT_COLUMNS_WITH.format(text="c.text", symbol=_CHUNK_SYMBOL)
 # Every chunk query that shows or filters by source and path joins the same three tables.
-_CHUNK_JOINS = "JOIN documents d ON d.id = c.document_id JOIN sources s ON s.id = d.source_id"
+CHUNK_JOINS = "JOIN documents d ON d.id = c.document_id JOIN sources s ON s.id = d.source_id"
 # A chunk's vector for a model; an empty one marks a chunk that needs none (imports only)
 # and is never searched.
 _VECTOR_JOIN = "JOIN vectors v ON v.model = ? AND v.hash = c.hash AND length(v.vector) > 0"
@@ -93,7 +93,7 @@ def _facet_filters(facets: Facets) -> tuple[list[str], list[Any]]:
     return where, params
 
 
-def _filters(source: str | None, kind: str | None, path: str | None, language: str | None = None,
+def filter_sql(source: str | None, kind: str | None, path: str | None, language: str | None = None,
              symbol_kind: str | None = None, facets: Facets | None = None,
              packed_symbols: bool = True, every_chunk: bool = False) -> tuple[list[str], list[Any]]:
     """WHERE clauses and parameters for the search filters (aliases s, d, c as in the queries;
@@ -120,7 +120,7 @@ def _filters(source: str | None, kind: str | None, path: str | None, language: s
     return where, params
 
 
-def _hit(row: Sequence[Any], score: float, snippet: str) -> Hit:
+def hit_of_row(row: Sequence[Any], score: float, snippet: str) -> Hit:
     (cid, source, kind, path, title, context, start, end, page, text, seq, mtime_ns, language, symbol,
      symbol_kind, ordinal, at, facets) = row
     modified = at if at is not None else mtime_ns / 1e9 if mtime_ns else None
