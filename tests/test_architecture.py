@@ -147,3 +147,17 @@ def test_no_file_in_src_is_over_600_lines() -> None:
     long = {str(p.relative_to(SRC)): n for p in (SRC / "mindex").rglob("*.py")
             if (n := len(p.read_text(encoding="utf-8").splitlines())) > MAX_LINES}
     assert long == {}
+
+
+def test_no_module_imports_another_modules_private_names() -> None:
+    """A name with a leading underscore is its module's own: another module that needs it
+    needs a public name (a module may still be bound to a private alias)."""
+    reaching = []
+    for name, path in modules().items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("mindex"):
+                target = node.module or ""
+                reaching += [f"{name} imports {target}.{a.name}" for a in node.names
+                             if a.name.startswith("_") and not a.name.startswith("__")
+                             and f"{target}.{a.name}" not in modules()]
+    assert reaching == []

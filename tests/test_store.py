@@ -290,7 +290,7 @@ def test_the_full_text_index_holds_exactly_the_chunks_through_edits_and_deletes(
         # exactly the chunks that hold it, so no deleted or replaced chunk left a word behind.
         assert db.execute("SELECT count(*) FROM chunks WHERE text = ''").fetchone()[0] == chunks
         texts = {seq: f"{title} {context} {text} {terms}" for seq, title, context, text, terms in db.execute(
-            "SELECT c.seq, c.title, c.context, " + SQLiteStore._CHUNK_TEXT + ", c.terms FROM chunks c")}
+            "SELECT c.seq, c.title, c.context, " + SQLiteStore.CHUNK_TEXT + ", c.terms FROM chunks c")}
         assert all("def " in text or "class " in text for text in texts.values())
         for word in [*(f"f{n}" for n in range(30)), *(f"changed{n}" for n in range(0, 30, 3)), "g", "return", "pass"]:
             matched = {seq for (seq,) in db.execute("SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ?", (word,))}
@@ -639,16 +639,16 @@ def test_compact_gives_back_the_room_edits_leave_and_answers_the_same(tmp_path: 
 
 def test_kept_texts_and_lines_stay_within_their_size() -> None:
     from mindex.store.base import pack
-    from mindex.store.sqlite import _FileLines, _TextCache
+    from mindex.store.sqlite import FileLines, TextCache
 
-    texts = _TextCache(200)
+    texts = TextCache(200)
     for key in "abcd":
         texts.put(key, key * 45)
     assert texts.put("big", "z" * 51) and texts.get("big") is None  # over a quarter of the limit: not kept
     assert texts.get("a") == "a" * 45  # a is now the most recently used
     texts.put("e", "e" * 45)  # 225 > 200: the least recently used goes
     assert texts.get("b") is None and texts.get("a") and texts.get("e") and texts.size == 180
-    lines = _FileLines()
+    lines = FileLines()
     lines.kept.limit = 50
     small, large = pack("one\ntwo"), pack("\n".join(["line"] * 20))  # 7 and 99 characters
     assert lines(small, 2, 2) == "two" and lines(large, 19, 20) == "line\nline"

@@ -28,7 +28,7 @@ from mindex.errors import NotFoundError
 from mindex.modes import DEFAULT_MIN_CONFIDENCE
 from mindex.pathglob import glob_match
 from mindex.store.base import ChunkSpan, Store, chunk_at
-from mindex.graph_types import Calls, Edge, FAMILY, IMPLICIT_THIS, JS_SUFFIXES, NOT_CALLABLE, Resolution, SELF_WORDS, SymbolRef, _Ref, shown_callees, shown_callers
+from mindex.graph_types import Calls, Edge, FAMILY, IMPLICIT_THIS, JS_SUFFIXES, NOT_CALLABLE, Resolution, SELF_WORDS, SymbolRef, CallRef, shown_callees, shown_callers
 
 
 class CodeGraph:
@@ -42,14 +42,14 @@ class CodeGraph:
         self._suffix: dict[str, list[int]] = {}
         self._symbols_in: dict[int, list[SymbolRef]] = {}
         self._named: dict[str, list[SymbolRef]] = {}
-        self._refs: dict[tuple[int, str], list[_Ref]] = {}
+        self._refs: dict[tuple[int, str], list[CallRef]] = {}
         self._spans: dict[int, list[ChunkSpan]] = {}
         self._roots = {stats.source.name: stats.source.root for stats in store.list_sources()}
         self._packages: dict[str, str] = {}
         # every file's imports, by the name they bring in and by the file a whole module is
         # (see `_imports_of`): made at the first `importers`, which `impact` asks per caller
-        self._import_names: dict[str, list[tuple[int, int, _Ref]]] | None = None
-        self._module_imports: dict[int, list[tuple[int, int, _Ref]]] = {}
+        self._import_names: dict[str, list[tuple[int, int, CallRef]]] | None = None
+        self._module_imports: dict[int, list[tuple[int, int, CallRef]]] = {}
 
     # -- symbols ---------------------------------------------------------------------------
 
@@ -273,20 +273,20 @@ class CodeGraph:
                  for d in (*self._ending(s + suffix, source), *self._ending(f"{s}/index{suffix}", source))]
         return list(dict.fromkeys(found))
 
-    def refs(self, doc_id: int, kind: str) -> list[_Ref]:
+    def refs(self, doc_id: int, kind: str) -> list[CallRef]:
         """A file's references of one kind (call, import, extends, implements), read once."""
         key = (doc_id, kind)
         if key not in self._refs:
-            self._refs[key] = [_Ref(*r) for r in self.store.ref_rows("document_id", doc_id, kind)]
+            self._refs[key] = [CallRef(*r) for r in self.store.ref_rows("document_id", doc_id, kind)]
         return self._refs[key]
 
-    def imports(self, doc_id: int) -> list[_Ref]:
+    def imports(self, doc_id: int) -> list[CallRef]:
         """A file's import references."""
         return self.refs(doc_id, "import")
 
     # -- resolution ------------------------------------------------------------------------
 
-    def resolve(self, ref: _Ref) -> Resolution:
+    def resolve(self, ref: CallRef) -> Resolution:
         """What a call reaches (see the module docstring for the rules and confidences)."""
         doc_id, name, receiver = ref.document_id, ref.name, ref.qualifier
         language = self.files.get(doc_id, ("", "", None))[2]
@@ -373,7 +373,7 @@ class CodeGraph:
 
     # -- questions -------------------------------------------------------------------------
 
-    def _edge(self, ref: _Ref, target: SymbolRef | None, confidence: float, reason: str) -> Edge:
+    def _edge(self, ref: CallRef, target: SymbolRef | None, confidence: float, reason: str) -> Edge:
         source, path, _ = self.files.get(ref.document_id, ("?", "?", None))
         call = f"{ref.qualifier}.{ref.name}" if ref.qualifier else ref.name
         return Edge(source, path, ref.line, ref.scope, call, target, confidence, reason,
@@ -384,7 +384,7 @@ class CodeGraph:
         short = target.name.rsplit(".", 1)[-1]
         edges = []
         for row in self.store.ref_rows("name", short, "call"):
-            ref = _Ref(*row)
+            ref = CallRef(*row)
             if ref.document_id not in self.files:
                 continue
             resolution = self.resolve(ref)
@@ -443,7 +443,7 @@ class CodeGraph:
         return [self._edge(imp, target, 1.0, f"imports {imp.name or imp.qualifier}") for _, _, imp in sorted(
             found, key=lambda place: place[:2])]
 
-    def _imports_of(self) -> tuple[dict[str, list[tuple[int, int, _Ref]]], dict[int, list[tuple[int, int, _Ref]]]]:
+    def _imports_of(self) -> tuple[dict[str, list[tuple[int, int, CallRef]]], dict[int, list[tuple[int, int, CallRef]]]]:
         """Every file's imports as (file's place, import's place, import): by the name or alias
         they bring in, and, for whole modules, by each file the module is. Made once: impact
         asks `importers` for every caller it finds (thousands for a test helper), and going

@@ -127,7 +127,7 @@ class Resolution:
 
 
 @dataclass(frozen=True)
-class _Ref:
+class CallRef:
     document_id: int
     kind: str
     name: str

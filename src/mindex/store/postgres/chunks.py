@@ -18,7 +18,7 @@ from mindex.errors import (
 )
 from mindex.models import Chunk, Document, Facets, Hit, Source
 from mindex.store.sqlite import CHUNK_JOINS, BM25_WEIGHTS, filter_sql, hit_of_row
-from mindex.store.postgres.core import PgCore, _BAD_TEXT, clean
+from mindex.store.postgres.core import PgCore, BAD_TEXT, clean
 
 
 # Matches of a keyword search that get the exact BM25 (the best by a cheap score first).
@@ -105,7 +105,7 @@ def or_terms(match: str) -> list[str]:
 
 
 def _clean_chunk(chunk: Chunk) -> Chunk:
-    if any(_BAD_TEXT.search(t) for t in (chunk.title, chunk.context, chunk.text, chunk.terms or "")):
+    if any(BAD_TEXT.search(t) for t in (chunk.title, chunk.context, chunk.text, chunk.terms or "")):
         return replace(chunk, title=clean(chunk.title), context=clean(chunk.context), text=clean(chunk.text),
                        terms=clean(chunk.terms or ""))
     return chunk
@@ -291,7 +291,7 @@ class PgChunks(PgCore):
         return sorted(row[0] for row in rows)
 
     def get_chunk(self, chunk_id: str) -> Hit:
-        base = f"SELECT {self._HIT_COLUMNS} FROM chunks c {CHUNK_JOINS}"
+        base = f"SELECT {self.HIT_COLUMNS} FROM chunks c {CHUNK_JOINS}"
         rows = self.conn.execute(base + " WHERE c.id = ?", (chunk_id,)).fetchall()
         if not rows and len(chunk_id) >= 6:
             prefix = chunk_id.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"

@@ -26,7 +26,7 @@ from mindex.errors import (
     UPGRADE_HINT,
 )
 from mindex.store import sqlite as _sqlite
-from mindex.store.sqlite import PLAIN_HIT_COLUMNS, SQLiteStore, _TextCache
+from mindex.store.sqlite import PLAIN_HIT_COLUMNS, SQLiteStore, TextCache
 
 
 log = logging.getLogger(__name__)
@@ -42,7 +42,7 @@ _LOCK_CLASS = 0x4D49  # "MI": the first key of mindex's advisory locks
 _KEYS = {"schema_meta": ("key",), "vectors": ("model", "hash"), "chunk_contexts": ("model", "hash"),
          "fetch_markers": ("product",), "skipped_files": ("source_id", "path"), "kg_entities": ("id",)}
 _COLUMNS = {"schema_meta": ("key", "value")}
-_BAD_TEXT = re.compile("[\x00\ud800-\udfff]")
+BAD_TEXT = re.compile("[\x00\ud800-\udfff]")
 
 
 def redact(url: str) -> str:
@@ -54,7 +54,7 @@ def redact(url: str) -> str:
 
 def clean(text: str) -> str:
     """Text PostgreSQL accepts: NUL and lone surrogates (which SQLite stores) become U+FFFD."""
-    return _BAD_TEXT.sub("\ufffd", text) if _BAD_TEXT.search(text) else text
+    return BAD_TEXT.sub("\ufffd", text) if BAD_TEXT.search(text) else text
 
 
 @lru_cache(maxsize=512)
@@ -183,9 +183,9 @@ class PgCore(SQLiteStore):
 
     _CODE_TEXT = "text"
 
-    _CHUNK_TEXT = "c.text"  # every chunk keeps its text here
+    CHUNK_TEXT = "c.text"  # every chunk keeps its text here
 
-    _HIT_COLUMNS = PLAIN_HIT_COLUMNS
+    HIT_COLUMNS = PLAIN_HIT_COLUMNS
 
     _DOCUMENT_TABLES = ("chunks", "code_text", "refs", "symbols")
 
@@ -199,7 +199,7 @@ class PgCore(SQLiteStore):
         self.read_only = False
         self.lock_timeout = lock_timeout
         self._local = threading.local()
-        self._texts = _TextCache(_sqlite.TEXT_CACHE_CHARS)
+        self._texts = TextCache(_sqlite.TEXT_CACHE_CHARS)
         self._hnsw: set[str] = set()
         self._stats: tuple[int, int, float] | None = None  # (data version, chunks, mean length)
         self._dfs: dict[str, int] = {}

@@ -14,7 +14,7 @@ and `functions` hold what opening a file and every connection need.
 from mindex.store.sqlite.changelogs import ChangelogTables
 from mindex.store.sqlite.chunks import BM25_WEIGHTS, ChunkTables
 from mindex.store.sqlite.copying import COPY_TABLES, CopyTables, copy_table
-from mindex.store.sqlite.functions import TEXT_CACHE_CHARS, _FileLines, _TextCache
+from mindex.store.sqlite.functions import TEXT_CACHE_CHARS, FileLines, TextCache
 from mindex.store.sqlite.memory import MemoryTables
 from mindex.store.sqlite.opening import MIGRATIONS, SCHEMA_VERSION, peek
 from mindex.store.sqlite.queries import CHUNK_JOINS, PLAIN_HIT_COLUMNS, filter_sql, hit_of_row, facet_rows
@@ -27,4 +27,4 @@ class SQLiteStore(ChunkTables, VectorTables, MemoryTables, SessionTables, Change
 
 
 __all__ = ["BM25_WEIGHTS", "COPY_TABLES", "MIGRATIONS", "PLAIN_HIT_COLUMNS", "SCHEMA_VERSION", "SQLiteStore", "TEXT_CACHE_CHARS",
-           "CHUNK_JOINS", "_FileLines", "_TextCache", "copy_table", "filter_sql", "hit_of_row", "facet_rows", "peek"]
+           "CHUNK_JOINS", "FileLines", "TextCache", "copy_table", "filter_sql", "hit_of_row", "facet_rows", "peek"]

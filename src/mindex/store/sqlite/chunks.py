@@ -213,7 +213,7 @@ class ChunkTables(CodeTables):
                                     (doc_id,)).fetchone()
             self._insert_chunks(db, doc_id, chunks, last_seq, ordinal)
             db.execute(f"""INSERT INTO chunks_fts (rowid, title, context, text, terms)
-                           SELECT seq, title, context, {self._CHUNK_TEXT}, terms FROM chunks c WHERE seq > ?""",
+                           SELECT seq, title, context, {self.CHUNK_TEXT}, terms FROM chunks c WHERE seq > ?""",
                        (last_seq,))
             db.execute("UPDATE documents SET size = ?, mtime_ns = ?, content_hash = '', indexed_at = ?, metadata = ? "
                        "WHERE id = ?", (*after, time.time(), json.dumps({**metadata, "lines": lines}), doc_id))
@@ -260,7 +260,7 @@ class ChunkTables(CodeTables):
 
     def hits_by_seq(self, seqs: Sequence[int]) -> dict[int, Hit]:
         """Hits (score 0, no snippet) for chunk seqs, keyed by seq."""
-        sql = f"SELECT c.seq, {self._HIT_COLUMNS} FROM chunks c {CHUNK_JOINS} WHERE c.seq IN ({{}})"
+        sql = f"SELECT c.seq, {self.HIT_COLUMNS} FROM chunks c {CHUNK_JOINS} WHERE c.seq IN ({{}})"
         return {row[0]: hit_of_row(row[1:], 0.0, "") for row in self._select_in(sql, (), seqs)}
 
     def keyword_search(
@@ -301,7 +301,7 @@ class ChunkTables(CodeTables):
         Raises:
             NotFoundError: no chunk (or more than one) matches.
         """
-        base = f"SELECT {self._HIT_COLUMNS} FROM chunks c {CHUNK_JOINS}"
+        base = f"SELECT {self.HIT_COLUMNS} FROM chunks c {CHUNK_JOINS}"
         rows = self.conn.execute(base + " WHERE c.id = ?", (chunk_id,)).fetchall()
         if not rows and len(chunk_id) >= 6:
             rows = self.conn.execute(

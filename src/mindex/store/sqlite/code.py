@@ -25,7 +25,7 @@ from mindex.store.base import (
 )
 from mindex.store.sqlite.core import SQLiteCore, trigrams_built, log
 from mindex.store.sqlite.functions import ASCII_LOWER, cut_lines
-from mindex.store.sqlite.queries import _CHUNK_SYMBOL, filter_sql
+from mindex.store.sqlite.queries import CHUNK_SYMBOL, filter_sql
 
 
 def symbol_id(doc_id: int, n: int) -> int:
@@ -160,7 +160,7 @@ class CodeTables(SQLiteCore):
         """Per document, its chunks' (start line, end line, id, symbol) in line order."""
         spans: dict[int, list[ChunkSpan]] = {}
         rows = self._select_in(
-            f"SELECT document_id, start_line, end_line, id, {_CHUNK_SYMBOL} FROM chunks c WHERE document_id IN ({{}})",
+            f"SELECT document_id, start_line, end_line, id, {CHUNK_SYMBOL} FROM chunks c WHERE document_id IN ({{}})",
             (), document_ids)
         for doc_id, start, end, cid, symbol in sorted(rows, key=lambda r: (r[0], r[1] or 0)):
             if start is not None:

@@ -13,7 +13,7 @@ from mindex.store.base import (
 )
 from mindex.store.sqlite.code import CodeTables, symbol_id
 from mindex.store.sqlite.core import trigrams_built
-from mindex.store.sqlite.functions import _UNPACK
+from mindex.store.sqlite.functions import UNPACK
 
 
 # What `mindex copy` moves, parents first: (table, key columns, columns), the same on both backends.
@@ -64,8 +64,8 @@ class CopyTables(CodeTables):
 
     def count_rows(self, table: str) -> int:
         """Rows of one of the `COPY_TABLES`."""
-        if table in _UNPACK and self._PACKED:
-            return sum(len(_UNPACK[table](packed)) for (packed,) in self.conn.execute(f"SELECT packed FROM {table}"))
+        if table in UNPACK and self._PACKED:
+            return sum(len(UNPACK[table](packed)) for (packed,) in self.conn.execute(f"SELECT packed FROM {table}"))
         (n,) = self.conn.execute(f"SELECT count(*) FROM {copy_table(table)[0]}").fetchone()
         return int(n)
 
@@ -75,9 +75,9 @@ class CopyTables(CodeTables):
         name, keys, columns = copy_table(table)
         select = f"document_id, {self._CODE_TEXT}" if table == "code_text" else ", ".join(columns)
         if table == "chunks":  # whole texts, also of chunks read from their file
-            select = ", ".join(self._CHUNK_TEXT if column == "text" else column for column in columns)
+            select = ", ".join(self.CHUNK_TEXT if column == "text" else column for column in columns)
             name = "chunks c"
-        elif table in _UNPACK and self._PACKED:  # a row a reference or definition, from each document's row
+        elif table in UNPACK and self._PACKED:  # a row a reference or definition, from each document's row
             return self._dump_packed(table, after, limit)
         where = f"WHERE ({', '.join(keys)}) > ({', '.join('?' * len(keys))})" if after is not None else ""
         extra = " AND key NOT IN ('schema_version', 'bulk_load_indexes', 'trigrams') AND key NOT LIKE 'copy:%'" \
@@ -112,7 +112,7 @@ class CopyTables(CodeTables):
                 before = db.execute(f"SELECT packed FROM {table} WHERE document_id = ?", (doc_id,)).fetchone()
                 if before is not None:  # its names so far stay; the insert adds the rest
                     db.execute(f"DELETE FROM {table} WHERE document_id = ?", (doc_id,))
-                    found = list(_UNPACK[table](before[0])) + found
+                    found = list(UNPACK[table](before[0])) + found
                 insert(db, doc_id, found)
             return
         verb = "INSERT OR REPLACE" if table == "schema_meta" else "INSERT"
@@ -120,7 +120,7 @@ class CopyTables(CodeTables):
                        [tuple(r) for r in rows])
         if table == "chunks":
             db.execute("INSERT INTO chunks_fts (rowid, title, context, text, terms) SELECT seq, title, context, "
-                       f"{self._CHUNK_TEXT}, terms FROM chunks c WHERE seq IN ({','.join('?' * len(rows))})",
+                       f"{self.CHUNK_TEXT}, terms FROM chunks c WHERE seq IN ({','.join('?' * len(rows))})",
                        [r[0] for r in rows])
 
     def _dump_packed(self, table: str, after: Sequence[Any] | None, limit: int) -> list[tuple[Any, ...]]:
@@ -133,7 +133,7 @@ class CopyTables(CodeTables):
         out: list[tuple[Any, ...]] = []
         for doc_id, packed in self.conn.execute(
                 f"SELECT document_id, packed FROM {table} WHERE document_id >= ? ORDER BY document_id", (first[0],)):
-            for n, row in enumerate(_UNPACK[table](packed)):
+            for n, row in enumerate(UNPACK[table](packed)):
                 if (doc_id, n) > first:
                     if table == "refs":
                         out.append((doc_id, n, *row))

@@ -31,9 +31,9 @@ from mindex.store.base import (
     unpack_symbols,
 )
 from mindex.store.lock import WriteLock
-from mindex.store.sqlite.functions import TEXT_CACHE_CHARS, _FileLines, _PackRefs, _PackSymbols, _TextCache
+from mindex.store.sqlite.functions import TEXT_CACHE_CHARS, FileLines, PackRefs, PackSymbols, TextCache
 from mindex.store.sqlite.opening import MIGRATIONS, SCHEMA_VERSION, WAY_BACK, empty_file, explain_open_error, open_failure, read_only_file, wal_pending
-from mindex.store.sqlite.queries import _CHUNK_TEXT, _HIT_COLUMNS
+from mindex.store.sqlite.queries import CHUNK_TEXT, HIT_COLUMNS
 
 
 log = logging.getLogger(__name__)
@@ -94,9 +94,9 @@ class SQLiteCore:
 
     _CODE_TEXT = "mindex_inflate(packed)"  # a code file's text, as SQL
 
-    _CHUNK_TEXT = _CHUNK_TEXT  # a chunk's text, as SQL (PostgreSQL: c.text)
+    CHUNK_TEXT = CHUNK_TEXT  # a chunk's text, as SQL (PostgreSQL: c.text)
 
-    _HIT_COLUMNS = _HIT_COLUMNS
+    HIT_COLUMNS = HIT_COLUMNS
 
     # The rows that hang off a document, deleted with it; chunks before code_text, from which
     # the full-text index is handed the text of chunks stored as '', and ref_names before refs,
@@ -105,7 +105,7 @@ class SQLiteCore:
     _DOCUMENT_TABLES: tuple[str, ...] = ("chunks", "code_text", "ref_names", "refs", "symbol_names", "symbols")
 
     # A document's references are one packed row (schema v15), its definitions too (v18):
-    # the tables of `_UNPACK`. PostgreSQL keeps a row each.
+    # the tables of `UNPACK`. PostgreSQL keeps a row each.
     _PACKED = True
 
     def __init__(self, path: Path, lock_timeout: float = 30.0, create: bool = True) -> None:
@@ -140,7 +140,7 @@ class SQLiteCore:
         self.conn = self._connect(max(lock_timeout, 5.0))
         self.conn.execute("PRAGMA foreign_keys = ON")
         self.conn.create_function("mindex_glob", 2, glob_match, deterministic=True)
-        self._texts = _TextCache(TEXT_CACHE_CHARS)
+        self._texts = TextCache(TEXT_CACHE_CHARS)
         self._migrate()
         if not self.read_only:
             self._restore_indexes()  # a bulk load killed before its end left them out
@@ -180,12 +180,12 @@ class SQLiteCore:
                 conn = sqlite3.connect(target, timeout=timeout, isolation_level=None,
                                        check_same_thread=False, uri=bool(option))
                 conn.create_function("mindex_inflate", 1, inflate, deterministic=True)
-                self._file_lines = _FileLines()
+                self._file_lines = FileLines()
                 conn.create_function("mindex_lines", 3, self._file_lines, deterministic=True)
                 conn.create_function("mindex_given_text", 1, self._file_lines.given_text)
                 # the migration to v15 (typeshed knows only one-argument aggregates returning int)
-                conn.create_aggregate("mindex_pack_refs", 7, _PackRefs)  # type: ignore[arg-type]
-                conn.create_aggregate("mindex_pack_symbols", 7, _PackSymbols)  # type: ignore[arg-type]
+                conn.create_aggregate("mindex_pack_refs", 7, PackRefs)  # type: ignore[arg-type]
+                conn.create_aggregate("mindex_pack_symbols", 7, PackSymbols)  # type: ignore[arg-type]
                 conn.create_function("mindex_defines", 4, self._defines, deterministic=True)
                 if option:
                     conn.execute("SELECT count(*) FROM sqlite_master").fetchone()

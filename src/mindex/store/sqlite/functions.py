@@ -23,7 +23,7 @@ from mindex.store.base import (
 TEXT_CACHE_CHARS = 32_000_000
 
 
-class _TextCache:
+class TextCache:
     """Least recently used values up to a total size in characters: inflated texts (grep),
     files' lines (chunk texts). A value over a quarter of the limit is not kept, or, with
     `keep_any`, is kept while it is the newest, the older ones making room."""
@@ -55,7 +55,7 @@ class _TextCache:
 ASCII_LOWER = {code: code + 32 for code in range(ord("A"), ord("Z") + 1)}
 
 
-class _FileLines:
+class FileLines:
     """`mindex_lines(packed, first, last)`: lines first..last (1-based, inclusive) of a code
     file's packed text, or NULL without one. Files' lines are kept for the next calls, keyed
     by the packed bytes (never stale), up to `KEEP_CHARS` characters: a document's chunks
@@ -66,7 +66,7 @@ class _FileLines:
     KEEP_CHARS = 8_000_000
 
     def __init__(self) -> None:
-        self.kept = _TextCache(self.KEEP_CHARS, keep_any=True)  # a huge file is kept while its chunks are read
+        self.kept = TextCache(self.KEEP_CHARS, keep_any=True)  # a huge file is kept while its chunks are read
         self.given: dict[str, str] = {}  # by chunk id: texts of a batch's chunks stored as ''
 
     def lines(self, packed: bytes) -> list[str]:
@@ -88,7 +88,7 @@ class _FileLines:
         return self.given.get(chunk_id)
 
 
-class _PackRefs:
+class PackRefs:
     """SQL aggregate `mindex_pack_refs(n, kind, name, qualifier, alias, line, scope)`: one
     document's reference rows packed as `pack_refs` packs them, in `n` order (the migration
     to schema v15)."""
@@ -104,7 +104,7 @@ class _PackRefs:
         return pack_refs([ref for _, ref in self.rows])
 
 
-class _PackSymbols:
+class PackSymbols:
     """SQL aggregate `mindex_pack_symbols(id, name, kind, start, end, signature, exported)`:
     one document's symbol rows packed as `pack_symbols` packs them, in id order (the migration
     to schema v18)."""
@@ -121,7 +121,7 @@ class _PackSymbols:
 
 
 # How a packed table's row reads back (`mindex copy` counts, dumps and loads them).
-_UNPACK: dict[str, Callable[[bytes], list[Any]]] = {"refs": unpack_refs, "symbols": unpack_symbols}
+UNPACK: dict[str, Callable[[bytes], list[Any]]] = {"refs": unpack_refs, "symbols": unpack_symbols}
 
 
 def cut_lines(lines: list[str], first: int, last: int) -> str:

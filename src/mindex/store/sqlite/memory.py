@@ -44,7 +44,7 @@ class MemoryTables(SQLiteCore):
         where, params = filter_sql(None, kind, None, facets=facets)
         # Entries of one second keep their journal order (document, then place in it).
         rows = self.conn.execute(
-            f"""SELECT {self._HIT_COLUMNS} FROM chunks c {CHUNK_JOINS}
+            f"""SELECT {self.HIT_COLUMNS} FROM chunks c {CHUNK_JOINS}
                 WHERE {' AND '.join(where)} AND c.facets IS NOT NULL
                 ORDER BY c.at DESC, d.id DESC, c.ordinal DESC LIMIT ?""", (*params, limit * 4)).fetchall()
         first: dict[str, Hit] = {}  # an entry's first piece, in the entries' order
@@ -58,6 +58,6 @@ class MemoryTables(SQLiteCore):
     def entry_pieces(self, kind: str, entry_id: str) -> list[Hit]:
         """Every chunk of one memory entry or knowledge entity, in order."""
         where, params = filter_sql(None, kind, None, facets=Facets(ids=(entry_id,)))
-        rows = self.conn.execute(f"SELECT {self._HIT_COLUMNS} FROM chunks c {CHUNK_JOINS} WHERE {' AND '.join(where)} "
+        rows = self.conn.execute(f"SELECT {self.HIT_COLUMNS} FROM chunks c {CHUNK_JOINS} WHERE {' AND '.join(where)} "
                                  "ORDER BY c.ordinal", params).fetchall()
         return [hit_of_row(row, 0.0, "") for row in rows]

@@ -12,25 +12,25 @@ from mindex.models import Facets, Hit
 
 
 # A chunk's text: its own, or, stored as '' (schema v12), lines start_line..end_line of its
-# code file's packed text (`_FileLines`, registered on every connection as mindex_lines).
+# code file's packed text (`FileLines`, registered on every connection as mindex_lines).
 _FROM_FILE = "mindex_lines((SELECT packed FROM code_text WHERE document_id = c.document_id), c.start_line, c.end_line)"
-_CHUNK_TEXT = f"coalesce(nullif(c.text, ''), {_FROM_FILE}, '')"
-# The same while a batch is written: the writer has its chunks' texts (`_FileLines.given`).
+CHUNK_TEXT = f"coalesce(nullif(c.text, ''), {_FROM_FILE}, '')"
+# The same while a batch is written: the writer has its chunks' texts (`FileLines.given`).
 BATCH_CHUNK_TEXT = f"coalesce(nullif(c.text, ''), mindex_given_text(c.id), {_FROM_FILE}, '')"
 _HIT_COLUMNS_WITH = """
     c.id, s.name, d.kind, d.path, c.title, c.context, c.start_line, c.end_line, c.page, {text},
     c.seq, d.mtime_ns, d.language, {symbol}, c.symbol_kind, c.ordinal, c.at, c.facets
 """
 # A code chunk's symbol is its title (schema v18 dropped the copy in chunks.symbol).
-_CHUNK_SYMBOL = "CASE WHEN c.symbol_kind IS NOT NULL THEN c.title END"
-_HIT_COLUMNS = _HIT_COLUMNS_WITH.format(text=_CHUNK_TEXT, symbol=_CHUNK_SYMBOL)
+CHUNK_SYMBOL = "CASE WHEN c.symbol_kind IS NOT NULL THEN c.title END"
+HIT_COLUMNS = _HIT_COLUMNS_WITH.format(text=CHUNK_TEXT, symbol=CHUNK_SYMBOL)
 # PostgreSQL: every chunk keeps its text
-PLAIN_HIT_COLUMNS = _HIT_COLUMNS_WITH.format(text="c.text", symbol=_CHUNK_SYMBOL)
+PLAIN_HIT_COLUMNS = _HIT_COLUMNS_WITH.format(text="c.text", symbol=CHUNK_SYMBOL)
 # Every chunk query that shows or filters by source and path joins the same three tables.
 CHUNK_JOINS = "JOIN documents d ON d.id = c.document_id JOIN sources s ON s.id = d.source_id"
 # A chunk's vector for a model; an empty one marks a chunk that needs none (imports only)
 # and is never searched.
-_VECTOR_JOIN = "JOIN vectors v ON v.model = ? AND v.hash = c.hash AND length(v.vector) > 0"
+VECTOR_JOIN = "JOIN vectors v ON v.model = ? AND v.hash = c.hash AND length(v.vector) > 0"
 # Facet names a search filters on, and the facet keys that fill them (a list or one value).
 _FACET_ROWS = (("id", "id"), ("type", "type"), ("tag", "tags"), ("file", "files"), ("area", "areas"),
                ("issue", "issues"), ("product", "product"), ("entity", "entities"), ("vkey", "vkey"))

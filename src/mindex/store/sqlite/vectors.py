@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from mindex.store.sqlite.core import SQLiteCore
-from mindex.store.sqlite.queries import _VECTOR_JOIN
+from mindex.store.sqlite.queries import VECTOR_JOIN
 
 
 class VectorTables(SQLiteCore):
@@ -14,7 +14,7 @@ class VectorTables(SQLiteCore):
     def pending_embeddings(self, model: str) -> list[tuple[str, int]]:
         """(hash, text length) of every distinct chunk text with no vector for `model`."""
         return self.conn.execute(
-            f"""SELECT c.hash, max(length(c.context) + length({self._CHUNK_TEXT})) FROM chunks c
+            f"""SELECT c.hash, max(length(c.context) + length({self.CHUNK_TEXT})) FROM chunks c
                WHERE NOT EXISTS (SELECT 1 FROM vectors v WHERE v.model = ? AND v.hash = c.hash)
                GROUP BY c.hash""",
             (model,),
@@ -27,7 +27,7 @@ class VectorTables(SQLiteCore):
 
     def texts_for(self, hashes: Sequence[str]) -> dict[str, tuple[str, str]]:
         """(context, text) for each chunk hash."""
-        rows = self._select_in("SELECT hash, context, " + self._CHUNK_TEXT + " FROM chunks c WHERE hash IN ({})", (), hashes)
+        rows = self._select_in("SELECT hash, context, " + self.CHUNK_TEXT + " FROM chunks c WHERE hash IN ({})", (), hashes)
         return {digest: (context, text) for digest, context, text in rows}
 
     def code_hashes(self, hashes: Sequence[str]) -> set[str]:
@@ -69,7 +69,7 @@ class VectorTables(SQLiteCore):
 
     def vector_rows(self, model: str, seqs: Sequence[int] | None = None) -> list[tuple[int, str, bytes]]:
         """(chunk seq, hash, vector bytes) for every chunk (or those in `seqs`) with a `model` vector."""
-        sql = f"SELECT c.seq, c.hash, v.vector FROM chunks c {_VECTOR_JOIN}"
+        sql = f"SELECT c.seq, c.hash, v.vector FROM chunks c {VECTOR_JOIN}"
         if seqs is None:
             return self.conn.execute(sql + " ORDER BY c.seq", (model,)).fetchall()
         return sorted(self._select_in(sql + " WHERE c.seq IN ({})", (model,), seqs))
@@ -78,6 +78,6 @@ class VectorTables(SQLiteCore):
         """(seq, hash) of the chunks that have a `model` vector: cheap, for incremental reloads
         (a seq can be reused by a new chunk, so the hash is part of the key)."""
         return self.conn.execute(
-            f"SELECT c.seq, c.hash FROM chunks c {_VECTOR_JOIN} ORDER BY c.seq",
+            f"SELECT c.seq, c.hash FROM chunks c {VECTOR_JOIN} ORDER BY c.seq",
             (model,),
         ).fetchall()
