@@ -58,6 +58,21 @@ def list_sources(index: Engine, files: bool = False, source: str | None = None) 
                             for s in listed})
 
 
+@dataclass(frozen=True)
+class Status:
+    """Where the index is, its size, model and counts, and the files skipped last time."""
+
+    info: dict[str, Any]
+
+    def to_dict(self) -> dict[str, Any]:
+        return self.info
+
+
+def status(index: Engine) -> Status:
+    """The index's status."""
+    return Status(index.status())
+
+
 OPERATIONS = (
     Operation(
         name="sources",
@@ -78,5 +93,19 @@ OPERATIONS = (
         ),
         examples=("mindex sources", "mindex sources --files --source docs",
                   "mindex sources --json | jq '.sources[] | {name, documents}'"),
+    ),
+    Operation(
+        name="status",
+        tool="index_status",
+        faces=("cli",),
+        help="Show where the index is, its size and counts, and the files skipped last time.",
+        agent_help="Where the index is, its size, model and counts, and the files skipped last time.",
+        run="mindex.ops.sources:status",
+        markdown="mindex.serve.render:status_markdown",
+        text="mindex.serve.render:print_status_view",
+        schema="mindex.serve.mcp_models:SourcesOut",
+        params=(Param("skipped", bool, "List every file the last runs skipped, with the reason.", default=False,
+                      display=True),),
+        examples=("mindex status", "mindex status --skipped", "mindex status --json | jq '.skipped | length'"),
     ),
 )

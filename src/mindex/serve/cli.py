@@ -80,6 +80,8 @@ LAZY_COMMANDS = {
                "Search the index. Any text but an empty one is a valid query; \"quoted words\" match as a phrase."),
     "sources": ("mindex.serve.opscli:sources",
                 "List registered sources with document and chunk counts; with --files, each source's indexed files."),
+    "status": ("mindex.serve.opscli:status",
+               "Show where the index is, its size and counts, and the files skipped last time."),
     "symbols": ("mindex.serve.codecmd:symbols",
                 "Definitions in indexed code: find them by name."),
     "uninstall": ("mindex.serve.agentcmd:uninstall",
@@ -312,28 +314,6 @@ def copy_cmd(source: str, target: str, replace: bool, batch: int, as_json: bool,
         moved = ", ".join(f"{n:,} {t}" for t, n in report.rows.items() if n)
         out.print(f"{'Resumed and copied' if report.resumed else 'Copied'} {moved or 'nothing'} "
                   f"in {report.seconds:.1f} s", highlight=False)
-
-
-@cli.command()
-@click.option("--skipped", "list_skipped", is_flag=True, help="List every file the last runs skipped, with the reason.")
-@json_option
-@click.pass_obj
-@handle_errors
-def status(state: State, list_skipped: bool, as_json: bool) -> None:
-    """Show where the index is, its size and counts, and the files skipped last time.
-
-    \b
-    Examples:
-      mindex status
-      mindex status --skipped
-      mindex status --json | jq '.skipped | length'
-    """
-    with state.open() as index:
-        info = index.status()
-    if as_json:
-        emit_json(info)
-    else:
-        render.print_status(out, info, list_skipped)
 
 
 @cli.command()

@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from rich.table import Column
 
     from mindex.evaluate import RunReport
-    from mindex.ops.sources import FileRow, Listing
+    from mindex.ops.sources import FileRow, Listing, Status
 
 _BOLD = re.compile(r"\*\*(.+?)\*\*", re.DOTALL)
 
@@ -287,6 +287,18 @@ def print_errors(console: Console, reports: dict[str, IndexReport]) -> None:
     for name, r in reports.items():
         for error in r.errors:
             console.print(f"[red]error[/] {escape(name)}: {escape(error)}", highlight=False)
+
+
+def print_status_view(console: Console, status: Status, view: Any) -> None:
+    """`mindex status` (the declared operation's terminal view)."""
+    print_status(console, status.info, bool(view.values.get("skipped")))
+
+
+def status_markdown(status: Status, budget_tokens: int) -> str:
+    """The status as JSON in a fence (no face offers it to agents yet)."""
+    import json
+
+    return _fence(json.dumps(status.info, indent=1), "json")
 
 
 def print_status(console: Console, status: dict[str, Any], skipped: bool = False) -> None:
