@@ -13,14 +13,20 @@ module of this package and one entry in `MODULES`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from importlib import import_module
 import math
-from typing import Any
+from typing import Any, NamedTuple
 
-# The modules that declare operations, each with an `OPERATIONS` tuple.
-MODULES = ("mindex.ops.sources", "mindex.ops.code", "mindex.ops.changelogs", "mindex.ops.workflows",
-           "mindex.ops.memory", "mindex.ops.search")
+# The modules that declare operations (each an `OPERATIONS` tuple), with the first words of
+# the commands each declares, so a command loads its own module only.
+MODULES: dict[str, tuple[str, ...]] = {
+    "mindex.ops.sources": ("sources", "status"),
+    "mindex.ops.code": ("grep", "symbols", "graph"),
+    "mindex.ops.changelogs": ("changelog",),
+    "mindex.ops.workflows": ("workflow", "milestone"),
+    "mindex.ops.memory": ("memory", "knowledge", "context"),
+    "mindex.ops.search": ("search", "locate", "get", "search-docs", "search-code"),
+}
 
 FACES = ("cli", "mcp")
 
@@ -35,8 +41,7 @@ class Required:
 REQUIRED: Any = Required()
 
 
-@dataclass(frozen=True)
-class Param:
+class Param(NamedTuple):
     """One parameter of an operation, as every face sees it.
 
     `type` is str, int, float or bool; `choices` limits a str; `ge`/`le` bound a number;
@@ -147,8 +152,7 @@ class Param:
         return value
 
 
-@dataclass(frozen=True)
-class Operation:
+class Operation(NamedTuple):
     """A user-visible action and how each face offers it.
 
     `run(index, **params)` does the work and returns a result with `to_dict()` (the `--json`
@@ -225,21 +229,27 @@ def load(path: str) -> Any:
     return getattr(import_module(module), name)
 
 
-def operations() -> dict[str, Operation]:
+def operations(word: str | None = None) -> dict[str, Operation]:
     """Every declared operation by its command words (`"sources"`, `"graph callers"`), in
-    declaration order.
+    declaration order; with `word`, only those of the module that declares commands
+    starting with it (nothing else is imported).
 
     Raises:
-        ValueError: two operations declare the same command or the same tool.
+        ValueError: two operations declare the same command or the same tool, or a module
+            declares a command its entry in `MODULES` does not name.
     """
     found: dict[str, Operation] = {}
     tools: set[str] = set()
-    for module in MODULES:
+    for module, words in MODULES.items():
+        if word is not None and word not in words:
+            continue
         for op in import_module(module).OPERATIONS:
-            words = " ".join(op.path)
-            if words in found or op.tool in tools:
-                raise ValueError(f"{module}: the command {words!r} or the tool {op.tool!r} is declared twice")
-            found[words] = op
+            key = " ".join(op.path)
+            if key in found or op.tool in tools:
+                raise ValueError(f"{module}: the command {key!r} or the tool {op.tool!r} is declared twice")
+            if op.path[0] not in words:
+                raise ValueError(f"{module} declares {key!r}; add {op.path[0]!r} to its entry in MODULES")
+            found[key] = op
             tools.add(op.tool)
     return found
 

@@ -3,8 +3,7 @@ since a version, an entity's history, one release, the products, and the synergi
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from mindex.modes import CHANGE_KINDS, MODES
 from mindex.ops import Operation, Param
@@ -13,25 +12,23 @@ if TYPE_CHECKING:
     from mindex.index import Index
 
 
-@dataclass(frozen=True)
-class Changes:
+class Changes(NamedTuple):
     """Changes (each a dict: product, version, date, kind, text, entities, ...) under `key`,
     with what was asked in `head`; `empty` says why there are none."""
 
     items: list[dict[str, Any]]
     key: str
-    head: dict[str, Any] = field(default_factory=dict)
+    head: dict[str, Any] | None = None
     empty: str = "no changes match"
 
     def to_dict(self) -> dict[str, Any]:
-        return {**self.head, self.key: self.items}
+        return {**(self.head or {}), self.key: self.items}
 
     def structured(self) -> dict[str, Any]:
         return {"results": self.items}
 
 
-@dataclass(frozen=True)
-class Release:
+class Release(NamedTuple):
     """One release: its product, version, date, link and changes in order."""
 
     data: dict[str, Any]
@@ -48,8 +45,7 @@ class Release:
         return {"results": self.items}
 
 
-@dataclass(frozen=True)
-class Rows:
+class Rows(NamedTuple):
     """Products or synergies (each a dict) under `key`."""
 
     items: list[dict[str, Any]]
@@ -62,8 +58,7 @@ class Rows:
         return {"results": self.items}
 
 
-@dataclass(frozen=True)
-class Synergy:
+class Synergy(NamedTuple):
     """One synergy: title, products, steps, notes and the changes that back it."""
 
     item: dict[str, Any]

@@ -3,8 +3,7 @@ outline and exports."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from mindex.modes import DEFAULT_MIN_CONFIDENCE as MIN_CONFIDENCE
 from mindex.ops import Operation, Param
@@ -14,23 +13,17 @@ if TYPE_CHECKING:
     from mindex.graph_types import Calls, SymbolRef
     from mindex.grep import GrepResult
 
-@dataclass(frozen=True)
-class Definitions:
+class Definitions(NamedTuple):
     """The definitions a name matched, each with how (exact, prefix, fuzzy)."""
 
     query: str
     found: list[tuple[str, SymbolRef]]
 
-    @property
-    def symbols(self) -> list[dict[str, Any]]:
-        return [{**s.to_dict(), "match": how} for how, s in self.found]
-
     def to_dict(self) -> dict[str, Any]:
         return {"query": self.query, "symbols": [{"match": how, **s.to_dict()} for how, s in self.found]}
 
 
-@dataclass(frozen=True)
-class CallGraph:
+class CallGraph(NamedTuple):
     """Callers or callees (`kind`) of each definition a name matched."""
 
     kind: str
@@ -43,8 +36,7 @@ class CallGraph:
         return {"results": [calls.to_dict() for calls in self.found]}
 
 
-@dataclass(frozen=True)
-class Impact:
+class Impact(NamedTuple):
     """Per definition a name matched, the files a change to it may break."""
 
     targets: list[SymbolRef]
@@ -61,8 +53,7 @@ class Impact:
         return {"results": self.results}
 
 
-@dataclass(frozen=True)
-class FileSymbols:
+class FileSymbols(NamedTuple):
     """One file's definitions (`key` "symbols": its outline) or what it offers ("exports")."""
 
     file: str

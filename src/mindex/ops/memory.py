@@ -4,8 +4,7 @@ and the context an agent starts a task with."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from mindex.modes import MODES
 from mindex.ops import Operation, Param
@@ -17,22 +16,20 @@ if TYPE_CHECKING:
 KNOWLEDGE_TYPES = ("learning", "pattern", "mistake", "topic")
 
 
-@dataclass(frozen=True)
-class Entries:
+class Entries(NamedTuple):
     """Memory entries or knowledge entities (each a dict), with what was asked in `head`;
     `empty` says what none means, `note` how a time named in the query was read."""
 
     items: list[dict[str, Any]]
-    head: dict[str, Any] = field(default_factory=dict)
+    head: dict[str, Any] | None = None
     empty: str = "no entries match"
     note: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {**self.head, "results": self.items}
+        return {**(self.head or {}), "results": self.items}
 
 
-@dataclass(frozen=True)
-class Entry:
+class Entry(NamedTuple):
     """One entry: saved, shown, forgotten or added (`said` is the line that reports it)."""
 
     item: dict[str, Any]
@@ -50,8 +47,7 @@ class Entry:
         return {"results": [self.item]}
 
 
-@dataclass(frozen=True)
-class Context:
+class Context(NamedTuple):
     """Markdown for an agent's context within a token budget, and what it holds."""
 
     data: dict[str, Any]

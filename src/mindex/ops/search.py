@@ -5,8 +5,7 @@ an issue is about (`locate`), and one chunk in full (`get`)."""
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from mindex.modes import MODES
 from mindex.ops import Operation, Param
@@ -18,8 +17,7 @@ if TYPE_CHECKING:
 KINDS = ("docs", "code", "memory", "knowledge", "changelog")
 
 
-@dataclass(frozen=True)
-class Chunk:
+class Chunk(NamedTuple):
     """One chunk in full."""
 
     hit: Hit

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from mindex.ops import Operation, Param
 
@@ -12,8 +11,7 @@ if TYPE_CHECKING:
     from mindex.models import SourceStats
 
 
-@dataclass(frozen=True)
-class FileRow:
+class FileRow(NamedTuple):
     """One indexed file of a source."""
 
     path: str
@@ -25,8 +23,7 @@ class FileRow:
         return {"path": self.path, "language": self.language, "size": self.size, "chunks": self.chunks}
 
 
-@dataclass(frozen=True)
-class Listing:
+class Listing(NamedTuple):
     """The sources (one, when a source was named) and, when asked for, each one's files."""
 
     sources: list[SourceStats]
@@ -58,8 +55,7 @@ def list_sources(index: Engine, files: bool = False, source: str | None = None) 
                             for s in listed})
 
 
-@dataclass(frozen=True)
-class Status:
+class Status(NamedTuple):
     """Where the index is, its size, model and counts, and the files skipped last time."""
 
     info: dict[str, Any]

@@ -3,8 +3,7 @@ commits) and milestones (issues worked in waves)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from mindex.ops import Operation, Param
 
@@ -16,8 +15,7 @@ PHASES = ("research", "planning", "implement", "review", "finalize", "execute", 
 STATUSES = ("running", "paused", "completed", "failed")
 
 
-@dataclass(frozen=True)
-class OneWorkflow:
+class OneWorkflow(NamedTuple):
     """A workflow with its actions and commits (None: none found)."""
 
     workflow: Workflow | None
@@ -29,8 +27,7 @@ class OneWorkflow:
         return {"workflow": self.workflow.to_dict() if self.workflow is not None else None}
 
 
-@dataclass(frozen=True)
-class Workflows:
+class Workflows(NamedTuple):
     """Workflows, most recently changed first; `status` the filter asked for."""
 
     workflows: list[Workflow]
@@ -43,8 +40,7 @@ class Workflows:
         return {"results": [wf.to_dict() for wf in self.workflows]}
 
 
-@dataclass(frozen=True)
-class RollbackPlan:
+class RollbackPlan(NamedTuple):
     """The `git revert` commands that undo a workflow's commits, newest first."""
 
     workflow: str
@@ -57,8 +53,7 @@ class RollbackPlan:
         return {"results": [{"command": line} for line in self.commands]}
 
 
-@dataclass(frozen=True)
-class Milestones:
+class Milestones(NamedTuple):
     """Milestones (one, for create, show and set)."""
 
     milestones: list[Milestone]

@@ -130,7 +130,7 @@ def command(op: Operation, name: str | None = None) -> click.Command:
 def attach(group: click.Group) -> click.Group:
     """Add to `group` the commands of the operations declared under its name
     (`cli=("graph", "callers")`)."""
-    for op in operations().values():
+    for op in operations(group.name).values():
         if len(op.path) == 2 and op.path[0] == group.name and "cli" in op.faces:
             for name in (op.path[1], *op.cli_aliases):
                 group.add_command(command(op, name))
@@ -140,7 +140,7 @@ def attach(group: click.Group) -> click.Group:
 def __getattr__(name: str) -> click.Command:
     """`mindex.serve.opscli:NAME`, the command of the top-level operation NAME (for
     `cli.LAZY_COMMANDS`)."""
-    found = operations().get(name)
+    found = operations(name).get(name)
     if found is None or found.path != (name,):
         raise AttributeError(f"no top-level operation named {name!r}")
     return command(found)
