@@ -208,3 +208,17 @@ def test_the_tools_a_read_token_may_not_call_are_those_declared_as_writing() -> 
     assert write_tools() == {"memory_save", "context_save", "memory_forget", "knowledge_add", "workflow_create",
                              "workflow_set_phase", "workflow_log_action", "workflow_log_commit",
                              "workflow_set_status", "milestone_create"}
+
+
+def test_the_agent_guide_gives_every_tool_with_its_parameters_and_defaults() -> None:
+    """docs/mcp.md writes each tool as a signature; it must be the declared one."""
+    import re
+
+    guide = (Path(__file__).parent.parent / "docs" / "mcp.md").read_text(encoding="utf-8")
+    written = {m.group(1): m.group(2) for m in re.finditer(r"`(\w+)\(([^`]*)\)`", guide)}
+    for op in operations().values():
+        if "mcp" not in op.faces:
+            continue
+        declared = ", ".join(p.name if p.required else f"{p.name}={p.default_for('mcp')!r}"
+                             for p in op.params_on("mcp"))
+        assert written.get(op.tool) == declared, op.tool

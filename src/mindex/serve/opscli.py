@@ -6,7 +6,6 @@ finds nothing exits 3, as grep does."""
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -22,14 +21,22 @@ if TYPE_CHECKING:
 NO_MATCH = 3  # the "nothing found" exit code
 
 
-@dataclass(frozen=True)
 class View:
     """What a terminal renderer knows besides the result: where the sources live (to show
-    paths as the user opens them), the values the command was given, and stderr."""
+    paths as the user opens them; read from the open index only when a renderer asks), the
+    values the command was given, and stderr."""
 
-    places: Places
-    values: dict[str, Any]
-    err: Console
+    __slots__ = ("_index", "_places", "err", "values")
+
+    def __init__(self, index: Any, values: dict[str, Any], err: Console) -> None:
+        self._index, self.values, self.err = index, values, err
+        self._places: Places | None = None
+
+    @property
+    def places(self) -> Places:
+        if self._places is None:
+            self._places = Places(self._index.roots())
+        return self._places
 
 
 def click_type(param: Param) -> Any:
@@ -106,13 +113,13 @@ def command(op: Operation, name: str | None = None) -> click.Command:
                 raise click.UsageError(str(exc)) from None
             if op.none_error and op.found_nothing(result):
                 raise NotFoundError(op.none_error.format(**values))
-            view = View(Places(index.roots()), values, err)
-        if as_json:
-            emit_json(result.to_dict())
-        else:
-            load(op.text)(out, result, view)
-        if op.stderr:
-            load(op.stderr)(err, result, view)
+            view = View(index, values, err)
+            if as_json:
+                emit_json(result.to_dict())
+            else:
+                load(op.text)(out, result, view)
+            if op.stderr:
+                load(op.stderr)(err, result, view)
         if op.found_nothing(result):
             sys.exit(NO_MATCH)
 
