@@ -94,3 +94,14 @@ def test_a_search_embedding_its_query_locally_loads_no_http_client(small_project
     assert "onnxruntime" in heavy and "httpx" not in heavy
     heavy, _ = probe(["search", "retry", "--mode", "semantic", "--json"], small_project, **local)
     assert {"numpy", "onnxruntime", "tokenizers"} <= heavy and "httpx" not in heavy
+
+
+def test_a_keyword_search_that_logs_nothing_never_imports_logging(small_project: Path) -> None:
+    """Importing and configuring `logging` cost every command about 4 ms; it is set up when
+    something first logs (mindex.logs)."""
+    script = ("import sys; from mindex.serve.cli import main; sys.argv = ['mindex', 'search', 'retry', '--mode', "
+              "'keyword']\ntry:\n    main()\nexcept SystemExit:\n    pass\n"
+              "sys.stderr.write('LOGGING ' + str('logging' in sys.modules))")
+    done = subprocess.run([sys.executable, "-c", script], cwd=small_project, capture_output=True, text=True,
+                          env={**os.environ, "MINDEX_EMBED__PROVIDER": "none"}, timeout=60)
+    assert "retry" in done.stdout and done.stderr.endswith("LOGGING False"), done.stderr

@@ -13,7 +13,6 @@ An error in one update is reported and the watcher goes on.
 
 from __future__ import annotations
 
-import logging
 import os
 import stat
 import threading
@@ -23,8 +22,9 @@ from dataclasses import dataclass, field
 
 from mindex.index import Index
 from mindex.models import IndexReport
+from mindex.logs import get_logger
 
-log = logging.getLogger("mindex")
+log = get_logger("mindex")
 
 
 @dataclass

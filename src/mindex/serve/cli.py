@@ -152,14 +152,9 @@ def cli(ctx: click.Context, db: Path | None, verbose: int) -> None:
       mindex memory save "chose X because Y" --type decision   remember it for the next session
       mindex context --files src/app.py  what was learned about those files, for an agent
     """
-    import logging  # here: `mindex --help` never runs this callback
+    from mindex.logs import configure  # here: `mindex --help` never runs this callback
 
-    level = [logging.WARNING, logging.INFO, logging.DEBUG][min(verbose, 2)]
-    logging.basicConfig(level=level, format="%(levelname)s %(message)s", stream=sys.stderr)
-    if not verbose:
-        # The PostgreSQL driver and its pool log each dead connection they drop and each reconnection
-        # tried (15 lines when the server went away mid-index); the error says it once.
-        logging.getLogger("psycopg").setLevel(logging.ERROR)
+    configure(verbose)
     ctx.obj = State(db)
 
 
@@ -370,8 +365,10 @@ def serve(state: State, http: bool, host: str | None, port: int | None, token: s
       mindex --db postgresql://mindex@db/mindex serve --http --host 0.0.0.0 --tokens tokens.toml
       mindex serve --watch
     """
+    from mindex.logs import ready
     from mindex.serve.mcp_warm import run_stdio
 
+    ready()  # before the MCP SDK loads: it sets up logging of its own where none is
     conf = state.settings.serve
     stop = _start_watcher(state) if live else None
     try:
@@ -419,9 +416,9 @@ def _start_watcher(state: State) -> threading.Event:
     from mindex.watch import Update, watch
 
     stop = threading.Event()
-    import logging
+    from mindex.logs import get_logger
 
-    log = logging.getLogger("mindex")
+    log = get_logger("mindex")
 
     def report(update: Update) -> None:
         if update.error:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import codecs
 import hashlib
-import logging
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -16,8 +15,9 @@ from mindex.models import Document, ParsedDocument, SkippedFile, Source
 from mindex.parse import BINARY_SUFFIXES, PARSERS
 from mindex.sources.confine import OutsideRootError, read_inside
 from mindex.sources.walk import FileEntry, walk_files
+from mindex.logs import get_logger
 
-log = logging.getLogger("mindex")
+log = get_logger("mindex")
 
 _BOMS = (
     (codecs.BOM_UTF32_LE, "utf-32"), (codecs.BOM_UTF32_BE, "utf-32"),

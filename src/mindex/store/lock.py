@@ -7,7 +7,6 @@ on timeout, tell the user which process holds the index and since when.
 from __future__ import annotations
 
 import json
-import logging
 import os
 import sys
 import time
@@ -15,8 +14,9 @@ from pathlib import Path
 from types import TracebackType
 
 from mindex.errors import IndexLockedError
+from mindex.logs import get_logger
 
-log = logging.getLogger("mindex")
+log = get_logger("mindex")
 
 try:
     import fcntl

@@ -5,7 +5,6 @@ maintenance; the domains that differ from SQLite are the other modules of this p
 
 from __future__ import annotations
 
-import logging
 import os
 import re
 import socket
@@ -27,9 +26,10 @@ from mindex.errors import (
 )
 from mindex.store import sqlite as _sqlite
 from mindex.store.sqlite import PLAIN_HIT_COLUMNS, SQLiteStore, TextCache
+from mindex.logs import get_logger
 
 
-log = logging.getLogger(__name__)
+log = get_logger(__name__)
 URL = re.compile(r"^postgres(?:ql)?://", re.IGNORECASE)
 MIGRATIONS = sorted((int(p.name.split("_", 1)[0]), p)
                     for p in (Path(__file__).parent.parent / "migrations" / "postgres").glob("*.sql"))
@@ -164,6 +164,9 @@ class _Pooled:
 
 
 def _driver() -> Any:
+    from mindex.logs import ready
+
+    ready()  # the driver logs on its own: the CLI's logging set-up must be in place first
     try:
         import psycopg
         import psycopg_pool  # noqa: F401

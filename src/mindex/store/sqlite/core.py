@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import bisect
 import json
-import logging
 import math
 import re
 import os
@@ -34,9 +33,10 @@ from mindex.store.lock import WriteLock
 from mindex.store.sqlite.functions import TEXT_CACHE_CHARS, FileLines, PackRefs, PackSymbols, TextCache
 from mindex.store.sqlite.opening import MIGRATIONS, SCHEMA_VERSION, WAY_BACK, empty_file, explain_open_error, open_failure, read_only_file, wal_pending
 from mindex.store.sqlite.queries import CHUNK_TEXT, HIT_COLUMNS
+from mindex.logs import get_logger
 
 
-log = logging.getLogger(__name__)
+log = get_logger(__name__)
 # schema_meta key of the index definitions a bulk load left out (see `bulk_load`).
 _BULK_INDEXES = "bulk_load_indexes"
 # What a saved index definition may be: only ever re-run as `CREATE INDEX` on these tables.
