@@ -370,6 +370,7 @@ def evaluate(spec: DevSet, fresh: bool, modes: tuple[str, ...],
     systems = base.systems()
     index = mindex_index(spec, fresh, settings)
     from mindex.evaluate import ranked
+    from mindex.search import file_order
 
     from mindex.memory.when import search_with_dates
     from mindex.models import Facets
@@ -406,7 +407,13 @@ def evaluate(spec: DevSet, fresh: bool, modes: tuple[str, ...],
             if "dates" in flags:
                 now = datetime.fromtimestamp(ends[tag] + 3600, timezone.utc)
                 return ranked(search_with_dates(one, query.text, now).hits)
-            return ranked(one(query.text, None, None).hits)
+            found = one(query.text, None, None)
+            if not files:
+                return ranked(found.hits)
+            # a which-file question is `mindex locate`'s: files in its order (search.file_order)
+            logits = found.mode == "hybrid" and found.fusion == "learned"
+            place = {f: n for n, f in enumerate(file_order(found.hits, logits))}
+            return ranked(tuple(sorted(found.hits, key=lambda h: place[(h.source, h.path)])))
 
         systems[f"mindex {variant}"] = search
     report = {}

@@ -45,6 +45,7 @@ from mindex.search import (
     decay,
     collapse_sections,
     expand,
+    file_order,
     group_by_file,
     hybrid_search,
     lexical_search,
@@ -421,8 +422,9 @@ class Engine(Embeddings):
         path: str | None = None, language: str | None = None, kind: str | None = None,
     ) -> LocateResult:
         """The files most likely to answer a question (an issue's text, a stack trace), best
-        first: a file ranks where its best chunk ranks, and comes with its best three chunks
-        and the definitions in it whose names the question holds.
+        first: a file ranks by its best chunk (and, with the learned fusion, by its next two
+        where they match too: `search.file_order`), and comes with its best three chunks and
+        the definitions in it whose names the question holds.
 
         Raises:
             UnsupportedModeError, EmbeddingMismatchError, ConfigError: as `search`.
@@ -435,10 +437,13 @@ class Engine(Embeddings):
         chunks: dict[tuple[str, str], list[Hit]] = {}
         for hit in found.hits:
             chunks.setdefault((hit.source, hit.path), []).append(hit)
+        logits = (found.mode == "hybrid" and found.fusion == "learned"
+                  and self.search_settings.rerank.provider == "none")
         named = {word.lower() for word in re.findall(r"\w+", query)}
         graph = self.graph()
         files = []
-        for (src, rel), hits in list(chunks.items())[:limit]:
+        for src, rel in file_order(found.hits, logits)[:limit]:
+            hits = chunks[(src, rel)]
             try:
                 symbols = [s.name for s in graph.symbols_in(graph.document(rel, src))
                            if s.name.rsplit(".", 1)[-1].lower() in named]
