@@ -321,14 +321,11 @@ class FiniteRange(click.FloatRange):
 
 
 def parse_weights(text: str) -> dict[str, float]:
-    """Read `--weights keyword=0.5,semantic=1`."""
-    weights: dict[str, float] = {}
-    for part in text.split(","):
-        leg, _, value = part.partition("=")
-        try:
-            weights[leg.strip()] = float(value)
-        except ValueError:
-            raise click.BadParameter(f"{part!r} is not LEG=NUMBER", param_hint="--weights") from None
-        if leg.strip() not in ("keyword", "semantic") or not 0 <= weights[leg.strip()] < math.inf:
-            raise click.BadParameter("legs are keyword and semantic, weights 0 or more (finite)", param_hint="--weights")
-    return weights
+    """Read `--weights keyword=0.5,semantic=1` (`mindex.ops.search.parse_weights`, said as a
+    bad value of the option)."""
+    from mindex.ops.search import parse_weights as parse
+
+    try:
+        return parse(text)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--weights") from None
