@@ -156,7 +156,7 @@ class Operation(NamedTuple):
     """A user-visible action and how each face offers it.
 
     `run(index, **params)` does the work and returns a result with `to_dict()` (the `--json`
-    shape, and the MCP structured content unless `structured(result)` gives another).
+    shape, and the MCP structured content unless the result has a `structured()` of its own).
     `markdown(result, budget)` is the MCP text, `text(console, result, view)` the terminal's
     (`view`: `mindex.serve.opscli.View`), `stderr(result, view)` what the terminal shows on
     stderr in both modes (notes, a limit reached), `schema` the MCP output model. `missing`
@@ -183,7 +183,6 @@ class Operation(NamedTuple):
     aliases: tuple[str, ...] = ()
     cli: tuple[str, ...] = ()
     faces: tuple[str, ...] = FACES
-    structured: str | None = None
     stderr: str | None = None
     missing: str | None = None
     none_error: str | None = None
@@ -215,7 +214,8 @@ class Operation(NamedTuple):
 
     def to_structured(self, result: Any) -> dict[str, Any]:
         """The MCP structured content of a result."""
-        shape: dict[str, Any] = load(self.structured)(result) if self.structured else result.to_dict()
+        own = getattr(result, "structured", None)
+        shape: dict[str, Any] = own() if own is not None else result.to_dict()
         return shape
 
     def found_nothing(self, result: Any) -> bool:

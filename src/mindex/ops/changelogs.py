@@ -132,9 +132,6 @@ def synergy(index: Index, name: str) -> Synergy:
     return Synergy(item)
 
 
-def _structured(result: Any) -> dict[str, Any]:
-    return dict(result.structured())
-
 
 _VIEWS = "mindex.serve.changelogviews"
 _KINDS = Param("kinds", str, "Only changes of this kind (repeatable).", default=None, choices=CHANGE_KINDS,
@@ -148,8 +145,7 @@ _SOME_PRODUCTS = Param("product", str, "Only this product (repeatable).", defaul
 def _op(name: str, tool: str, help: str, agent_help: str, **more: Any) -> Operation:
     """A changelog operation: under `mindex changelog`, opening the index where none exists yet."""
     defaults: dict[str, Any] = {"markdown": f"{_VIEWS}:changes_markdown", "text": f"{_VIEWS}:print_changes",
-                                "schema": "mindex.serve.mcp_models:ChangesOut",
-                                "structured": "mindex.ops.changelogs:_structured"}
+                                "schema": "mindex.serve.mcp_models:ChangesOut"}
     return Operation(name=name, tool=tool, cli=("changelog", name), help=help, agent_help=agent_help,
                      run=f"mindex.ops.changelogs:{name}", creates=True, **{**defaults, **more})
 

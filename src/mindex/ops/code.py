@@ -119,9 +119,6 @@ def exports(index: Engine, path: str, source: str | None = None) -> FileSymbols:
     return FileSymbols(path, "exports", code.exports(code.document(path, source)))
 
 
-def _structured(result: Any) -> dict[str, Any]:
-    return dict(result.structured())
-
 
 _PATH = Param("path", str, "Only files matching GLOB, e.g. 'src/**' or '*.py'.", default=None, metavar="GLOB",
               agent_help="only files matching this glob, e.g. 'src/**/*.py'")
@@ -235,7 +232,6 @@ OPERATIONS = (
         run="mindex.ops.code:callers",
         markdown=f"{_VIEWS}:edges_markdown",
         text=f"{_VIEWS}:print_edges",
-        structured="mindex.ops.code:_structured",
         schema="mindex.serve.mcp_models:EdgesOut",
         params=(_SYMBOL, _DEFINITION_PATH, _CALL_CONFIDENCE),
         examples=("mindex graph callers Session.send", "mindex graph callers clean --path 'pkg/**' --json",
@@ -252,7 +248,6 @@ OPERATIONS = (
         run="mindex.ops.code:callees",
         markdown=f"{_VIEWS}:edges_markdown",
         text=f"{_VIEWS}:print_edges",
-        structured="mindex.ops.code:_structured",
         schema="mindex.serve.mcp_models:EdgesOut",
         params=(_SYMBOL, _DEFINITION_PATH, _CALL_CONFIDENCE),
         examples=("mindex graph callees Session.send",
@@ -269,7 +264,6 @@ OPERATIONS = (
         run="mindex.ops.code:impact",
         markdown=f"{_VIEWS}:impact_markdown",
         text=f"{_VIEWS}:print_impact",
-        structured="mindex.ops.code:_structured",
         schema="mindex.serve.mcp_models:EdgesOut",
         params=(
             _SYMBOL, _DEFINITION_PATH,
@@ -291,7 +285,6 @@ OPERATIONS = (
         run="mindex.ops.code:outline",
         markdown=f"{_VIEWS}:file_symbols_markdown",
         text=f"{_VIEWS}:print_file_symbols",
-        structured="mindex.ops.code:_structured",
         schema="mindex.serve.mcp_models:SymbolsOut",
         params=(_FILE, _FILE_SOURCE),
         examples=("mindex graph outline src/pkg/api.py",),
@@ -306,7 +299,6 @@ OPERATIONS = (
         run="mindex.ops.code:exports",
         markdown=f"{_VIEWS}:file_symbols_markdown",
         text=f"{_VIEWS}:print_file_symbols",
-        structured="mindex.ops.code:_structured",
         schema="mindex.serve.mcp_models:SymbolsOut",
         params=(_FILE, _FILE_SOURCE),
         examples=("mindex graph exports src/pkg/api.py",),

@@ -127,16 +127,13 @@ def context(index: Index, files: tuple[str, ...] = (), issue: str | None = None,
     return Context(index.memory.context((*files, *more_files), issue, query, budget))
 
 
-def _structured(result: Any) -> dict[str, Any]:
-    return dict(result.structured())
-
 
 _HERE = "mindex.ops.memory"
 _VIEWS = "mindex.serve.memoryviews"
 _ENTRIES: dict[str, Any] = {"markdown": f"{_VIEWS}:entries_markdown", "text": f"{_VIEWS}:print_entries",
             "schema": "mindex.serve.mcp_models:EntriesOut"}
 _ONE: dict[str, Any] = {"markdown": f"{_VIEWS}:said_markdown", "text": f"{_VIEWS}:print_said",
-        "schema": "mindex.serve.mcp_models:EntriesOut", "structured": f"{_HERE}:_structured"}
+        "schema": "mindex.serve.mcp_models:EntriesOut"}
 _TYPE = Param("type", str, "Only entries of this type (repeatable).", default=None, many=True, metavar="TYPE",
               agent_help="only this type (or these)")
 _TAG = Param("tag", str, "Only entries with this tag (repeat: all of them).", default=None, many=True, metavar="TAG",

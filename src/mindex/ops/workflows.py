@@ -148,9 +148,6 @@ def set_milestone(index: Engine, id: str, phase: str | None = None, status: str 
     return Milestones([_checkpoints(index).set_milestone(id, phase, status)], one=True)
 
 
-def _structured(result: Any) -> dict[str, Any]:
-    return dict(result.structured())
-
 
 _HERE = "mindex.ops.workflows"
 _VIEWS = "mindex.serve.workflowviews"
@@ -167,7 +164,7 @@ def _workflow(name: str, tool: str, help: str, agent_help: str, **more: Any) -> 
     defaults: dict[str, Any] = {
         "run": f"{_HERE}:{name.replace('-', '_')}", "markdown": f"{_VIEWS}:workflow_markdown",
         "text": f"{_VIEWS}:print_workflow", "schema": "mindex.serve.mcp_models:WorkflowOut",
-        "structured": f"{_HERE}:_structured", "writes": True, "creates": True}
+        "writes": True, "creates": True}
     return Operation(name=name, tool=tool, cli=("workflow", name), help=help, agent_help=agent_help,
                      **{**defaults, **more})
 
@@ -177,7 +174,7 @@ def _milestone(name: str, tool: str, help: str, agent_help: str, **more: Any) ->
     defaults: dict[str, Any] = {
         "run": f"{_HERE}:{name}_milestone", "markdown": f"{_VIEWS}:milestone_markdown",
         "text": f"{_VIEWS}:print_milestones", "schema": "mindex.serve.mcp_models:WorkflowsOut",
-        "structured": f"{_HERE}:_structured", "creates": True}
+        "creates": True}
     return Operation(name=name, tool=tool, cli=("milestone", name), help=help, agent_help=agent_help,
                      **{**defaults, **more})
 
