@@ -96,6 +96,38 @@ def test_forget_removes_exactly_one_block(ix: Index) -> None:
         ix.memory.forget(second.entry.id)
 
 
+
+def test_edit_rewrites_exactly_one_block_in_place_and_the_index_follows(ix: Index) -> None:
+    first = ix.memory.save("keep me", "progress")
+    second = ix.memory.save("Retries back off to thirty seconds", "decision", ["http"], ["src/fetch.py"])
+    third = ix.memory.save("keep me too", "progress")
+    path = journal_file(ix)
+    path.write_bytes(path.read_bytes() + b"a person's note between blocks\n")
+    before = path.read_text()
+    edited = ix.memory.edit(second.entry.id, text="Retries back off to 60 s with jitter", tags=("http", "retries"))
+    after = path.read_text()
+    # Same id, time, type and files; the new text and tags; every other byte as it was.
+    assert (edited.entry.id, edited.entry.at, edited.entry.type, edited.entry.files) == \
+        (second.entry.id, second.entry.at, "decision", ("src/fetch.py",))
+    assert after == before.replace(journal.render(second.entry), journal.render(edited.entry))
+    assert after.split("\n")[edited.line - 1] == f"<!-- mindex:memory {second.entry.id} -->"
+    assert [h.facets["id"] for h in ix.memory.search("jitter", mode="keyword").hits] == [second.entry.id]  # type: ignore[index]
+    assert not ix.memory.search("thirty", mode="keyword").hits
+    assert {h.facets["id"] for h in ix.memory.recent()} == {first.entry.id, second.entry.id, third.entry.id}  # type: ignore[index]
+    ix.memory.edit(second.entry.id, tags=())  # an empty list clears; text left alone
+    assert ix.memory.show(second.entry.id)["tags"] == []
+    assert "Retries back off to 60 s with jitter" in ix.memory.show(second.entry.id)["text"]
+    with pytest.raises(MemoryInputError, match="unknown memory type"):
+        ix.memory.edit(second.entry.id, type="nope")
+    with pytest.raises(MemoryInputError, match="needs some text"):
+        ix.memory.edit(second.entry.id, text="  ")
+    with pytest.raises(NotFoundError):
+        ix.memory.edit("m-20000101-000000-00000000", text="x")
+    entity = ix.memory.add_knowledge("learning", "Always add jitter to retries")
+    with pytest.raises(MemoryInputError, match="knowledge entity"):
+        ix.memory.edit(entity["id"], text="x")
+    assert ix.memory.show(second.entry.id)["text"].startswith("Retries back off to 60 s")
+
 def test_hand_edits_are_picked_up_and_broken_blocks_reported_with_file_and_line(ix: Index) -> None:
     a = ix.memory.save("alpha entry", "decision")
     b = ix.memory.save("beta entry", "decision")
@@ -388,6 +420,12 @@ def test_mcp_memory_tools_through_a_real_client(tmp_path: Path) -> None:
             context = await client.call_tool("get_context", {"files": ["src/net.py"], "budget": 300})
             assert "Wrap httpx in net.get" in context.structured_content["markdown"]
             assert context.structured_content["tokens"] <= 300
+            edited = await client.call_tool("memory_edit", {"id": entry_id, "text": "Use httpx with a 10 s timeout",
+                                                            "tags": "http"})
+            assert edited.structured_content["results"][0]["tags"] == ["http"]
+            assert "edited" in edited.content[0].text
+            found = await client.call_tool("memory_search", {"query": "timeout", "mode": "keyword", "type": "decision"})
+            assert [r["text"] for r in found.structured_content["results"]] == ["Use httpx with a 10 s timeout"]
             gone = await client.call_tool("memory_forget", {"id": entry_id})
             assert not gone.is_error
             bad = await client.call_tool("memory_save", {"text": " ", "type": "decision"})

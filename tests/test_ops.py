@@ -205,7 +205,7 @@ def test_a_listed_file_name_cannot_start_a_line_of_its_own(tmp_path: Path, index
 def test_the_tools_a_read_token_may_not_call_are_those_declared_as_writing() -> None:
     from mindex.serve.tokens import write_tools
 
-    assert write_tools() == {"memory_save", "context_save", "memory_forget", "knowledge_add", "workflow_create",
+    assert write_tools() == {"memory_save", "context_save", "memory_edit", "memory_forget", "knowledge_add", "workflow_create",
                              "workflow_set_phase", "workflow_log_action", "workflow_log_commit",
                              "workflow_set_status", "milestone_create"}
 

@@ -237,8 +237,7 @@ class Memory:
             if (old.text, old.type, old.tags, old.files) == (entry.text, entry.type, entry.tags, entry.files) \
                     and abs((entry.at - old.at).total_seconds()) <= DUPLICATE_SECONDS:
                 # Lines of the tail are counted from its start: find the entry's own line (rare: read it all).
-                data = path.read_bytes()
-                line = data[:data.find(f"<!-- mindex:memory {old.id} -->".encode())].count(b"\n") + 1
+                line = journal.line_of_entry(path, old.id)
                 return Saved(replace(old, line=line), f"{self.memory_dir.name}/{path.name}", line, duplicate=True)
         return None
 
@@ -336,6 +335,45 @@ class Memory:
             journal.remove_block(path, entry_id)
             self.index.index([MEMORY], embed=False)
         return shown
+
+    def edit(self, entry_id: str, text: str | None = None, type: str | None = None,
+             tags: tuple[str, ...] | None = None, files: tuple[str, ...] | None = None,
+             embed: bool | None = None) -> Saved:
+        """Rewrite one journal entry in place (same id and time; what is not given stays),
+        atomically, and index it again: the journal stays the record.
+
+        Raises:
+            NotFoundError: no such entry (a knowledge entity is a file: supersede it instead).
+            MemoryInputError: empty text, an unknown type, a bad tag or path, a huge entry.
+        """
+        shown = self.show(entry_id)
+        if shown["kind"] == KNOWLEDGE:
+            raise MemoryInputError(f"{shown['id']} is a knowledge entity (a file of its own); replace it with "
+                                   "`mindex knowledge add ... --supersedes ID` or edit the file")
+        name = shown["file"].split("/", 1)[1]
+        path = self.memory_dir / name
+        if text is not None:
+            if "\x00" in text:
+                raise MemoryInputError("the text holds a NUL byte; save text, not binary data")
+            if len(text) > MAX_ENTRY_CHARS:
+                raise MemoryInputError(f"the entry is {len(text):,} characters, over {MAX_ENTRY_CHARS:,}; "
+                                       "save a summary and keep the rest in a file of the project")
+        with journal.locked(self.memory_dir):
+            old = next((e for e in journal.parse(path.read_text(encoding="utf-8"), name).entries
+                        if e.id == shown["id"]), None)
+            if old is None:
+                raise NotFoundError(f"no intact entry {shown['id']} in {name}; run `mindex index` if the file was "
+                                    "edited by hand")
+            entry = replace(
+                old, text=old.text if text is None else text.replace("\r\n", "\n").strip(),
+                type=old.type if type is None else journal.check_type(type, tuple(self.settings.types)),
+                tags=old.tags if tags is None else journal.clean_list(tuple(tags), "tag"),
+                files=old.files if files is None else journal.clean_list(tuple(files), "file"))
+            journal.replace_block(path, old.id, journal.render(entry))
+            self.index.index([MEMORY], embed=False)
+            line = journal.line_of_entry(path, entry.id)
+        self._embed(embed)
+        return Saved(replace(entry, line=line), f"{self.memory_dir.name}/{name}", line)
 
     def rebuild(self) -> dict[str, IndexReport]:
         """Recreate every memory and knowledge row from the files on disk: each file is read

@@ -246,14 +246,35 @@ def append(path: Path, block: str) -> int:
         os.close(fd)
 
 
+def line_of_entry(path: Path, entry_id: str) -> int:
+    """The 1-based line of an entry's opening marker (reads the whole file: rare paths only)."""
+    data = path.read_bytes()
+    return data[:data.find(f"<!-- mindex:memory {entry_id} -->".encode())].count(b"\n") + 1
+
+
 def remove_block(path: Path, entry_id: str) -> None:
     """Remove exactly one entry's block (and one blank line after it) from the file,
-    atomically: the rest goes to a temp file that replaces the original. Caller holds
-    `locked`.
+    atomically. Caller holds `locked`.
 
     Raises:
         NotFoundError: no intact block with that id in the file.
     """
+    _rewrite_block(path, entry_id, None)
+
+
+def replace_block(path: Path, entry_id: str, block: str) -> None:
+    """Put `block` (from `render`) where one entry's block is, atomically; the rest of the
+    file stays byte for byte. Caller holds `locked`.
+
+    Raises:
+        NotFoundError: no intact block with that id in the file.
+    """
+    _rewrite_block(path, entry_id, block.encode("utf-8"))
+
+
+def _rewrite_block(path: Path, entry_id: str, replacement: bytes | None) -> None:
+    """The file with one entry's block replaced (None: removed with the blank line after it):
+    the rest goes to a temp file that replaces the original."""
     data = path.read_bytes()
     opener = re.compile(rb"^<!-- mindex:memory " + re.escape(entry_id.encode()) + rb" -->[ \t\r]*$", re.M)
     found = opener.search(data)
@@ -263,9 +284,11 @@ def remove_block(path: Path, entry_id: str) -> None:
     if found is None or end is None or (other is not None and other.start() < end.start()):
         raise NotFoundError(f"no intact entry {entry_id} in {path.name}; run `mindex index` if the file was edited")
     stop = end.end()
-    if data[stop : stop + 1] == b"\n":
+    if replacement is None and data[stop : stop + 1] == b"\n":
         stop += 1  # the blank line that separated it from the next block
-    rest = data[: found.start()] + data[stop:]
+    if replacement is not None and not data[end.start():stop].endswith(b"\n"):
+        replacement = replacement[:-1]  # the block ended the file without a newline
+    rest = data[: found.start()] + (replacement or b"") + data[stop:]
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as handle:

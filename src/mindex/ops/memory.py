@@ -103,6 +103,16 @@ def forget(index: Index, id: str) -> Entry:
     return Entry(item, f"forgot {item['id']} ({item['file']})", {"forgotten": item["id"], "file": item["file"]})
 
 
+def edit(index: Index, id: str, text: str | None = None, type: str | None = None, tags: str | None = None,
+         files: str | None = None, embed: bool | None = None) -> Entry:
+    """Rewrite one journal entry in place; what is not given stays as it was."""
+    def listed(value: str | None) -> tuple[str, ...] | None:
+        return None if value is None else tuple(part.strip() for part in value.split(",") if part.strip())
+
+    saved: Saved = index.memory.edit(id, text, type, listed(tags), listed(files), embed=embed)
+    return Entry(saved.to_dict(), f"edited {saved.entry.id} ({saved.file}:{saved.line})")
+
+
 def add_knowledge(index: Index, type: str, text: str, title: str | None = None, areas: tuple[str, ...] = (),
                   files: tuple[str, ...] = (), confidence: float = 0.7, supersedes: tuple[str, ...] = (),
                   led_to: tuple[str, ...] = (), issues: tuple[str, ...] = (), tags: tuple[str, ...] = ()) -> Entry:
@@ -145,8 +155,8 @@ _DAYS = Param("days", float, "Only entries of the last N days.", default=None, g
 _FILE = Param("file", str, "Only entries about this file, folder or glob.", default=None, many=True, metavar="PATH",
               agent_help="only entries about this file, folder or glob")
 _FILTERS = (_TYPE, _TAG, _SINCE, _DAYS, _FILE)
-_ID = Param("id", str, "The entry's id (or a unique prefix), e.g. m-20261123-044512-7f3a.", argument=True,
-            metavar="ENTRY_ID", agent_help="the memory's id, e.g. m-20261123-044512-7f3a")
+_ID = Param("id", str, "The entry's id, e.g. m-20261123-044512-7f3a2c1e.", argument=True,
+            metavar="ENTRY_ID", agent_help="the memory's id, e.g. m-20261123-044512-7f3a2c1e")
 _SAVE_HELP = ("Save a memory for later sessions: a decision and its reason, what you learned, what you finished or "
               "left for next time. Appended to the project's markdown journal (.mindex/memory), searchable at once. "
               "Types: decision, progress, issue, handoff, insight, reference. Name the files it concerns so "
@@ -219,7 +229,7 @@ OPERATIONS = (
         "show", "memory_show", "Show one memory entry or knowledge entity in full.",
         "One memory entry or knowledge entity in full.",
         creates=False, faces=("cli",), text=f"{_VIEWS}:print_shown", params=(_ID,),
-        examples=("mindex memory show m-20261123-044512-9f3a2c1e", "mindex memory show m-20261123 --json")),
+        examples=("mindex memory show m-20261123-044512-9f3a2c1e", "mindex memory show k-3f2a9c01 --json")),
     _memory(
         "forget", "memory_forget",
         "Remove exactly one entry from its journal file (atomically) and from the index.",
@@ -228,6 +238,25 @@ OPERATIONS = (
         "wrong, prefer knowledge_add with supersedes.",
         creates=False, writes=True, **{**_ONE, "markdown": f"{_VIEWS}:forgot_markdown"}, params=(_ID,),
         examples=("mindex memory forget m-20261123-044512-9f3a2c1e",)),
+    _memory(
+        "edit", "memory_edit",
+        "Rewrite one entry in its journal file (same id and time) and index it again; what is not given stays.",
+        "Correct a memory that is wrong or incomplete, by its id (from memory_search or memory_list): new text, type, "
+        "tags or files; what you leave out stays. The entry keeps its id and time in the journal. To replace a "
+        "decision that changed, save a new one instead (it ranks above the one it restates).",
+        creates=False, writes=True, **_ONE,
+        params=(_ID,
+                Param("text", str, "The new text (`-` reads it from stdin).", default=None, stdin=True,
+                      agent_help="the corrected text"),
+                Param("type", str, "The new type.", default=None, agent_help="the new type"),
+                Param("tags", str, "The new tags, separated by commas ('' removes them all).", default=None,
+                      metavar="TAG,...", agent_help="the new tags, comma-separated ('' removes all)"),
+                Param("files", str, "The new files, separated by commas ('' removes them all).", default=None,
+                      metavar="PATH,...", agent_help="the new files, comma-separated ('' removes all)"),
+                Param("embed", bool, "Embed the entry now (default: memory.embed_on_save).", default=None,
+                      flags=("--embed/--no-embed",), agent_help="embed the entry now (default: memory.embed_on_save)")),
+        examples=('mindex memory edit m-20261123-044512-9f3a2c1e --text "Chose WAL: one file, readers never block"',
+                  "mindex memory edit m-20261123-044512-9f3a2c1e --tags storage,sqlite --type decision")),
     Operation(
         name="add", tool="knowledge_add", cli=("knowledge", "add"),
         help="Write a knowledge file (front matter + text) and index it.",
