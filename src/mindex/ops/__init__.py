@@ -28,7 +28,7 @@ MODULES: dict[str, tuple[str, ...]] = {
     "mindex.ops.search": ("search", "locate", "get", "search-docs", "search-code"),
 }
 
-FACES = ("cli", "mcp")
+FACES = ("cli", "mcp", "web")
 
 
 class Required:
@@ -87,7 +87,7 @@ class Param(NamedTuple):
         return self.default is REQUIRED
 
     def default_for(self, face: str) -> Any:
-        """The default on `face` ("cli" or "mcp")."""
+        """The default on `face` ("cli", "mcp" or "web")."""
         if face == "mcp" and self.agent_default is not REQUIRED:
             return self.agent_default
         return self.default

@@ -228,7 +228,7 @@ OPERATIONS = (
     _memory(
         "show", "memory_show", "Show one memory entry or knowledge entity in full.",
         "One memory entry or knowledge entity in full.",
-        creates=False, faces=("cli",), text=f"{_VIEWS}:print_shown", params=(_ID,),
+        creates=False, faces=("cli", "web"), text=f"{_VIEWS}:print_shown", params=(_ID,),
         examples=("mindex memory show m-20261123-044512-9f3a2c1e", "mindex memory show k-3f2a9c01 --json")),
     _memory(
         "forget", "memory_forget",

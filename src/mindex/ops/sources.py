@@ -93,7 +93,7 @@ OPERATIONS = (
     Operation(
         name="status",
         tool="index_status",
-        faces=("cli",),
+        faces=("cli", "web"),
         help="Show where the index is, its size and counts, and the files skipped last time.",
         agent_help="Where the index is, its size, model and counts, and the files skipped last time.",
         run="mindex.ops.sources:status",

@@ -180,7 +180,7 @@ def _milestone(name: str, tool: str, help: str, agent_help: str, **more: Any) ->
 
 
 def _status(name: str, doc: str) -> Operation:
-    return _workflow(name, f"workflow_{name}", doc, doc, faces=("cli",), params=(_ID,),
+    return _workflow(name, f"workflow_{name}", doc, doc, faces=("cli", "web"), params=(_ID,),
                      examples=(f"mindex workflow {name} wf-123-3fa2c1", f"mindex workflow {name} wf-123-3fa2c1 --json"))
 
 
@@ -212,7 +212,7 @@ OPERATIONS = (
     _workflow(
         "show", "workflow_show", "One workflow (by id or a unique prefix) with its actions and commits.",
         "One workflow (by id or a unique prefix) with all its actions and commits.",
-        writes=False, faces=("cli",), params=(_ID,),
+        writes=False, faces=("cli", "web"), params=(_ID,),
         examples=("mindex workflow show wf-123-3fa2c1",)),
     _workflow(
         "set-phase", "workflow_set_phase",
@@ -309,7 +309,7 @@ OPERATIONS = (
         "set", "milestone_set",
         "Change a milestone's phase or status.",
         "Change a milestone's phase or status.",
-        writes=True, faces=("cli",),
+        writes=True, faces=("cli", "web"),
         params=(_MILESTONE,
                 Param("phase", str, "The new phase.", default=None, choices=PHASES),
                 Param("status", str, "The new status.", default=None, choices=STATUSES)),

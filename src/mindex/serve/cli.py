@@ -349,12 +349,13 @@ def compact(state: State, as_json: bool) -> None:
 @click.option("--tokens", type=click.Path(path_type=Path, dir_okay=False),
               help="A file of named tokens (rights per client, an access log on stderr, /healthz); see new-token.")
 @click.option("--watch", "live", is_flag=True, help="Also keep the index live while files change (as `mindex watch`).")
+@click.option("--ui", is_flag=True, help="With --http: also serve the web UI at / (as `mindex ui`).")
 @click.option("--json", "as_json", is_flag=True,
               help="A start-up error as one JSON object on stdout (with --http; over stdio, stdout is MCP's).")
 @click.pass_obj
 @handle_errors
 def serve(state: State, http: bool, host: str | None, port: int | None, token: str | None, tokens: Path | None,
-          live: bool, as_json: bool) -> None:
+          live: bool, ui: bool, as_json: bool) -> None:
     """Run the MCP server (stdio by default) for Claude Code, Cursor, Codex CLI and others.
 
     \b
@@ -364,6 +365,7 @@ def serve(state: State, http: bool, host: str | None, port: int | None, token: s
       MINDEX_TOKEN=s3cret mindex serve --http --host 0.0.0.0
       mindex --db postgresql://mindex@db/mindex serve --http --host 0.0.0.0 --tokens tokens.toml
       mindex serve --watch
+      mindex serve --http --ui
     """
     from mindex.logs import ready
     from mindex.serve.mcp_warm import run_stdio
@@ -375,12 +377,53 @@ def serve(state: State, http: bool, host: str | None, port: int | None, token: s
         if http:
             from mindex.serve.mcp_server import run_http
 
-            run_http(state.db, state.settings, host or conf.host, port or conf.port, token or conf.token, tokens)
+            run_http(state.db, state.settings, host or conf.host, port or conf.port, token or conf.token, tokens,
+                     ui=ui)
         else:
+            if ui:
+                from mindex.errors import ConfigError
+
+                raise ConfigError("--ui needs --http (the UI is a web page), or run `mindex ui`")
             run_stdio(state.db, state.settings)
     finally:
         if stop is not None:
             stop.set()
+
+
+@cli.command()
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address (any but loopback needs a token).")
+@click.option("--port", type=click.IntRange(0, 65535), default=0, help="Port (default: a free one).")
+@click.option("--token", envvar="MINDEX_TOKEN", help="A token the browser must bring (env MINDEX_TOKEN); the printed "
+              "URL carries it.")
+@click.option("--open/--no-open", "open_browser", default=True, help="Open the page in a browser when there is one.")
+@click.option("--read-only", is_flag=True, help="Show the index and change nothing (no edits, no re-index).")
+@click.option("--json", "as_json", is_flag=True, help="Print the URL as JSON on stdout once serving (and errors).")
+@click.pass_obj
+@handle_errors
+def ui(state: State, host: str, port: int, token: str | None, open_browser: bool, read_only: bool,
+       as_json: bool) -> None:
+    """Open the web UI: search everything, read a result in its file, follow the code and
+    knowledge graphs, edit or forget memories, see workflows, changelogs and sources.
+
+    Serves 127.0.0.1 on a free port and prints the URL (on stderr; with --json on stdout);
+    Ctrl-C stops it. Off loopback a token is required, as for `serve --http`.
+
+    \b
+    Examples:
+      mindex ui
+      mindex ui --port 8766 --no-open
+      mindex ui --read-only
+      MINDEX_TOKEN=s3cret mindex ui --host 0.0.0.0 --no-open
+    """
+    from mindex.serve.web.app import run_ui
+
+    def said(url: str) -> None:
+        if as_json:
+            emit_json({"url": url})
+            sys.stdout.flush()
+
+    run_ui(state.db, state.settings, host, port, token or state.settings.serve.token, open_browser and not as_json,
+           read_only, out=said)
 
 
 @cli.command("new-token")

@@ -20,6 +20,7 @@ from mcp.server.mcpserver import MCPServer
 from mindex import __version__
 from mindex.config import Settings
 from mindex.errors import ConfigError
+from mindex.serve.listen import bound_socket
 from mindex.serve.mcp_core import Core
 from mindex.serve.opsmcp import register_operations
 
@@ -122,15 +123,33 @@ def http_app(db: Path | str, settings: Settings, host: str, token: str | None, t
     return BearerAuth(app, token) if token else app
 
 
+class WithUI:
+    """ASGI: `/mcp` (and the server's lifespan) to the MCP app, every other path to the web UI."""
+
+    def __init__(self, mcp: Any, ui: Any) -> None:
+        self.mcp, self.ui = mcp, ui
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] == "lifespan" or scope.get("path", "").startswith(("/mcp", "/healthz")):
+            await self.mcp(scope, receive, send)
+        else:
+            await self.ui(scope, receive, send)
+
+
 def run_http(db: Path | str, settings: Settings, host: str, port: int, token: str | None,
-             tokens: Path | None = None) -> None:
+             tokens: Path | None = None, ui: bool = False) -> None:
     """Serve MCP over streamable HTTP on host:port until interrupted; SIGTERM or Ctrl-C stops
-    taking requests and lets those under way finish (up to 10 s) before the index closes."""
+    taking requests and lets those under way finish (up to 10 s) before the index closes.
+    With `ui`, the web UI answers every path but `/mcp` (behind the same token off loopback)."""
     import uvicorn
 
     shown = f"[{host}]" if ":" in host else host
     guard = " (bearer token required)" if token else f" (named tokens from {tokens})" if tokens else ""
     line = f"mindex: listening on http://{shown}:{port}/mcp{guard}"
+    if ui:
+        if tokens is not None:
+            raise ConfigError("--ui takes one --token (a browser brings one secret), not a --tokens file")
+        line += f"\nmindex: the UI is at http://{shown}:{port}/" + (f"?token={token}" if token else "")
 
     class Server(uvicorn.Server):
         """uvicorn's server, saying where it listens once the socket is bound (on stderr)."""
@@ -146,29 +165,12 @@ def run_http(db: Path | str, settings: Settings, host: str, port: int, token: st
             print("mindex: stopped", file=sys.stderr, flush=True)
 
     app = http_app(db, settings, host, token, tokens)
-    listening = _bound(host, port, shown)
+    if ui:
+        from mindex.serve.web.app import web_app
+
+        app = WithUI(app, web_app(db, settings, host, port, token))
+    listening = bound_socket(host, port, shown)
     # After a graceful stop uvicorn raises the signal it caught again: a SIGTERM'd server
     # exits as terminated by SIGTERM (which systemd counts as a clean stop).
     Server(uvicorn.Config(app, host=host, port=port, log_level="warning", timeout_graceful_shutdown=10)).run(
         sockets=[listening])
-
-
-def _bound(host: str, port: int, shown: str) -> Any:
-    """A socket bound to host:port for the server, or a ConfigError saying why not (uvicorn's
-    own attempt logs the errno and exits with 3, with no JSON for `--json`)."""
-    import socket
-
-    try:
-        family, kind, proto, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
-    except socket.gaierror as exc:
-        raise ConfigError(f"cannot listen on {shown}: {exc.strerror}; give --host an address or a name this "
-                          "machine resolves") from None
-    sock = socket.socket(family, kind, proto)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    try:
-        sock.bind(address)
-    except OSError as exc:
-        sock.close()
-        raise ConfigError(f"cannot listen on {shown}:{port}: {exc.strerror}; pick another --port, or stop "
-                          "what holds that one") from None
-    return sock

@@ -1,0 +1,39 @@
+// Draws the graph a page hands over as JSON (#graph-data) with the vendored Cytoscape.js.
+// Labels are set as text by Cytoscape (canvas), never as HTML.
+(function () {
+  "use strict";
+  function draw() {
+    var box = document.getElementById("graph");
+    var data = document.getElementById("graph-data");
+    if (!box || !data || typeof cytoscape !== "function") { return; }
+    var graph = JSON.parse(data.textContent);
+    var kind = box.getAttribute("data-kind");
+    var colours = { target: "#b3261e", caller: "#2458c6", learning: "#1e6b2f", pattern: "#2458c6",
+                    mistake: "#b3261e", topic: "#7a4fbf", CodeArea: "#8a6d00", File: "#6a6f78", Issue: "#c26a00" };
+    var cy = cytoscape({
+      container: box,
+      elements: graph.elements,
+      wheelSensitivity: 0.3,
+      style: [
+        { selector: "node", style: { "label": "data(label)", "font-size": 10, "text-valign": "bottom",
+            "text-wrap": "ellipsis", "text-max-width": 160, "width": 14, "height": 14,
+            "background-color": function (n) { return colours[n.data("type")] || "#888"; } } },
+        { selector: "node[type = 'file']", style: { "background-opacity": 0.06, "border-width": 1,
+            "border-color": "#bbb", "text-valign": "top", "font-size": 9, "color": "#6a6f78" } },
+        { selector: "node[center = 'yes']", style: { "width": 24, "height": 24, "border-width": 3, "border-color": "#000" } },
+        { selector: "edge", style: { "curve-style": "bezier", "target-arrow-shape": "triangle", "width": 1.5,
+            "line-color": "#9aa3b2", "target-arrow-color": "#9aa3b2", "label": "data(label)", "font-size": 8,
+            "text-rotation": "autorotate", "color": "#555" } },
+        { selector: "edge[confidence < 0.5]", style: { "line-style": "dashed" } }
+      ],
+      layout: { name: kind === "impact" ? "breadthfirst" : "cose", directed: true, padding: 20, animate: false }
+    });
+    cy.on("tap", "node", function (event) {
+      var node = event.target.data();
+      if (kind === "impact" && node.chunk) { window.location.href = "/chunk/" + encodeURIComponent(node.chunk); }
+      if (kind === "knowledge") { window.location.href = "/knowledge/" + encodeURIComponent(node.id); }
+    });
+    box.setAttribute("data-drawn", String(cy.nodes().length));
+  }
+  if (document.readyState === "loading") { document.addEventListener("DOMContentLoaded", draw); } else { draw(); }
+}());
