@@ -16,6 +16,7 @@ import hmac
 import secrets
 import sys
 import threading
+import time
 from collections.abc import Callable
 from http.cookies import SimpleCookie
 from pathlib import Path
@@ -73,9 +74,12 @@ class Guard:
             await _plain(send, 413, "request body too large (or without a length)")
             return
 
+        started = time.perf_counter()
+
         async def sending(message: dict[str, Any]) -> None:
             if message["type"] == "http.response.start":
-                message = {**message, "headers": [*message.get("headers", []), *HEADERS]}
+                took = f"app;dur={(time.perf_counter() - started) * 1000:.1f}".encode()
+                message = {**message, "headers": [*message.get("headers", []), *HEADERS, (b"server-timing", took)]}
             await send(message)
 
         await self.app(scope, receive, sending)

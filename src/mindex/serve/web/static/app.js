@@ -13,7 +13,8 @@
     var cy = cytoscape({
       container: box,
       elements: graph.elements,
-      wheelSensitivity: 0.3,
+      minZoom: 0.05,
+      maxZoom: 2.5,
       style: [
         { selector: "node", style: { "label": "data(label)", "font-size": 10, "text-valign": "bottom",
             "text-wrap": "ellipsis", "text-max-width": 160, "width": 14, "height": 14,
@@ -35,5 +36,11 @@
     });
     box.setAttribute("data-drawn", String(cy.nodes().length));
   }
-  if (document.readyState === "loading") { document.addEventListener("DOMContentLoaded", draw); } else { draw(); }
+  // A chunk's page opens at the chunk, not at the top of the lines shown around it.
+  function toChunk() {
+    var marked = document.querySelector("div.file .hll");
+    if (marked && !window.location.hash) { marked.scrollIntoView({ block: "center" }); }
+  }
+  function ready() { draw(); toChunk(); }
+  if (document.readyState === "loading") { document.addEventListener("DOMContentLoaded", ready); } else { ready(); }
 }());
