@@ -275,3 +275,42 @@ def test_read_only_and_off_loopback_servers(project: tuple[Path, dict[str, str]]
             assert browser_like.get(plain + "search?query=retries").status_code == 200  # the cookie
     finally:
         guarded.stop()
+
+
+def test_the_context_page_shows_what_the_session_start_hook_would_inject(ui: UI) -> None:
+    shown = ui.get("/context")
+    assert shown.status_code == 200
+    assert "# Session context (mindex)" in shown.text and "Always add jitter to retries" in shown.text
+
+
+def test_serve_http_with_ui_answers_the_ui_and_mcp_on_one_port(project: tuple[Path, dict[str, str]]) -> None:
+    import socket
+    import time
+
+    root, env = project
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    log = open(root.parent / "serve-stderr.log", "w")
+    server = subprocess.Popen([MINDEX, "serve", "--http", "--ui", "--port", str(port)], cwd=root, env=env,
+                              stdout=subprocess.DEVNULL, stderr=log)
+    try:
+        base = f"http://127.0.0.1:{port}"
+        for _ in range(100):
+            try:
+                page = httpx.get(base + "/search?query=quagga", timeout=10)
+                break
+            except httpx.ConnectError:
+                time.sleep(0.2)
+        assert page.status_code == 200 and "quagga" in page.text
+        assert "script-src 'self'" in page.headers["content-security-policy"]
+        hello = httpx.post(base + "/mcp", timeout=30, headers={"accept": "application/json, text/event-stream"},
+                           json={"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+                               "protocolVersion": "2025-06-18", "capabilities": {},
+                               "clientInfo": {"name": "t", "version": "1"}}})
+        assert hello.status_code == 200 and '"serverInfo"' in hello.text and "mindex" in hello.text
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+        log.close()
+    assert "the UI is at http://127.0.0.1:" in (root.parent / "serve-stderr.log").read_text()

@@ -245,13 +245,20 @@ def routes(core: Core, csrf: str, origins: set[str] | None, read_only: bool) -> 
         return RedirectResponse("/memory", status_code=303)
 
     async def context(request: Request) -> Response:
+        from pathlib import Path
+
+        from mindex.agents import hooks
+
+        conf = core.settings.agents
+        folder = Path(core.db).parent.parent if isinstance(core.db, Path) else Path.cwd()
         try:
-            shape = ops["get_context"].to_structured(await run(ops["get_context"], {"budget": 4000}))
+            injected = await core.call(lambda index: hooks.session_start(
+                index, hooks.situation(folder, conf.issue_pattern), conf.budget))
             handoffs = ops["memory_list"].to_structured(
                 await run(ops["memory_list"], {"type": ["handoff"], "limit": 5}))["results"]
         except (MindexError, ValueError) as exc:
             return failed(exc)
-        return page("context.html", title="Session context", markdown=shape.get("markdown", ""), handoffs=handoffs)
+        return page("context.html", title="Session context", injected=injected, handoffs=handoffs)
 
     # -- knowledge ----------------------------------------------------------------------------
 
