@@ -60,22 +60,23 @@ def build(project: Path, env: dict[str, str], chunks: int, memories: int, vector
     plain = {**env, "MINDEX_EMBED__PROVIDER": "none"}  # vectors come at the end, all at once
     tree = project / "code"
     lib = stdlib()
-    copies = 0
     subprocess.run(["git", "init", "-q"], cwd=project, check=True)
     tree.mkdir(parents=True, exist_ok=True)
+    copies = len(list(tree.iterdir()))  # a build stopped midway goes on from its copies
     while True:
+        if (project / ".mindex" / "index.db").exists():
+            run("index", "-q", cwd=project, env=plain)
+            have = json.loads(run("status", "--json", cwd=project, env=plain))["chunks"]
+            print(f"  {copies} copies: {have:,} chunks", file=sys.stderr)
+            if have >= chunks:
+                break
         target = tree / f"copy{copies}"
+        target.mkdir()
         for path in lib.glob("*.py"):
-            target.mkdir(exist_ok=True)
             shutil.copy(path, target / path.name)
         copies += 1
-        if copies == 1:
+        if not (project / ".mindex" / "index.db").exists():
             run("add", "code", "--kind", "code", cwd=project, env=plain)
-        run("index", "-q", cwd=project, env=plain)
-        status = json.loads(run("status", "--json", cwd=project, env=plain))
-        print(f"  {copies} copies: {status['chunks']:,} chunks", file=sys.stderr)
-        if status["chunks"] >= chunks:
-            break
     rng = random.Random(7)
     sentences = [s.strip() for path in sorted(lib.glob("*.py"))[:200]
                  for s in re.findall(r'"""(.{40,300}?)[."]', path.read_text(errors="replace"), re.S)]
@@ -90,6 +91,7 @@ def build(project: Path, env: dict[str, str], chunks: int, memories: int, vector
                               (rng.choice(files),))
         by_month.setdefault(journal.journal_name(at), []).append(journal.render(entry))
     folder = project / ".mindex" / "memory"
+    folder.mkdir(parents=True, exist_ok=True)
     for name, blocks in by_month.items():
         (folder / name).write_text("\n".join(blocks), encoding="utf-8")
     for k in range(300):
@@ -119,8 +121,9 @@ def main() -> None:
     if args.no_vectors:
         env["MINDEX_EMBED__PROVIDER"] = "none"
     if not (project / "built").exists():
-        shutil.rmtree(project, ignore_errors=True)
-        project.mkdir(parents=True)
+        shutil.rmtree(project / ".mindex" / "memory", ignore_errors=True)
+        shutil.rmtree(project / ".mindex" / "knowledge", ignore_errors=True)
+        project.mkdir(parents=True, exist_ok=True)
         build(project, env, args.chunks, args.memories, not args.no_vectors)
     status = json.loads(run("status", "--json", cwd=project, env=env))
     ui = subprocess.Popen([MINDEX, "ui", "--no-open", "--json"], cwd=project, env=env, stdout=subprocess.PIPE,

@@ -501,3 +501,61 @@ def test_cli_and_mcp_take_a_minimum_confidence_for_callers_and_callees(index: In
     callees, callers = anyio.run(ask)
     assert "lines 6, 7: `store.get` → 4 possible definitions" in callees.content[0].text
     assert len(callers.structured_content["results"][0]["edges"]) == 2
+
+
+HERITAGE = {
+    # Python: a base imported from its file, a subclass of the subclass, and an unrelated class
+    # of the same name with a subclass of its own in one file.
+    "py/base.py": "class Base:\n    def save(self):\n        return 1\n",
+    "py/child.py": "from py.base import Base\n\n\nclass Child(Base):\n    pass\n",
+    "py/grand.py": "from py.child import Child\n\n\nclass Grand(Child):\n    pass\n",
+    "py/other.py": "class Base:\n    pass\n\n\nclass Local(Base):\n    pass\n",
+    # TypeScript: an interface, a class implementing it, a subclass of that class, and an
+    # interface extending the first.
+    "ts/shape.ts": "export interface Shape {\n  area(): number;\n}\n\n"
+                   "export class Square implements Shape {\n  area() { return 1; }\n}\n",
+    "ts/big.ts": "import { Square } from \"./shape\";\n\nexport class BigSquare extends Square {}\n",
+    "ts/solid.ts": "import { Shape } from \"./shape\";\n\nexport interface Solid extends Shape {\n  volume(): number;\n}\n",
+}
+
+
+def test_subclasses_implementations_and_impact_read_what_extends_a_class(index: Index, tmp_path: Path) -> None:
+    """`extends` and `implements` were recorded and never read: `graph callers BaseStore` found
+    nothing and `graph impact Store` 0 files."""
+    _write(tmp_path / "heritage", HERITAGE)
+    index.add_source(tmp_path / "heritage", name="h", kind="code")
+    index.index()
+    graph = index.graph()
+    (base,) = graph.heirs("Base", ("extends",), path="py/base.py")
+    assert [(e.scope, e.path, e.target.name if e.target else None, e.confidence) for e in base.edges] == [
+        ("Child", "py/child.py", "Base", 0.95), ("Grand", "py/grand.py", "Child", 0.95)]
+    (local,) = graph.heirs("Base", ("extends",), path="py/other.py")
+    assert [(e.scope, e.confidence, e.reason) for e in local.edges] == [("Local", 1.0, "defined in this file")]
+    (direct,) = graph.heirs("Base", ("extends",), path="py/base.py", depth=1)
+    assert [e.scope for e in direct.edges] == ["Child"]
+    (shape,) = graph.heirs("Shape", ("implements",))
+    assert [(e.scope, e.target.name if e.target else None) for e in shape.edges] == [
+        ("Square", "Shape"), ("BigSquare", "Square")]
+    (square,) = graph.targets("Square")
+    files = {f["path"]: [(h["via"], h["of"]) for h in f["hits"]] for f in graph.impact(square, depth=1)}
+    assert ("extends", "Square") in files["ts/big.ts"]
+    runner = CliRunner()
+    db = ["--db", str(index.location)]
+    text = runner.invoke(cli, [*db, "graph", "subclasses", "Base", "--path", "py/base.py"]).output
+    assert "Child" in text and "Grand (of Child)" in text and "Local" not in text
+    data = json.loads(runner.invoke(cli, [*db, "graph", "implementations", "Shape", "--json"]).output)
+    assert [e["scope"] for e in data["implementations"][0]["edges"]] == ["Square", "BigSquare"]
+    assert "extends Square" in runner.invoke(cli, [*db, "graph", "impact", "Square", "--depth", "1"]).output
+
+    async def ask() -> Any:
+        from mcp import Client
+
+        from mindex.config import Settings
+        from mindex.serve.mcp_server import build_server
+
+        async with Client(build_server(index.location, Settings())) as client:
+            return await client.call_tool("subclasses", {"symbol": "Base", "path": "py/base.py"})
+
+    answer = anyio.run(ask)
+    assert [e["scope"] for e in answer.structured_content["results"][0]["edges"]] == ["Child", "Grand"]
+    assert "`Child` at py/child.py:4 names `Base`" in answer.content[0].text

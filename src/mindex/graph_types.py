@@ -12,6 +12,8 @@ from typing import Any
 SELF_WORDS = {"self", "this", "cls", "Self", "super", "super()", "base"}
 IMPLICIT_THIS = {"java", "cpp", "csharp", "kotlin", "scala", "swift", "php"}
 NOT_CALLABLE = {"constant", "module", "impl"}
+# Definitions other classes may extend or implement.
+CLASSLIKE = {"class", "interface", "trait", "struct", "type", "protocol", "enum", "record", "abstract_class"}
 # Languages that call each other's definitions directly.
 FAMILY = {"javascript": "js", "typescript": "js", "tsx": "js", "c": "c", "cpp": "c"}
 JS_SUFFIXES = (".ts", ".tsx", ".js", ".jsx", ".mjs", ".cjs", ".d.ts")

@@ -99,6 +99,19 @@ def callees(index: Engine, symbol: str, path: str | None = None,
     return CallGraph("callees", index.graph().calls(symbol, "callees", path, min_confidence))
 
 
+def subclasses(index: Engine, symbol: str, path: str | None = None, depth: int = 5,
+               min_confidence: float = MIN_CONFIDENCE) -> CallGraph:
+    """The classes that extend each definition `symbol` names, and theirs."""
+    return CallGraph("subclasses", index.graph().heirs(symbol, ("extends",), path, depth, min_confidence))
+
+
+def implementations(index: Engine, symbol: str, path: str | None = None, depth: int = 5,
+                    min_confidence: float = MIN_CONFIDENCE) -> CallGraph:
+    """The classes that implement each interface `symbol` names (or extend it, for an
+    interface that others extend), and their subclasses."""
+    return CallGraph("implementations", index.graph().heirs(symbol, ("implements",), path, depth, min_confidence))
+
+
 def impact(index: Engine, symbol: str, path: str | None = None, depth: int = 2,
            min_confidence: float = 0.5) -> Impact:
     """Transitive callers and importers of each definition `symbol` names, by file."""
@@ -275,6 +288,33 @@ OPERATIONS = (
         examples=("mindex graph impact Session.send --depth 3",
                   "mindex graph impact parse_config --json | jq '.impact[0].files[].path'"),
     ),
+    *(Operation(
+        name=name,
+        tool=name,
+        cli=("graph", name),
+        help=help,
+        agent_help=agent_help,
+        run=f"mindex.ops.code:{name}",
+        markdown=f"{_VIEWS}:edges_markdown",
+        text=f"{_VIEWS}:print_edges",
+        schema="mindex.serve.mcp_models:EdgesOut",
+        params=(_SYMBOL, _DEFINITION_PATH,
+                Param("depth", int, "How many levels (a subclass's subclasses are level 2).", default=5, ge=1, le=20,
+                      agent_help="levels to follow (subclasses of subclasses are level 2)"),
+                _CALL_CONFIDENCE),
+        examples=examples,
+    ) for name, help, agent_help, examples in (
+        ("subclasses", "The classes that extend SYMBOL, and theirs, each with how sure the link is.",
+         "The classes that extend this class (and their subclasses, up to depth), each with its file, line, the "
+         "base it names, a confidence and the reason (same file, imported, or by name alone). Use it before "
+         "changing a base class's methods or constructor.",
+         ("mindex graph subclasses BaseStore", "mindex graph subclasses Exception --path 'src/**' --json")),
+        ("implementations", "The classes that implement the interface SYMBOL, and their subclasses.",
+         "The classes that implement this interface or trait (`implements`, or an interface that extends it), "
+         "and their subclasses, each with its file, line, a confidence and the reason. Use it before changing "
+         "an interface.",
+         ("mindex graph implementations Store", "mindex graph implementations Handler --depth 1 --json")),
+    )),
     Operation(
         name="outline",
         tool="file_outline",

@@ -141,6 +141,8 @@ def print_edges(console: Console, result: CallGraph, view: View) -> None:
             # where it is defined (else where it is called)
             shown = edge.scope or "<module>"
             where = f"{places.path(edge.source, edge.path)}:{edge.line}"
+            if kind in ("subclasses", "implementations") and edge.target and edge.target.id != target.id:
+                shown += f" (of {edge.target.name})"
             if kind == "callees":
                 shown = edge.target.name if edge.target else edge.call
                 if edge.target:
@@ -170,6 +172,9 @@ def edges_markdown(result: CallGraph, budget_tokens: int) -> str:
                 lines = edge.get("lines") or [edge["line"]]
                 shown = f"line {lines[0]}" if len(lines) == 1 else f"lines {', '.join(map(str, lines))}"
                 out.append(f"- {shown}: `{edge['call']}` → {where} ({edge['confidence']}, {edge['reason']})")
+            elif kind in ("subclasses", "implementations"):
+                out.append(f"- `{edge['scope']}` at {edge['path']}:{edge['line']} names `{edge['call']}` "
+                           f"({edge['confidence']}, {edge['reason']}, chunk {edge['chunk_id']})")
             else:
                 out.append(f"- {edge['path']}:{edge['line']} in `{edge['scope'] or '<module>'}`: `{edge['call']}` "
                            f"({edge['confidence']}, {edge['reason']}, chunk {edge['chunk_id']})")

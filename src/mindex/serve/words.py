@@ -36,6 +36,8 @@ def within_budget(head: str, blocks: list[list[str]], budget_tokens: int, cut: C
 def impact_verb(hit: dict[str, Any]) -> str:
     """What an impact hit does: `calls Service.validate`, or `imports pkg.service.Service
     (which holds Service.validate)` for an import of the module or class around it."""
+    if hit["via"] in ("extends", "implements"):
+        return f"{hit['via']} {hit['of']}"
     if hit["via"] != "import":
         return f"calls {hit['of']}"
     imported = hit["call"]

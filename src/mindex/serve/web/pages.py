@@ -14,6 +14,7 @@ from urllib.parse import parse_qsl, urlencode
 from markupsafe import Markup, escape
 
 from mindex.errors import MindexError, NotFoundError, ReadOnlyIndexError
+from mindex.graph_types import CLASSLIKE
 from mindex.ops import Operation
 from mindex.serve.web.core import STATIC, TEMPLATES, Core
 from mindex.serve.web.forms import fields, values, web_operations
@@ -175,17 +176,20 @@ def routes(core: Core, csrf: str, origins: set[str] | None, read_only: bool) -> 
     async def code(request: Request) -> Response:
         given = dict(request.query_params)
         name = given.get("name", "").strip()
-        found, callers, callees, error = None, None, None, None
+        found, callers, callees, subclasses, error = None, None, None, None, None
         if name:
             try:
                 found = ops["find_symbol"].to_structured(await run(ops["find_symbol"], {"name": name, "limit": 30}))
                 path = given.get("path") or None
                 callers = ops["callers"].to_structured(await run(ops["callers"], {"symbol": name, "path": path}))
                 callees = ops["callees"].to_structured(await run(ops["callees"], {"symbol": name, "path": path}))
+                if any(s["kind"] in CLASSLIKE for s in found["symbols"] if s["match"] == "exact"):
+                    subclasses = ops["subclasses"].to_structured(await run(ops["subclasses"],
+                                                                           {"symbol": name, "path": path}))
             except (MindexError, ValueError) as exc:
                 error = str(exc)
         return page("code.html", title=name or "Code", name=name, path=given.get("path", ""), found=found,
-                    callers=callers, callees=callees, error=error)
+                    callers=callers, callees=callees, subclasses=subclasses, error=error)
 
     async def impact(request: Request) -> Response:
         op = ops["impact"]
