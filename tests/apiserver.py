@@ -82,7 +82,11 @@ class ApiServer:
                 if trouble and trouble.status != 200:
                     self._send(trouble.status, trouble.body or {"error": {"message": "scripted"}}, trouble.headers)
                     return
-                self._send(200, server.respond(self.path, body, headers), {})
+                answer = server.respond(self.path, body, headers)
+                if isinstance(answer, Trouble):  # the responder's own refusal (a 413 past a limit)
+                    self._send(answer.status, answer.body, answer.headers)
+                    return
+                self._send(200, answer, {})
 
             def _send(self, status: int, payload: Any, extra: dict[str, str]) -> None:
                 data = json.dumps(payload).encode()

@@ -213,3 +213,52 @@ def test_local_cross_encoder_scores_pairs_and_reorders(tmp_path: Path, docs_dir:
 def test_an_embedding_model_is_not_accepted_as_a_cross_encoder(added_minilm: Path) -> None:
     with pytest.raises(ConfigError, match="not a cross-encoder"):
         LocalReranker("all-MiniLM-L6-v2", added_minilm)
+
+
+def test_candidates_go_in_batches_and_a_413_halves_the_batch_once(tmp_path: Path, docs_dir: Path) -> None:
+    """30 candidates sent at once to a TEI server limited to 16 got HTTP 413 and reranking was
+    skipped: now they go in batches of search.rerank.batch_size (32 for TEI when unset), a 413
+    halves the batch once, and the scores are merged in passage order."""
+    limit = 5
+
+    def tei(path: str, body: Any, headers: dict[str, str]) -> Any:
+        texts = body["texts"]
+        if len(texts) > limit:  # TEI's own answer past --max-client-batch-size
+            return Trouble(413, {"error": f"batch size {len(texts)} > maximum allowed batch size {limit}",
+                                 "error_type": "Validation"})
+        # a score that is the passage's place in the whole list, so a wrong merge shows
+        return [{"index": i, "score": -float(order.index(t))} for i, t in enumerate(texts)]
+
+    order: list[str] = []
+    for server in serve(tei):
+        with reranked_index(tmp_path, docs_dir, provider="tei", base_url=server.url, candidates=20,
+                            batch_size=8) as ix:
+            fused = [h for h in ix.search(QUERY, rerank=False).hits][:20]
+            from mindex.rerank.base import passage
+
+            order[:] = [passage(h) for h in fused]
+            assert len(fused) > limit
+            result = ix.search(QUERY)
+            assert [h.id for h in result.hits][:len(fused)] == [h.id for h in fused]  # scored, not skipped
+            assert all("skipped" not in (h.explain or {}).get("rerank", {}) for h in result.hits[:len(fused)])
+        sizes = [len(r.body["texts"]) for r in server.requests]
+        whole = len(fused)
+        assert sizes == [8] + [4] * (whole // 4) + ([whole % 4] if whole % 4 else [])
+    for server in serve(tei):  # a server that refuses even half: the fused order, and why
+        limit = 1
+        (tmp_path / "again").mkdir()
+        with reranked_index(tmp_path / "again", docs_dir, provider="tei", base_url=server.url, candidates=20,
+                            batch_size=8) as ix:
+            result = ix.search(QUERY)
+            assert "413" in result.hits[0].explain["rerank"]["skipped"]  # type: ignore[index]
+        assert [len(r.body["texts"]) for r in server.requests] == [8, 4]
+
+
+def test_a_tei_answer_wrapped_in_results_is_read(tmp_path: Path, docs_dir: Path) -> None:
+    def wrapped(path: str, body: Any, headers: dict[str, str]) -> Any:
+        return {"results": tei_api(path, body, headers)}
+
+    for server in serve(wrapped):
+        with reranked_index(tmp_path, docs_dir, provider="tei", base_url=server.url) as ix:
+            fused = keyword_order(ix)
+            assert [h.id for h in ix.search(QUERY).hits] == fused[::-1]

@@ -232,7 +232,8 @@ class RerankSettings(Section):
         None, doc="variable holding the key; default COHERE_API_KEY / VOYAGE_API_KEY / OPENAI_API_KEY")
     candidates: int = setting(30, ge=2, le=200, doc="how many fused results are reranked")
     timeout: float = setting(5.0, gt=0, doc="seconds before falling back to the fused order")
-    batch_size: int = setting(16, ge=1, le=256, doc="local: pairs per model run")
+    batch_size: int | None = setting(None, ge=1, le=1000, doc="passages a request (local: a model run); empty: the "
+                                     "provider's (local 16, http and tei 32, cohere and voyage 1000)")
 
     def _finish(self) -> None:
         self.api_key = _key_from_env(self.api_key, self.api_key_env or _RERANK_KEY_ENV.get(self.provider))

@@ -45,12 +45,13 @@ def build_reranker(conf: RerankSettings, models_dir: Path | None) -> Reranker:
     # One retry at most: a reranker that is slow or down must not hold a query for long.
     policy = RetryPolicy(timeout=conf.timeout, retries=1, backoff=0.2)
     if conf.provider == "local":
-        reranker: Reranker = cls(conf.model, models_dir, conf.batch_size)
+        reranker: Reranker = cls(conf.model, models_dir, conf.batch_size or 16)
     elif conf.provider == "llm":
         reranker = cls(conf.model, conf.base_url, key, policy)
     else:
         fmt = "tei" if conf.provider == "tei" else "auto"
-        reranker = cls(conf.model, conf.base_url, key, fmt, policy)  # empty model: the API's default
+        reranker = cls(conf.model, conf.base_url, key, fmt, policy,  # empty model: the API's default
+                       batch_size=conf.batch_size)
     return reranker
 
 
