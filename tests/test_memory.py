@@ -3,6 +3,7 @@ SQLite, real processes)."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -406,10 +407,17 @@ def test_mcp_memory_tools_through_a_real_client(tmp_path: Path) -> None:
                                                            "files": ["src/net.py"]})
             assert not saved.is_error
             entry_id = saved.structured_content["results"][0]["id"]
-            alias = await client.call_tool("context_save", {"text": "Second note about httpx timeouts"})
-            assert not alias.is_error
+            # Synaptic's own call, its parameter names and its answer's shape.
+            alias = await client.call_tool("context_save", {"content": "Second note about httpx timeouts",
+                                                            "type": "insight", "tags": ["http"]})
+            assert not alias.is_error and alias.structured_content["success"] is True
+            assert set(alias.structured_content) >= {"id", "date", "time"}
+            assert json.loads(alias.content[0].text)["id"] == alias.structured_content["id"]
             found = await client.call_tool("context_search", {"query": "httpx", "limit": 5})
             assert {r["id"] for r in found.structured_content["results"]} >= {entry_id}
+            assert found.structured_content["total"] == len(found.structured_content["results"])
+            first = found.structured_content["results"][0]
+            assert set(first) == {"id", "date", "time", "type", "tags", "content"}
             listed = await client.call_tool("memory_list", {"type": "decision"})
             assert [r["id"] for r in listed.structured_content["results"]] == [entry_id]
             added = await client.call_tool("knowledge_add", {"type": "pattern", "text": "Wrap httpx in net.get",

@@ -47,6 +47,15 @@ class Entry(NamedTuple):
         return {"results": [self.item]}
 
 
+class Synaptic(NamedTuple):
+    """An answer in the shape Synaptic's own tools give (its context_save, context_search)."""
+
+    data: dict[str, Any]
+
+    def to_dict(self) -> dict[str, Any]:
+        return self.data
+
+
 class Context(NamedTuple):
     """Markdown for an agent's context within a token budget, and what it holds."""
 
@@ -77,6 +86,23 @@ def search(index: Index, query: str, limit: int = 10, mode: str | None = None, t
                                  decay, until=parse_time(until), dates=dates)
     head = {"query": result.query, "mode": result.mode, "took_ms": round(result.took_ms, 2), "note": result.note}
     return Entries([entry_of(hit) for hit in result.hits], head, "no memory matches", result.note)
+
+
+def synaptic_save(index: Index, content: str, type: str = "progress", tags: tuple[str, ...] = ()) -> Synaptic:
+    """Save as Synaptic's context_save does (its parameter names), answering in its shape."""
+    saved = save(index, content, type, tags)
+    item = saved.item
+    return Synaptic({"success": True, "id": item["id"], "date": item["at"][:10], "time": item["at"][11:19],
+                     **{k: item[k] for k in ("duplicate", "pending") if k in item}})
+
+
+def synaptic_search(index: Index, query: str, type: str | None = None, days: int | None = None,
+                    limit: int = 20) -> Synaptic:
+    """Search as Synaptic's context_search does, answering in its shape (`content` for text)."""
+    found = search(index, query, limit, type=(type,) if type else (), days=days)
+    items = [{"id": e["id"], "date": e["at"][:10], "time": e["at"][11:19], "type": e["type"], "tags": e["tags"],
+              "content": e["text"]} for e in found.items]
+    return Synaptic({"results": items, "total": len(items)})
 
 
 def recent(index: Index, limit: int = 20, type: tuple[str, ...] = (), tag: tuple[str, ...] = (),
@@ -178,7 +204,7 @@ OPERATIONS = (
         "save", "memory_save",
         "Append an entry to this month's journal; it is searchable when the command returns.\n\nTEXT is the entry "
         "(several words are joined; `-` reads it from stdin).",
-        _SAVE_HELP, writes=True, aliases=("context_save",), **_ONE,
+        _SAVE_HELP, writes=True, **_ONE,
         params=(Param("text", str, "The entry.", argument=True, rest=True, agent_help="the memory, in a few sentences"),
                 Param("type", str, "decision, progress, issue, handoff, insight, reference (more in memory.types).",
                       default="progress",
@@ -195,7 +221,7 @@ OPERATIONS = (
         "search", "memory_search",
         "Search the journal by keywords and meaning; filters apply before ranking. A time named in the query becomes "
         "a filter (the note on stderr says how it was read).",
-        _SEARCH_HELP, aliases=("context_search",), stderr=f"{_VIEWS}:search_note",
+        _SEARCH_HELP, stderr=f"{_VIEWS}:search_note",
         markdown=f"{_VIEWS}:search_markdown",
         params=(Param("query", str, "What to recall.", argument=True, blank=False, agent_help="what to recall, in words"),
                 Param("limit", int, "How many entries.", default=10, ge=1, le=1000, flags=("-n", "--limit"),
@@ -215,6 +241,30 @@ OPERATIONS = (
         examples=('mindex memory search "why did we pick WAL mode"',
                   'mindex memory search "flaky test" --type issue --days 14 --json',
                   'mindex memory search "what did we decide about caching last week"')),
+    # Synaptic's own tools, for agents set up for it: its parameter names and answer shapes.
+    Operation(
+        name="context-save", tool="context_save", cli=("context", "save"), faces=("mcp",), writes=True,
+        creates=True, help="Save a context entry (Synaptic's context_save).",
+        agent_help="Save a context entry (decision, progress, issue, handoff, insight, reference) to the project's "
+                   "memory; the same as memory_save, with Synaptic's parameter names and answer.",
+        run=f"{_HERE}:synaptic_save", markdown=f"{_VIEWS}:synaptic_markdown", text=f"{_VIEWS}:print_said",
+        schema="mindex.serve.mcp_models:SynapticSaveOut",
+        params=(Param("content", str, "The context content to save.", blank=False),
+                Param("type", str, "Type of context entry.", default="progress",
+                      choices=("decision", "progress", "issue", "handoff", "insight", "reference")),
+                Param("tags", str, "Tags for categorization (e.g. project names, topics).", default=None, many=True))),
+    Operation(
+        name="context-search", tool="context_search", cli=("context", "search"), faces=("mcp",), creates=True,
+        help="Search saved context entries (Synaptic's context_search).",
+        agent_help="Search saved context entries by keywords and meaning; the same as memory_search, with "
+                   "Synaptic's parameter names and answer (content, date, time).",
+        run=f"{_HERE}:synaptic_search", markdown=f"{_VIEWS}:synaptic_markdown", text=f"{_VIEWS}:print_said",
+        schema="mindex.serve.mcp_models:SynapticSearchOut",
+        params=(Param("query", str, "Search query (hybrid semantic + keyword search).", blank=False),
+                Param("type", str, "Filter by entry type.", default=None,
+                      choices=("decision", "progress", "issue", "handoff", "insight", "reference")),
+                Param("days", int, "Only search entries from last N days.", default=None, ge=1),
+                Param("limit", int, "Maximum results to return.", default=20, ge=1, le=100))),
     _memory(
         "list", "memory_list",
         "List entries, newest first.",

@@ -199,6 +199,24 @@ class EntriesOut(BaseModel):
     results: list[dict[str, Any]]
 
 
+class SynapticSaveOut(BaseModel):
+    """What Synaptic's context_save answers: the new entry's id, date and time."""
+
+    success: bool
+    id: str
+    date: str
+    time: str
+    duplicate: bool | None = None
+    pending: str | None = None
+
+
+class SynapticSearchOut(BaseModel):
+    """What Synaptic's context_search answers: entries with their content, and how many."""
+
+    results: list[dict[str, Any]]
+    total: int
+
+
 class ContextOut(BaseModel):
     """Markdown for the agent's context, within the token budget."""
 

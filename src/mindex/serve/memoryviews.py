@@ -99,6 +99,13 @@ def said_markdown(result: Entry, budget: int) -> str:
     return result.said
 
 
+def synaptic_markdown(result: Any, budget: int) -> str:
+    """Synaptic's own answer text: its JSON, indented."""
+    import json
+
+    return json.dumps(result.data, indent=2, ensure_ascii=False)
+
+
 def forgot_markdown(result: Entry, budget: int) -> str:
     return f"forgot {result.item['id']}"
 
