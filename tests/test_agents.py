@@ -255,6 +255,7 @@ def test_the_whole_loop_survives_compaction(repo: Path) -> None:
                  "fix(fetch): stop retrying forever\n\nThe loop never gave up on 404.")
     commit(repo, "scratch.txt", "x\n", "wip")
     (repo / "src" / "fetch" / "cache.py").write_text("# in progress\n")
+    mindex(repo, "workflow", "log-action", wf["id"], "review", "failed", "--meta", '{"finding": "no cap on 404"}')
     (repo / "transcript.jsonl").write_text("\n".join(json.dumps(line) for line in [
         {"type": "assistant", "message": {"content": [{"type": "tool_use", "name": "Read",
                                                        "input": {"file_path": "/r/src/fetch/http.py"}}]}},
@@ -286,6 +287,8 @@ def test_the_whole_loop_survives_compaction(repo: Path) -> None:
     metrics = {m["session"]: m for m in mindex(repo, "metrics")["sessions"]}
     assert metrics["s-1"]["compacted"] == 1 and metrics["s-1"]["files_read"] == 2 and metrics["s-1"]["captured"] == 3
     assert metrics["s-2"]["injected"] > 0
+    assert metrics["s-1"]["review_findings"] == [{"action": "review", "result": "failed", "finding": "no cap on 404"}]
+    assert metrics["s-2"]["review_findings"] == [] and 0 <= metrics["s-1"]["minutes"] < 30
 
 
 def test_a_hook_never_breaks_the_agent(repo: Path, tmp_path: Path) -> None:
@@ -375,12 +378,13 @@ def test_the_query_log_records_search_grep_and_graph_queries_when_on(repo: Path)
     assert mindex(repo, "metrics")["queries"] == []  # off by default
     on = {**os.environ, **ENV, "MINDEX_AGENTS__QUERY_LOG": "true", "MINDEX_SESSION_ID": "s-log"}
     for args in (["search", "load the client"], ["grep", "def \\w+"], ["graph", "callers", "get"],
-                 ["graph", "impact", "get"]):
+                 ["graph", "impact", "get"], ["symbols", "find", "load"], ["graph", "exports", "fetch/client.py"]):
         done = subprocess.run([sys.executable, "-m", "mindex", *args, "--json"], cwd=repo, env=on, capture_output=True,
                               text=True, input="")
         assert done.returncode == 0, done.stderr
     kinds = {q["kind"]: q for q in mindex(repo, "metrics")["queries"]}
-    assert set(kinds) == {"search", "grep", "callers", "impact"}
+    assert set(kinds) == {"search", "grep", "callers", "impact", "symbols", "exports"}
+    assert kinds["symbols"]["count"] == 1 and kinds["exports"]["avg_results"] == 1
     assert kinds["grep"]["avg_results"] == 2 and kinds["callers"]["count"] == 1
     import sqlite3 as sq
 

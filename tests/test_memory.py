@@ -648,3 +648,22 @@ def test_a_newer_decision_ranks_above_the_ones_it_restates(tmp_path: Path) -> No
         assert not any("supersedes" in (h.explain or {}) for h in hits)
         # recency alone does not put the newest first
         assert hits[0].facets["id"] != third.entry.id  # type: ignore[index]
+
+
+def test_knowledge_add_sets_applies_to_as_supersedes_and_led_to_are_set(ix: Index, tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from mindex.serve.cli import cli
+
+    topic = ix.memory.add_knowledge("topic", "HTTP retries", areas=("src/fetch",))
+    pattern = ix.memory.add_knowledge("pattern", "Back off with jitter on every retry", applies_to=(topic["id"],))
+    text = (ix.memory.knowledge_dir / pattern["file"].split("/", 1)[1]).read_text()
+    assert f"applies_to:\n- {topic['id']}\n" in text
+    assert ("APPLIES_TO", topic["id"]) in ix.memory.graph().out[pattern["id"]]
+    with pytest.raises(MemoryInputError, match="no knowledge entity 'k-nope'"):
+        ix.memory.add_knowledge("pattern", "x", applies_to=("k-nope",))
+    done = CliRunner().invoke(cli, ["--db", str(ix.location), "knowledge", "add", "learning", "Cap the retries",
+                                    "--applies-to", topic["id"], "--json"])
+    assert done.exit_code == 0, done.output
+    added = json.loads(done.output)["id"]
+    assert ("APPLIES_TO", topic["id"]) in ix.memory.graph().out[added]

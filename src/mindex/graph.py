@@ -83,6 +83,7 @@ class CodeGraph:
         """Definitions by name: exact (qualified or last part), then prefix, then fuzzy
         (close spellings, the closest first, then substrings; case-insensitive). Returns
         (match type, symbol)."""
+        started = time.perf_counter()
         found: dict[int, tuple[str, SymbolRef]] = {}
         last = query.rsplit(".", 1)[-1]
         for symbol in self._exact(query):
@@ -106,9 +107,10 @@ class CodeGraph:
             near = closeness.get(s.name.rsplit(".", 1)[-1].lower(), len(close)) if how == "fuzzy" else 0
             return order[how], near, len(s.name), s.source, s.path, s.start_line
 
-        ranked = sorted(found.values(), key=rank)
-        return [(how, s) for how, s in ranked
-                if (kind is None or s.kind == kind) and glob_match(path, s.path)][:limit]
+        shown = [(how, s) for how, s in sorted(found.values(), key=rank)
+                 if (kind is None or s.kind == kind) and glob_match(path, s.path)][:limit]
+        self._logged("symbols", {"query": query, "kind": kind, "path": path}, len(shown), started)
+        return shown
 
     def _exact(self, query: str) -> list[SymbolRef]:
         """Definitions named exactly `query`: qualified (`Class.method`, or its tail such as
@@ -141,7 +143,14 @@ class CodeGraph:
 
     def exports(self, doc_id: int) -> list[SymbolRef]:
         """What a file offers other files: its visible top-level definitions."""
-        return [s for s in self.symbols_in(doc_id) if s.exported and "." not in s.name]
+        started = time.perf_counter()
+        shown = [s for s in self.symbols_in(doc_id) if s.exported and "." not in s.name]
+        self._logged("exports", {"path": self.files.get(doc_id, ("", "", None))[1]}, len(shown), started)
+        return shown
+
+    def _logged(self, kind: str, params: dict[str, Any], results: int, started: float) -> None:
+        if self._log:
+            self._log(kind, params, results, (time.perf_counter() - started) * 1000)
 
     def document(self, path: str, source: str | None = None) -> int:
         """The document id of a code file, by path relative to its source (or a unique suffix).

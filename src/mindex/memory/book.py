@@ -388,7 +388,7 @@ class Memory:
     def add_knowledge(self, type: str, text: str, title: str | None = None, areas: tuple[str, ...] = (),
                       files: tuple[str, ...] = (), confidence: float = 0.7, supersedes: tuple[str, ...] = (),
                       led_to: tuple[str, ...] = (), issues: tuple[str, ...] = (), tags: tuple[str, ...] = (),
-                      embed: bool | None = None) -> dict[str, Any]:
+                      embed: bool | None = None, applies_to: tuple[str, ...] = ()) -> dict[str, Any]:
         """Write a knowledge entity's file and index it.
 
         Raises:
@@ -401,14 +401,15 @@ class Memory:
             raise MemoryInputError("knowledge needs some text; say what was learned")
         source = self.source(KNOWLEDGE)
         known = {row[0] for row in self.index.store.graph_rows()[0]}
-        missing = [eid for eid in (*supersedes, *led_to) if eid not in known]
+        missing = [eid for eid in (*supersedes, *led_to, *applies_to) if eid not in known]
         if missing:
             raise MemoryInputError(f"no knowledge entity {missing[0]!r} to link to; see `mindex knowledge query`")
         when = datetime.now(timezone.utc).astimezone().replace(microsecond=0)
         eid = journal.new_id(when, "k")
         body = text.replace("\r\n", "\n").strip()
         head = title or body.split("\n", 1)[0][:80]
-        relations = tuple([("SUPERSEDES", s) for s in supersedes] + [("LED_TO", s) for s in led_to])
+        relations = tuple([("SUPERSEDES", s) for s in supersedes] + [("LED_TO", s) for s in led_to]
+                          + [("APPLIES_TO", s) for s in applies_to])
         entity = Entity(eid, type, head, body, when, confidence, journal.clean_list(tuple(areas), "area"),
                         journal.clean_list(tuple(files), "file"), tuple(i.lstrip("#") for i in issues),
                         journal.clean_list(tuple(tags), "tag"), relations)

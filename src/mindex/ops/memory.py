@@ -141,9 +141,11 @@ def edit(index: Index, id: str, text: str | None = None, type: str | None = None
 
 def add_knowledge(index: Index, type: str, text: str, title: str | None = None, areas: tuple[str, ...] = (),
                   files: tuple[str, ...] = (), confidence: float = 0.7, supersedes: tuple[str, ...] = (),
-                  led_to: tuple[str, ...] = (), issues: tuple[str, ...] = (), tags: tuple[str, ...] = ()) -> Entry:
+                  led_to: tuple[str, ...] = (), issues: tuple[str, ...] = (), tags: tuple[str, ...] = (),
+                  applies_to: tuple[str, ...] = ()) -> Entry:
     """Write a knowledge file (front matter and text) and index it."""
-    item = index.memory.add_knowledge(type, text, title, areas, files, confidence, supersedes, led_to, issues, tags)
+    item = index.memory.add_knowledge(type, text, title, areas, files, confidence, supersedes, led_to, issues, tags,
+                                      applies_to=applies_to)
     return Entry(item, f"added {item['id']} ({item['file']})")
 
 
@@ -329,6 +331,9 @@ OPERATIONS = (
                       many=True, metavar="ID", agent_help="ids of entities this replaces"),
                 Param("led_to", str, "An entity this one led to (a mistake → its learning).", default=None, many=True,
                       metavar="ID", agent_help="ids of entities this led to (mistake → learning)"),
+                Param("applies_to", str, "An entity this one applies to (a pattern → the topic or learning it "
+                      "serves).", default=None, many=True, metavar="ID",
+                      agent_help="ids of entities this applies to (a pattern → its topic)"),
                 Param("issues", str, "An issue number it is about (repeatable).", default=None, many=True,
                       flags=("--issue",), agent_help="issue numbers it is about"),
                 Param("tags", str, "A tag (repeatable).", default=None, many=True, flags=("--tag",),

@@ -130,20 +130,38 @@ _hook_command("session-end", "At the end of a session: the same as pre-compact."
 @handle_errors
 def metrics(state: State, limit: int, as_json: bool) -> None:
     """Per-session metrics the hooks recorded (files read, compactions, learnings injected
-    and captured) and, when agents.query_log is on, the query log by kind.
+    and captured, its minutes, the review findings its workflow logged) and, when
+    agents.query_log is on, the query log by kind.
+
+    Review findings are the workflow actions named `review...` logged during the session,
+    e.g. `mindex workflow log-action WF review failed --meta '{"finding": "no cap on 404"}'`.
 
     \b
     Examples:
       mindex metrics -n 5
       mindex config set agents.query_log true && mindex metrics --json
     """
-    with state.open(create=True) as index:
-        store = index.store
-        sessions = store.sessions(limit)
-        queries = store.query_stats()
+    import time
+
+    from mindex.errors import NotFoundError
+    from mindex.store.workflows import Checkpoints
+
     keys = ("session", "branch", "issue", "workflow", "started_at", "files_read", "compacted", "injected", "captured",
             "ended_at")
-    rows: list[dict[str, Any]] = [dict(zip(keys, r, strict=True)) for r in sessions]
+    with state.open(create=True) as index:
+        store = index.store
+        rows: list[dict[str, Any]] = [dict(zip(keys, r, strict=True)) for r in store.sessions(limit)]
+        queries = store.query_stats()
+        checkpoints = Checkpoints(store)  # type: ignore[arg-type]
+        for r in rows:
+            until = r["ended_at"] or time.time()
+            r["minutes"] = round((until - r["started_at"]) / 60, 1)
+            try:
+                actions = checkpoints.get(r["workflow"], actions=10_000).actions if r["workflow"] else []
+            except NotFoundError:
+                actions = []
+            r["review_findings"] = [{"action": a.action, "result": a.result, **(a.metadata or {})} for a in actions
+                                    if a.action.startswith("review") and r["started_at"] <= a.at <= until]
     qrows = [{"kind": k, "count": n, "avg_results": round(r or 0, 1), "avg_ms": round(a or 0, 2),
               "max_ms": round(m or 0, 2)} for k, n, r, a, m in queries]
     if as_json:
@@ -154,8 +172,9 @@ def metrics(state: State, limit: int, as_json: bool) -> None:
                   "(`mindex config set agents.query_log true`)")
     for r in rows:
         out.print(f"{escape(r['session'])}  {_when(r['started_at'])}  {escape(r['branch'] or '-')}  "
-                  f"read {r['files_read']}, compacted {r['compacted']}, injected {r['injected']}, "
-                  f"captured {r['captured']}", highlight=False)
+                  f"{r['minutes']:g} min, read {r['files_read']}, compacted {r['compacted']}, injected "
+                  f"{r['injected']}, captured {r['captured']}, review findings {len(r['review_findings'])}",
+                  highlight=False)
     for q in qrows:
         out.print(f"{q['kind']}: {q['count']} queries, {q['avg_results']} results and {q['avg_ms']} ms on average",
                   highlight=False)
