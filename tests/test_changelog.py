@@ -514,3 +514,20 @@ def test_a_broken_release_file_is_skipped_with_its_line_and_the_rest_indexed(ix:
     assert "no front matter" in reasons["products/keep-a-changelog/releases/no-front-matter.md"]
     assert report.added == 16 + 1  # the sixteen real releases, and the one with odd bytes (decoded, kept)
     assert ix.changelog.release("keep-a-changelog", "2.0.0")["changes"]
+
+
+def test_an_undated_release_never_outranks_dated_ones_of_the_same_relevance(ix: Index) -> None:
+    """Undated releases took their file's time (when they were fetched) and so recency 1.0:
+    under decay they outranked every dated release that said the same thing."""
+    book = ix.changelog
+    book.import_changelog("tool", "# Changelog\n\n## 3.0.0\n\n- Faster zebra parsing.\n\n"
+                                  "## 2.0.0 - 2025-06-01\n\n- Faster zebra parsing.\n\n"
+                                  "## 1.0.0 - 2023-01-01\n\n- Faster zebra parsing.\n")
+    book.ingest()
+    flat = book.search("zebra parsing", products=("tool",), mode="keyword", decay=False).hits
+    assert flat[0].facets["version"] == "3.0.0"  # type: ignore[index]  # a shorter context line: a hair ahead
+    hits = {h.facets["version"]: h for h in book.search("zebra parsing", products=("tool",), mode="keyword").hits}  # type: ignore[index]
+    ranked = sorted(hits, key=lambda v: -hits[v].score)
+    assert ranked[0] == "2.0.0"  # the newest dated release, not the undated one
+    undated, oldest = hits["3.0.0"].explain["recency"], hits["1.0.0"].explain["recency"]  # type: ignore[index]
+    assert undated["undated"] and undated["factor"] == oldest["factor"] < hits["2.0.0"].explain["recency"]["factor"]  # type: ignore[index]

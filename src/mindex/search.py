@@ -303,7 +303,9 @@ def decay(hits: list[Hit], half_lives: dict[str, float], now: float | None = Non
     nDCG@10; this, 0.5% through `memory search`; benchmarks/README.md.) What is current when a decision is restated
     is memory's job (`mindex.memory.book.supersede`).
 
-    The age is the entry's own time for memory and knowledge, else the file's mtime. `logits`
+    The age is the entry's own time for memory, knowledge and changelogs (a release's date),
+    else the file's mtime; an undated hit of a decayed kind counts as old as its oldest
+    candidate, so it never outranks dated ones of the same relevance. `logits`
     says the scores are the learned fusion's (log-odds, any sign): the factor is then added as
     its logarithm, which is the same multiplication on the odds."""
     times: dict[str, list[float]] = {}
@@ -315,14 +317,17 @@ def decay(hits: list[Hit], half_lives: dict[str, float], now: float | None = Non
     clock = {kind: recency_clock(ts, half_lives[kind], now) for kind, ts in times.items()}
     out = []
     for hit in hits:
-        if hit.kind in clock and hit.modified is not None:
+        if hit.kind in clock:
             newest, days = clock[hit.kind]
-            age = max(0.0, newest - hit.modified) / 86400
+            # Undated (a release without a date): as old as the oldest candidate, never the newest.
+            when = hit.modified if hit.modified is not None else min(times[hit.kind])
+            age = max(0.0, newest - when) / 86400
             factor = 0.5 ** (age / days)
             hit = hit.but(score=weighed(hit.score, factor, logits), explain={**(hit.explain or {}), "recency": {
-                "age_days": round(age, 1), "half_life_days": round(days, 1), "factor": round(factor, 4)}})
+                "age_days": round(age, 1), "half_life_days": round(days, 1), "factor": round(factor, 4),
+                **({"undated": True} if hit.modified is None else {})}})
         out.append(hit)
-    return sorted(out, key=lambda h: -h.score)
+    return sorted(out, key=lambda h: (-h.score, h.modified is None and h.kind in clock))
 
 
 def expand(

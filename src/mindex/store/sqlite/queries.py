@@ -123,7 +123,9 @@ def filter_sql(source: str | None, kind: str | None, path: str | None, language:
 def hit_of_row(row: Sequence[Any], score: float, snippet: str) -> Hit:
     (cid, source, kind, path, title, context, start, end, page, text, seq, mtime_ns, language, symbol,
      symbol_kind, ordinal, at, facets) = row
-    modified = at if at is not None else mtime_ns / 1e9 if mtime_ns else None
+    # A release's time is its date: an undated one has none (its file's time is when it was
+    # fetched, which would rank it as the newest).
+    modified = at if at is not None else None if kind == "changelog" else mtime_ns / 1e9 if mtime_ns else None
     return Hit(cid, source, kind, path, title, context, start, end, page, float(score), snippet, text,
                language=language, symbol=symbol, symbol_kind=symbol_kind,
                seq=seq, modified=modified, ordinal=ordinal, facets=json.loads(facets) if facets else None)
