@@ -416,6 +416,11 @@ def test_cli_import_queries_fetch_summary_and_synergies(tmp_path: Path) -> None:
     assert run("changelog", "entity", "ANTHROPIC_MODEL")["changes"][0]["version"] == "0.2.125"
     hits = run("changelog", "search", "Bedrock proxy", "--product", "claude-code", "--kind", "fixed")["results"]
     assert hits and all(h["kind"] == "fixed" and h["product"] == "claude-code" for h in hits)
+    # A reranker that is down: the answer says so in --json too (it was on stderr alone).
+    env.update(MINDEX_SEARCH__RERANK__PROVIDER="http", MINDEX_SEARCH__RERANK__BASE_URL="http://127.0.0.1:9")
+    skipped = run("changelog", "search", "Bedrock proxy", "--product", "claude-code")
+    assert "rerank skipped" in skipped["note"] and skipped["results"]
+    del env["MINDEX_SEARCH__RERANK__PROVIDER"], env["MINDEX_SEARCH__RERANK__BASE_URL"]
     products = {p["name"]: p for p in run("changelog", "products")["products"]}
     assert products["claude-code"]["releases"] == 52 and products["cursor"]["releases"] == 0
     missing = run("changelog", "since", "nope", "1.0", code=3)["error"]

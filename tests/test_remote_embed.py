@@ -246,6 +246,11 @@ def test_a_model_with_other_dimensions_is_refused_at_search(tmp_path: Path, docs
         with remote_index(tmp_path, provider="ollama", base_url=server.url) as ix:
             with pytest.raises(EmbeddingMismatchError, match="embed --force"):
                 ix.search("pool", mode="semantic")
+        # Another remote model, not asked anything yet: its size is not known, and not said as 0.
+        with remote_index(tmp_path, provider="ollama", base_url=server.url, model="other-model") as ix:
+            with pytest.raises(EmbeddingMismatchError) as refused:
+                ix.search("pool", mode="semantic")
+            assert "(0 dimensions)" not in str(refused.value) and "other-model" in str(refused.value)
 
 
 def chat_api(path: str, body: Any, headers: dict[str, str]) -> Any:

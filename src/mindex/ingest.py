@@ -291,9 +291,10 @@ def mismatch(model: str | None, dim: str | None, identity: str, dimensions: int)
             f"the index holds {model} vectors of {dim} dimensions but embed.dimensions asks for {dimensions}; "
             f"set embed.dimensions back to {dim}, or re-embed with `mindex embed --force`"
         )
+    size = f" ({dimensions} dimensions)" if dimensions else ""  # a remote model not asked anything yet
     return EmbeddingMismatchError(
         f"the index was embedded with {model} ({dim} dimensions) but the configured model is "
-        f"{identity} ({dimensions} dimensions); re-embed with `mindex embed --force`, or set embed.model back"
+        f"{identity}{size}; re-embed with `mindex embed --force`, or set embed.model back"
     )
 
 

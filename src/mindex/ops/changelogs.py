@@ -79,7 +79,8 @@ def search(index: Index, query: str, limit: int = 10, mode: str | None = None, p
     result = index.changelog.search(query, limit, product, kinds, bound(since, "since"), bound(until, "until"),
                                     entities, mode, decay)
     return Changes([change_of(h) for h in result.hits], "results",
-                   {"query": query, "mode": result.mode, "took_ms": round(result.took_ms, 2)})
+                   {"query": query, "mode": result.mode, "took_ms": round(result.took_ms, 2),
+                    **({"note": result.note} if result.note else {})})
 
 
 def since(index: Index, product: str, version: str, kinds: tuple[str, ...] = ()) -> Changes:
@@ -156,7 +157,7 @@ OPERATIONS = (
         "Search the release notes of the tools this project depends on (SDKs, CLIs, MCP servers): single changes "
         "with their kind, version and date, newest releases ranked up. Use it before writing code against an SDK or "
         "CLI feature that may have changed.",
-        text=f"{_VIEWS}:print_each_change",
+        text=f"{_VIEWS}:print_each_change", stderr=f"{_VIEWS}:search_note",
         params=(
             Param("query", str, "What changed, in words.", argument=True, blank=False,
                   agent_help="what changed, in words, e.g. 'prompt caching'"),

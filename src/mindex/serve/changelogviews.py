@@ -39,12 +39,20 @@ def print_each_change(console: Console, result: Changes, view: View) -> None:
         _print_items(console, [item])
 
 
+def search_note(console: Console, result: Changes, view: View) -> None:
+    """Why the ranking is not what was asked (a reranker skipped), on stderr, with --json too."""
+    note = (result.head or {}).get("note")
+    if note:
+        console.print(f"[dim]note: {escape(note)}[/]", highlight=False)
+
+
 def changes_markdown(result: Changes | Release, budget: int) -> str:
     """Changes under a bold line per release, while the budget lasts."""
     items = result.items
+    note = (getattr(result, "head", None) or {}).get("note")
     if not items:
-        return result.empty
-    lines, used, last = [], 0, None
+        return result.empty + (f" (note: {note})" if note else "")
+    lines, used, last = [f"note: {note}\n"] if note else [], 0, None
     for n, item in enumerate(items):
         head = (item["product"], item["version"])
         block = ""
