@@ -262,3 +262,30 @@ def test_a_tei_answer_wrapped_in_results_is_read(tmp_path: Path, docs_dir: Path)
         with reranked_index(tmp_path, docs_dir, provider="tei", base_url=server.url) as ix:
             fused = keyword_order(ix)
             assert [h.id for h in ix.search(QUERY).hits] == fused[::-1]
+
+
+def test_what_a_hop_brings_in_is_reranked_too(tmp_path: Path, docs_dir: Path) -> None:
+    """Multi-hop results joined the reranked list with their seed's score times a similarity,
+    never seen by the reranker: now they are scored by it, within the same time cap."""
+    from apiserver import word_vector
+
+    def embed(path: str, body: Any, headers: dict[str, str]) -> Any:
+        return {"model": body["model"], "embeddings": [word_vector(t) for t in body["input"]]}
+
+    def judge(path: str, body: Any, headers: dict[str, str]) -> Any:  # longer passages are better
+        return {"results": [{"index": i, "relevance_score": float(len(d))} for i, d in enumerate(body["documents"])]}
+
+    for embedder in serve(embed):
+        for reranker in serve(judge):
+            settings = SearchSettings(rerank=RerankSettings(provider="http", base_url=reranker.url, candidates=3))
+            with Index(tmp_path / "h.db", IndexSettings(workers=1), search=settings,
+                       embed=EmbedSettings(provider="ollama", base_url=embedder.url, backoff=0.01)) as ix:
+                ix.add_source(docs_dir, name="docs")
+                ix.index()
+                hits = ix.search('"pool size"', mode="keyword", limit=50, hops=1).hits
+            hopped = [h for h in hits if "hop" in (h.explain or {})]
+            assert hopped and len(reranker.requests) == 2  # the candidates, then what the hop brought
+            assert len(reranker.requests[1].body["documents"]) == len(hopped)
+            assert all("score" in h.explain["rerank"] for h in hopped)  # type: ignore[index]
+            head = [h for h in hits if "score" in ((h.explain or {}).get("rerank") or {})]
+            assert list(hits[:len(head)]) == head and [h.score for h in head] == sorted((h.score for h in head), reverse=True)

@@ -380,11 +380,13 @@ class Engine(Embeddings):
                                                  symbol_kind, facets)
         started = time.perf_counter()
         hits, notes = list(result.hits), [result.note] if result.note else []
+        reranked = False
         if reranker is not None:
             from mindex.rerank import apply_rerank
 
             hits, why = apply_rerank(hits, query, reranker, conf.rerank.candidates, conf.rerank.timeout)
             notes += [why] if why else []
+            reranked = why is None
         logits = result.mode == "hybrid" and result.fusion == "learned" and reranker is None
         if decay_on:
             hits = decay(hits, conf.half_life_days, logits=logits)
@@ -397,6 +399,12 @@ class Engine(Embeddings):
                 notes.append("multi-hop needs vectors; run `mindex embed`")
                 break
             hits = expand(self.store, vectors, hits)
+            if reranked and reranker is not None:  # what the hop brought in meets the reranker too
+                from mindex.rerank.base import rerank_hop
+
+                left = conf.rerank.timeout - (time.perf_counter() - started)
+                hits, why = rerank_hop(hits, query, reranker, left)
+                notes += [why] if why else []
         if merge:
             hits = merge_adjacent(hits)
         elif not group_by:

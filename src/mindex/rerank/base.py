@@ -71,6 +71,25 @@ def apply_rerank(
     return ranked + tail, None
 
 
+def rerank_hop(hits: list[Hit], query: str, reranker: Reranker, timeout: float) -> tuple[list[Hit], str | None]:
+    """After a multi-hop step: score the hits the hop brought in (or moved up) with the
+    reranker too, so they compete with the reranked candidates on the reranker's scale
+    (a hop's own score is its seed's times a similarity). Reranked hits first, by score,
+    then the rest in their order. On any failure the list is kept as it was, with the reason."""
+    def reranked(hit: Hit) -> bool:
+        return "score" in ((hit.explain or {}).get("rerank") or {})
+
+    brought = [h for h in hits if "hop" in (h.explain or {}) and not reranked(h)]
+    if not brought or timeout <= 0:
+        return hits, None if not brought else "rerank of multi-hop results skipped: the time cap was spent"
+    scored, why = apply_rerank(brought, query, reranker, len(brought), timeout)
+    if why:
+        return hits, why.replace("rerank skipped", "rerank of multi-hop results skipped")
+    ids = {h.id for h in brought}
+    head = sorted([h for h in hits if reranked(h) and h.id not in ids] + scored, key=lambda h: -h.score)
+    return head + [h for h in hits if not reranked(h) and h.id not in ids], None
+
+
 def _check(scores: Any, expected: int) -> None:
     if not isinstance(scores, list) or len(scores) != expected:
         raise ValueError(f"reranker returned {len(scores) if isinstance(scores, list) else 'no'} scores for {expected} passages")
