@@ -139,10 +139,13 @@ def main() -> None:
                  "temporary directory", "regular expression", "decimal rounding", "email address", "queue empty",
                  "path exists", "shutil copy tree", "csv writer", "base64 decode", "logging handler",
                  "random seed", "struct pack", "subprocess pipe", "gzip compress"]
-        hits = client.get(url + "/op/search?" + httpx.QueryParams(query="socket", limit=50, run=1)).text
+        hits = client.get(url + "/op/search?" + str(httpx.QueryParams(query="socket", limit=50, run=1))).text
         chunk_ids = re.findall(r"/chunk/([0-9a-f]{16})", hits)
         symbols = ["open", "get", "close", "read", "write", "_check_closed", "join", "split", "parse", "format"]
-        memory_ids = re.findall(r"/memory/(m-[0-9a-z-]+)", client.get(url + "/memory?limit=100").text)
+        listed = client.get(url + "/memory?limit=100")
+        memory_ids = re.findall(r"/memory/(m-[0-9a-z-]+)", listed.text)
+        if not memory_ids or not chunk_ids:
+            raise SystemExit(f"no memory entries or chunks to ask for: {listed.status_code} {listed.text[:500]}")
         pages = {
             "home": lambda k: "/",
             "search (hybrid, everything)": lambda k: "/search?" + str(httpx.QueryParams(query=words[k % 20])),

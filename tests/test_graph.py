@@ -525,15 +525,17 @@ def test_subclasses_implementations_and_impact_read_what_extends_a_class(index: 
     _write(tmp_path / "heritage", HERITAGE)
     index.add_source(tmp_path / "heritage", name="h", kind="code")
     index.index()
+    from mindex.graph_heirs import heirs
+
     graph = index.graph()
-    (base,) = graph.heirs("Base", ("extends",), path="py/base.py")
+    (base,) = heirs(graph, "Base", ("extends",), path="py/base.py")
     assert [(e.scope, e.path, e.target.name if e.target else None, e.confidence) for e in base.edges] == [
         ("Child", "py/child.py", "Base", 0.95), ("Grand", "py/grand.py", "Child", 0.95)]
-    (local,) = graph.heirs("Base", ("extends",), path="py/other.py")
+    (local,) = heirs(graph, "Base", ("extends",), path="py/other.py")
     assert [(e.scope, e.confidence, e.reason) for e in local.edges] == [("Local", 1.0, "defined in this file")]
-    (direct,) = graph.heirs("Base", ("extends",), path="py/base.py", depth=1)
+    (direct,) = heirs(graph, "Base", ("extends",), path="py/base.py", depth=1)
     assert [e.scope for e in direct.edges] == ["Child"]
-    (shape,) = graph.heirs("Shape", ("implements",))
+    (shape,) = heirs(graph, "Shape", ("implements",))
     assert [(e.scope, e.target.name if e.target else None) for e in shape.edges] == [
         ("Square", "Shape"), ("BigSquare", "Square")]
     (square,) = graph.targets("Square")

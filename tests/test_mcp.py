@@ -53,7 +53,7 @@ def test_tools_are_listed_with_agent_docstrings_and_schemas(server: Any) -> None
     tools = call(server, lambda c: c.list_tools()).tools
     by_name = {t.name: t for t in tools}
     assert set(by_name) == {"search_docs", "search", "get_chunk", "list_sources", "search_code", "grep", "find_symbol",
-                            "callers", "callees", "subclasses", "implementations", "impact", "file_outline", "locate_files", "memory_save",
+                            "callers", "callees", "subclasses", "implementations", "impact", "research_code", "file_outline", "locate_files", "memory_save",
                             "memory_search", "memory_list", "memory_edit", "memory_forget", "knowledge_add", "knowledge_query",
                             "get_context", "context_save", "context_search", "workflow_create", "workflow_find",
                             "workflow_set_phase", "workflow_log_action", "workflow_log_commit", "workflow_set_status",

@@ -50,6 +50,11 @@ class CodeGraph:
         # (see `_imports_of`): made at the first `importers`, which `impact` asks per caller
         self._import_names: dict[str, list[tuple[int, int, CallRef]]] | None = None
         self._module_imports: dict[int, list[tuple[int, int, CallRef]]] = {}
+        # A call resolves the same for every definition it is checked against: `callers` of a
+        # name that 100 definitions share (10 copies of a library) read and resolved each
+        # call 100 times.
+        self._links: dict[str, dict[int, list[tuple[CallRef, float, str]]]] = {}
+        self._resolved: dict[tuple[int, str, str, str], Resolution] = {}
 
     # -- symbols ---------------------------------------------------------------------------
 
@@ -297,6 +302,12 @@ class CodeGraph:
 
     def resolve(self, ref: CallRef) -> Resolution:
         """What a call reaches (see the module docstring for the rules and confidences)."""
+        key = (ref.document_id, ref.name, ref.qualifier, ref.scope)
+        if key not in self._resolved:
+            self._resolved[key] = self._resolve(ref)
+        return self._resolved[key]
+
+    def _resolve(self, ref: CallRef) -> Resolution:
         doc_id, name, receiver = ref.document_id, ref.name, ref.qualifier
         language = self.files.get(doc_id, ("", "", None))[2]
         family = FAMILY.get(language or "", language)
@@ -388,19 +399,26 @@ class CodeGraph:
         return Edge(source, path, ref.line, ref.scope, call, target, confidence, reason,
                     self.chunk_at(ref.document_id, ref.line))
 
-    def callers(self, target: SymbolRef) -> list[Edge]:
-        """Every call that reaches `target`, most certain first."""
-        short = target.name.rsplit(".", 1)[-1]
-        edges = []
-        for row in self.store.ref_rows("name", short, "call"):
-            ref = CallRef(*row)
-            if ref.document_id not in self.files:
-                continue
-            resolution = self.resolve(ref)
-            for symbol, confidence in resolution.targets:
-                if symbol.id == target.id:
-                    edges.append(self._edge(ref, target, confidence, resolution.reason))
+    def callers(self, target: SymbolRef, min_confidence: float = 0.0) -> list[Edge]:
+        """Every call that reaches `target` (at `min_confidence` or more), most certain first."""
+        edges = [self._edge(ref, target, confidence, reason) for ref, confidence, reason in self.links(target)
+                 if confidence >= min_confidence]
         return sorted(edges, key=lambda e: (-e.confidence, e.source, e.path, e.line))
+
+    def links(self, target: SymbolRef) -> list[tuple[CallRef, float, str]]:
+        """The calls that reach `target` as (call, confidence, reason): the calls of its name
+        are resolved once for every definition that shares it."""
+        short = target.name.rsplit(".", 1)[-1]
+        if short not in self._links:
+            found: dict[int, list[tuple[CallRef, float, str]]] = {}
+            for row in self.store.ref_rows("name", short, "call"):
+                ref = CallRef(*row)
+                if ref.document_id in self.files:
+                    resolution = self.resolve(ref)
+                    for symbol, confidence in resolution.targets:
+                        found.setdefault(symbol.id, []).append((ref, confidence, resolution.reason))
+            self._links[short] = found
+        return self._links[short].get(target.id, [])
 
     def callees(self, target: SymbolRef) -> list[Edge]:
         """Every call made inside `target` (and functions nested in it), in line order; an
@@ -428,7 +446,8 @@ class CodeGraph:
         found = []
         for target in self.targets(query, path):
             if direction == "callers":
-                edges, under = shown_callers(self.callers(target), min_confidence)
+                under = sum(1 for _, confidence, _ in self.links(target) if confidence < min_confidence)
+                edges, _ = shown_callers(self.callers(target, min_confidence), min_confidence)
             else:
                 edges, under = shown_callees(self.callees(target), min_confidence), 0
             found.append(Calls(target, edges, under, min_confidence))
@@ -482,11 +501,11 @@ class CodeGraph:
                 for edge in self.importers(symbol) if level == 1 or symbol.exported else []:
                     rows.append({"depth": level, "via": "import", "of": symbol.name, **edge.to_dict()})
                 heirs = self.direct_heirs(symbol) if symbol.kind in CLASSLIKE else []
-                for via, edge in [*(("call", e) for e in self.callers(symbol)), *heirs]:
+                for via, edge in [*(("call", e) for e in self.callers(symbol, min_confidence)), *heirs]:
                     if edge.confidence < min_confidence:
                         continue
                     rows.append({"depth": level, "via": via, "of": symbol.name, **edge.to_dict()})
-                    caller = self._scope_symbol(edge)
+                    caller = self.scope_symbol(edge)
                     if caller is not None and caller.id not in seen:
                         seen.add(caller.id)
                         following.append(caller)
@@ -548,36 +567,7 @@ class CodeGraph:
                 found.append((kind, self._edge(ref, base, confidence, reason)))
         return sorted(found, key=lambda k_e: (-k_e[1].confidence, k_e[1].source, k_e[1].path, k_e[1].line))
 
-    def heirs(self, query: str, kinds: tuple[str, ...], path: str | None = None, depth: int = 5,
-              min_confidence: float = DEFAULT_MIN_CONFIDENCE) -> list[Calls]:
-        """Each definition `query` names with the classes that extend (or implement) it, and
-        theirs, up to `depth` levels; each edge's target is the class its heir names.
-
-        Raises:
-            NotFoundError: no definition has that name.
-        """
-        found = []
-        for target in self.targets(query, path):
-            seen, frontier, edges, under = {target.id}, [target], [], 0
-            for level in range(depth):
-                following = []
-                for base in frontier:
-                    for _, edge in self.direct_heirs(base, kinds if level == 0 else ("extends", "implements")):
-                        if edge.confidence < min_confidence:
-                            under += 1
-                            continue
-                        heir = self._scope_symbol(edge)
-                        if heir is not None and heir.id in seen:
-                            continue  # a class reached through two of its bases is listed once
-                        edges.append(edge)
-                        if heir is not None:
-                            seen.add(heir.id)
-                            following.append(heir)
-                frontier = following
-            found.append(Calls(target, edges, under, min_confidence))
-        return found
-
-    def _scope_symbol(self, edge: Edge) -> SymbolRef | None:
+    def scope_symbol(self, edge: Edge) -> SymbolRef | None:
         if not edge.scope:
             return None
         doc_id = self._by_path.get((edge.source, edge.path))

@@ -239,6 +239,25 @@ class RerankSettings(Section):
         self.api_key = _key_from_env(self.api_key, self.api_key_env or _RERANK_KEY_ENV.get(self.provider))
 
 
+@dataclass
+class ResearchSettings(Section):
+    """`mindex research` / `research_code`: the chat model that plans lookups and writes the
+    answer (any OpenAI-compatible endpoint); without one the gathered evidence is returned."""
+
+    base_url: str | None = setting(None, doc="an OpenAI-compatible /v1 URL; empty: evidence only, no answer")
+    model: str = setting("", doc="the chat model's name")
+    api_key: SecretStr | None = setting(None)
+    api_key_env: str | None = setting(None, doc="variable holding the key; default OPENAI_API_KEY")
+    timeout: float = setting(60.0, gt=0, doc="seconds a model answer may take")
+    max_rounds: int = setting(8, ge=1, le=50, doc="model turns (each may ask for several lookups)")
+    budget_tokens: int = setting(8000, ge=500, le=200_000, doc="tokens (chars/4) of evidence gathered")
+    max_tokens: int = setting(60_000, ge=100, doc="tokens (estimated) sent to the model in one run")
+    time_budget: float = setting(120.0, gt=0, doc="seconds one research run may take")
+
+    def _finish(self) -> None:
+        self.api_key = _key_from_env(self.api_key, self.api_key_env or "OPENAI_API_KEY")
+
+
 DEFAULT_HALF_LIVES: dict[str, float] = {"memory": 30.0, "knowledge": 180.0, "changelog": 180.0}
 
 
@@ -355,6 +374,7 @@ class Settings(Section):
     memory: MemorySettings = setting(factory=MemorySettings)
     agents: AgentSettings = setting(factory=AgentSettings)
     changelog: ChangelogSettings = setting(factory=ChangelogSettings)
+    research: ResearchSettings = setting(factory=ResearchSettings)
 
 
 _TRUE = {"true", "1", "yes", "on", "y", "t"}

@@ -26,6 +26,7 @@ MODULES: dict[str, tuple[str, ...]] = {
     "mindex.ops.workflows": ("workflow", "milestone"),
     "mindex.ops.memory": ("memory", "knowledge", "context"),
     "mindex.ops.search": ("search", "locate", "get", "search-docs", "search-code"),
+    "mindex.ops.research": ("research",),
 }
 
 FACES = ("cli", "mcp", "web")

@@ -102,14 +102,18 @@ def callees(index: Engine, symbol: str, path: str | None = None,
 def subclasses(index: Engine, symbol: str, path: str | None = None, depth: int = 5,
                min_confidence: float = MIN_CONFIDENCE) -> CallGraph:
     """The classes that extend each definition `symbol` names, and theirs."""
-    return CallGraph("subclasses", index.graph().heirs(symbol, ("extends",), path, depth, min_confidence))
+    from mindex.graph_heirs import heirs
+
+    return CallGraph("subclasses", heirs(index.graph(), symbol, ("extends",), path, depth, min_confidence))
 
 
 def implementations(index: Engine, symbol: str, path: str | None = None, depth: int = 5,
                     min_confidence: float = MIN_CONFIDENCE) -> CallGraph:
     """The classes that implement each interface `symbol` names (or extend it, for an
     interface that others extend), and their subclasses."""
-    return CallGraph("implementations", index.graph().heirs(symbol, ("implements",), path, depth, min_confidence))
+    from mindex.graph_heirs import heirs
+
+    return CallGraph("implementations", heirs(index.graph(), symbol, ("implements",), path, depth, min_confidence))
 
 
 def impact(index: Engine, symbol: str, path: str | None = None, depth: int = 2,

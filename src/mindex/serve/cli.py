@@ -70,12 +70,16 @@ LAZY_COMMANDS = {
     "memory": ("mindex.serve.memorycmd:memory",
                "What agents decided, learned and did: a markdown journal in .mindex/memory, indexed."),
     "metrics": ("mindex.serve.agentcmd:metrics",
-                "Per-session metrics the hooks recorded (files read, compactions, learnings injected and captured) "
-                "and, when agents.query_log is on, the query log by kind."),
+                "Per-session metrics the hooks recorded (files read, compactions, learnings injected and captured, "
+                "its minutes, the review findings its workflow logged) and, when agents.query_log is on, the query "
+                "log by kind."),
     "milestone": ("mindex.serve.workflowcmd:milestone",
                   "Groups of issues worked in waves, with a lint and typecheck baseline."),
     "models": ("mindex.serve.setup:models",
                "Local embedding and reranking models: set up, download, list."),
+    "research": ("mindex.serve.opscli:research",
+                 "Answer a question that needs several lookups: search, read, follow callers and callees, search "
+                 "again, within a token and time budget."),
     "search": ("mindex.serve.opscli:search",
                "Search the index. Any text but an empty one is a valid query; \"quoted words\" match as a phrase."),
     "sources": ("mindex.serve.opscli:sources",

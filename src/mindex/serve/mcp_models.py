@@ -199,6 +199,20 @@ class EntriesOut(BaseModel):
     results: list[dict[str, Any]]
 
 
+class ResearchOut(BaseModel):
+    """A research run: the answer (with a model), its checked citations, and the evidence."""
+
+    question: str
+    answer: str | None
+    citations: list[str]
+    dropped_citations: list[str]
+    stopped: str | None
+    model: str | None
+    took_ms: float
+    steps: list[dict[str, Any]]
+    evidence: list[dict[str, Any]]
+
+
 class SynapticSaveOut(BaseModel):
     """What Synaptic's context_save answers: the new entry's id, date and time."""
 

@@ -27,7 +27,11 @@
             "text-rotation": "autorotate", "color": "#555" } },
         { selector: "edge[confidence < 0.5]", style: { "line-style": "dashed" } }
       ],
-      layout: { name: kind === "impact" ? "breadthfirst" : "cose", directed: true, padding: 20, animate: false }
+      // A force layout is quadratic: past 150 nodes, rings by degree draw at once.
+      layout: graph.nodes > 150
+        ? { name: "concentric", concentric: function (n) { return n.degree(); },
+            levelWidth: function () { return 4; }, padding: 20, animate: false }
+        : { name: kind === "impact" ? "breadthfirst" : "cose", directed: true, padding: 20, animate: false }
     });
     cy.on("tap", "node", function (event) {
       var node = event.target.data();
