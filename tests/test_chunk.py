@@ -119,19 +119,3 @@ def test_a_long_paragraph_splits_with_the_lines_of_each_piece() -> None:
         assert [(u.text, u.first, u.last) for u in _split_long(text, first, 3, size)] == \
             _split_long_counting_from_the_start(text, first, size)
 
-
-def test_paragraphs_longer_than_the_overlap_carry_their_last_sentences() -> None:
-    """With paragraphs over `overlap` characters nothing overlapped (only whole paragraphs
-    were carried): now the next chunk starts with the previous paragraph's last sentences,
-    cut where a sentence starts, within `overlap` characters."""
-    paragraph = lambda n: " ".join(f"Point {n}.{k} is about pool sizes and retry limits." for k in range(6))  # noqa: E731
-    text = "\n\n".join(paragraph(n) for n in range(6))
-    chunks = chunk_document("s", "doc.md", doc(text), size=1000, overlap=200)
-    assert len(chunks) >= 3
-    for before, after in zip(chunks, chunks[1:]):
-        carried = after.text.split("\n\n")[0]
-        assert before.text.endswith(carried) and 0 < len(carried) <= 200
-        assert carried.startswith("Point ") and carried.endswith(".")  # whole sentences
-        assert after.start_line is not None and before.end_line is not None and after.start_line <= before.end_line
-    none = chunk_document("s", "doc.md", doc(text), size=1000, overlap=30)  # no sentence fits in 30
-    assert all(not a.text.split("\n\n")[0] in b.text for b, a in zip(none, none[1:]))

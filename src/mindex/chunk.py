@@ -1,9 +1,8 @@
 """Sections into chunks: headings first, then paragraphs, then sentences. Pure, no I/O.
 
 Fenced code blocks and tables are never cut: they travel whole (a block larger than the
-budget becomes a chunk of its own). Overlap repeats the end of the previous chunk in the same
-section, up to `overlap` characters: its last paragraphs, or the last sentences of a longer
-paragraph (cut where a sentence starts), never code or tables.
+budget becomes a chunk of its own). Overlap repeats trailing paragraphs or sentences of the
+previous chunk in the same section, never code or tables.
 """
 
 from __future__ import annotations
@@ -117,13 +116,7 @@ def _pack(units: list[_Unit], size: int, overlap: int) -> list[list[_Unit]]:
             carry: list[_Unit] = []
             carried = 0
             for previous in reversed(current):
-                if previous.atomic:
-                    break
-                if carried + len(previous.text) > overlap:
-                    tail = _tail(previous, overlap - carried)  # the paragraph's last sentences that fit
-                    if tail is not None:
-                        carry.insert(0, tail)
-                        carried += len(tail.text) + 2
+                if previous.atomic or carried + len(previous.text) > overlap:
                     break
                 carry.insert(0, previous)
                 carried += len(previous.text) + 2
@@ -135,18 +128,6 @@ def _pack(units: list[_Unit], size: int, overlap: int) -> list[list[_Unit]]:
     if current:
         groups.append(current)
     return groups
-
-
-def _tail(unit: _Unit, room: int) -> _Unit | None:
-    """The trailing sentences of a paragraph that fit in `room` characters (cut at a
-    sentence's start, never inside one), or None when not even its last sentence fits."""
-    text = unit.text
-    for match in _SENTENCE_END.finditer(text):
-        if len(text) - match.end() <= room:
-            start = match.end()
-            line = unit.first + text.count("\n", 0, start)
-            return _Unit(text[start:].strip(), line, unit.last, unit.block, False)
-    return None
 
 
 def _join(units: list[_Unit]) -> str:

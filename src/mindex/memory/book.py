@@ -510,8 +510,9 @@ class Memory:
 
         links: dict[str, dict[str, Any]] = {}
         graph: CodeGraph = self.index.graph()
+        code = [s.source.name for s in self.index.sources() if s.source.kind == "code"]  # once, not per file
         for file in files:
-            for source in [s.source.name for s in self.index.sources() if s.source.kind == "code"]:
+            for source in code:
                 try:
                     doc = graph.document(file, source)
                 except NotFoundError:
