@@ -53,8 +53,11 @@ class CodeGraph:
         # A call resolves the same for every definition it is checked against: `callers` of a
         # name that 100 definitions share (10 copies of a library) read and resolved each
         # call 100 times.
-        self._links: dict[str, dict[int, list[tuple[CallRef, float, str]]]] = {}
+        self._links: dict[str, tuple[dict[int, list[tuple[CallRef, float, str]]],
+                                     list[tuple[CallRef, float, str, frozenset[int]]]]] = {}
         self._resolved: dict[tuple[int, str, str, str], Resolution] = {}
+        self._callable: dict[tuple[str, str | None], list[SymbolRef]] = {}
+        self._guesses: dict[tuple[str, str | None, bool, bool], Resolution] = {}
 
     # -- symbols ---------------------------------------------------------------------------
 
@@ -311,8 +314,10 @@ class CodeGraph:
         doc_id, name, receiver = ref.document_id, ref.name, ref.qualifier
         language = self.files.get(doc_id, ("", "", None))[2]
         family = FAMILY.get(language or "", language)
-        callable_ = [s for s in self.named(name)
-                     if s.kind not in NOT_CALLABLE and FAMILY.get(s.language or "", s.language) == family]
+        if (name, family) not in self._callable:  # the same list for every call of the name in the language
+            self._callable[(name, family)] = [s for s in self.named(name) if s.kind not in NOT_CALLABLE
+                                              and FAMILY.get(s.language or "", s.language) == family]
+        callable_ = self._callable[(name, family)]
         owner = ref.scope.rsplit(".", 1)[0] if "." in ref.scope else ""
         if receiver in SELF_WORDS or (not receiver and language in IMPLICIT_THIS and owner):
             mine = [s for s in callable_ if s.document_id == doc_id and s.name == f"{owner}.{name}"]
@@ -350,11 +355,15 @@ class CodeGraph:
                         return Resolution([(s, 0.95) for s in reached], f"{head} is imported from {imp.qualifier}")
                     if not files:
                         return Resolution([], f"outside the index: {head} is imported from {imp.qualifier}")
-            static = [s for s in callable_ if s.name == f"{receiver.split('::')[-1].split('.')[-1]}.{name}"]
+            member = f"{receiver.split('::')[-1].split('.')[-1]}.{name}"
+            static = [s for s in callable_ if s.name == member]
             if static:
                 return Resolution([(s, 0.9) for s in static], f"member of {receiver}")
         tail = receiver.rsplit("::", 1)[-1]
-        return self._by_name(callable_, bool(receiver), name, "::" in receiver and tail[:1].islower())
+        guess = (name, family, bool(receiver), "::" in receiver and tail[:1].islower())
+        if guess not in self._guesses:  # by name alone: the same for every such call of the name
+            self._guesses[guess] = self._by_name(callable_, guess[2], name, guess[3])
+        return self._guesses[guess]
 
     def _neighbours(self, doc_id: int, language: str | None, callable_: list[SymbolRef],
                     name: str) -> Resolution | None:
@@ -407,18 +416,26 @@ class CodeGraph:
 
     def links(self, target: SymbolRef) -> list[tuple[CallRef, float, str]]:
         """The calls that reach `target` as (call, confidence, reason): the calls of its name
-        are resolved once for every definition that shares it."""
+        are resolved once for every definition that shares it. A call that could be any of
+        many definitions is kept once with the set it might reach (listing it under each of
+        400 `close` methods made a million entries)."""
         short = target.name.rsplit(".", 1)[-1]
         if short not in self._links:
             found: dict[int, list[tuple[CallRef, float, str]]] = {}
+            fanned: list[tuple[CallRef, float, str, frozenset[int]]] = []
             for row in self.store.ref_rows("name", short, "call"):
                 ref = CallRef(*row)
                 if ref.document_id in self.files:
                     resolution = self.resolve(ref)
+                    if len(resolution.targets) > 8:
+                        fanned.append((ref, resolution.targets[0][1], resolution.reason,
+                                       frozenset(s.id for s, _ in resolution.targets)))
+                        continue
                     for symbol, confidence in resolution.targets:
                         found.setdefault(symbol.id, []).append((ref, confidence, resolution.reason))
-            self._links[short] = found
-        return self._links[short].get(target.id, [])
+            self._links[short] = (found, fanned)
+        direct, many = self._links[short]
+        return [*direct.get(target.id, []), *((r, c, why) for r, c, why, ids in many if target.id in ids)]
 
     def callees(self, target: SymbolRef) -> list[Edge]:
         """Every call made inside `target` (and functions nested in it), in line order; an
