@@ -314,3 +314,35 @@ def test_serve_http_with_ui_answers_the_ui_and_mcp_on_one_port(project: tuple[Pa
         server.wait(timeout=30)
         log.close()
     assert "the UI is at http://127.0.0.1:" in (root.parent / "serve-stderr.log").read_text()
+
+
+def test_an_index_on_read_only_storage_refuses_edits_with_a_clear_message(
+        project: tuple[Path, dict[str, str]]) -> None:
+    """The storage is read-only for real (a read-only bind mount in a private mount
+    namespace, as tests/test_readonly.py does): pages read, an edit says INDEX_READ_ONLY and
+    the journal is unchanged."""
+    root, env = project
+    entry = entry_ids(root, env, "insight")[0]
+    journal = next((root / ".mindex" / "memory").glob("*.md"))
+    before = journal.read_bytes()
+    script = 'mount --bind "$0" "$0" && mount -o remount,bind,ro "$0" && exec "$@"'
+    log = open(root.parent / "ro-stderr.log", "w")
+    server = subprocess.Popen(["unshare", "-rm", "sh", "-c", script, str(root / ".mindex"), MINDEX, "ui", "--no-open",
+                               "--json"], cwd=root, env=env, stdout=subprocess.PIPE, stderr=log, text=True)
+    try:
+        lines = []
+        while not lines or lines[-1] not in ("}\n", ""):
+            lines.append(server.stdout.readline())  # type: ignore[union-attr]
+        assert lines[-1], (root.parent / "ro-stderr.log").read_text()
+        url = json.loads("".join(lines))["url"].rstrip("/")
+        shown = httpx.get(f"{url}/memory/{entry}", timeout=30)
+        assert shown.status_code == 200 and "A hostile note" in shown.text
+        csrf = re.search(r'name="csrf" value="([^"]+)"', shown.text).group(1)  # type: ignore[union-attr]
+        refused = httpx.post(f"{url}/memory/{entry}/edit", data={"csrf": csrf, "text": "changed"}, timeout=30)
+        assert refused.status_code == 403 and "INDEX_READ_ONLY" in refused.text
+    finally:
+        server.terminate()
+        server.wait(timeout=20)
+        server.stdout.close()  # type: ignore[union-attr]
+        log.close()
+    assert journal.read_bytes() == before
