@@ -561,3 +561,21 @@ def test_subclasses_implementations_and_impact_read_what_extends_a_class(index: 
     answer = anyio.run(ask)
     assert [e["scope"] for e in answer.structured_content["results"][0]["edges"]] == ["Child", "Grand"]
     assert "`Child` at py/child.py:4 names `Base`" in answer.content[0].text
+
+
+def test_the_graph_is_kept_until_this_or_another_connection_writes(index: Index, tmp_path: Path) -> None:
+    assert isinstance(index.location, Path)  # SQLite: its data_version moves only for other connections
+    _write(tmp_path / "kept", {"a.py": "def one():\n    return 1\n"})
+    index.add_source(tmp_path / "kept", name="kept", kind="code")
+    index.index()
+    first = index.graph()
+    assert index.graph() is first  # nothing written: the resolved calls are kept
+    (tmp_path / "kept" / "a.py").write_text("def one():\n    return two()\n\n\ndef two():\n    return 2\n")
+    with Index(index.location, IndexSettings(workers=1), embed=EmbedSettings(provider="none")) as other:
+        other.index()  # another connection writes
+    again = index.graph()
+    assert again is not first and [s.name for s in again.targets("two")] == ["two"]
+    assert [e.scope for c in again.calls("two", "callers") for e in c.edges] == ["one"]
+    _write(tmp_path / "kept", {"b.py": "def three():\n    return 3\n"})
+    index.index()  # this connection writes
+    assert index.graph() is not again and index.graph().targets("three")

@@ -109,6 +109,7 @@ class Engine(Embeddings):
         self.memory_settings = memory or (config.memory if config else MemorySettings())
         self.agent_settings = agents or (config.agents if config else AgentSettings())
         self._reranker_obj: Reranker | None = None
+        self._graph_cache: tuple[tuple[int, int | None], CodeGraph] | None = None
         target = db_target(db_path)
         self.store: Store
         if isinstance(target, str):  # postgresql://...: the files (memory, changelogs) stay in the project
@@ -535,10 +536,18 @@ class Engine(Embeddings):
         return result
 
     def graph(self) -> CodeGraph:
-        """The code graph over what is indexed now (symbols, callers, callees, impact)."""
+        """The code graph over what is indexed now (symbols, callers, callees, impact): kept
+        while nothing is written (by this connection or another), so the calls it resolved
+        answer the next question at once (a server, the UI)."""
         from mindex.graph import CodeGraph
 
-        return CodeGraph(self.store, self._log if self.agent_settings.query_log else None)
+        key = (self.store.data_version(), getattr(getattr(self.store, "conn", None), "total_changes", None))
+        cached = self._graph_cache
+        if cached is not None and cached[0] == key:
+            return cached[1]
+        graph = CodeGraph(self.store, self._log if self.agent_settings.query_log else None)
+        self._graph_cache = (key, graph)
+        return graph
 
     def roots(self) -> dict[str, str]:
         """Each source's name and folder."""

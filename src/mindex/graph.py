@@ -99,14 +99,17 @@ class CodeGraph:
         like = last.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
         for row in self.store.symbol_rows("short_like", like + "%"):
             found.setdefault(row[0], ("prefix", self._symbol(row)))
-        # Misspellings keep about the same length: comparing only those keeps this fast.
-        spellings = {s.lower() for s in self.store.symbol_shorts() if abs(len(s) - len(last)) <= 2}
-        close = difflib.get_close_matches(last.lower(), spellings, n=10, cutoff=0.75)  # the closest first
-        for spelling in close:
-            for row in self.store.symbol_rows("short_nocase", spelling):
+        close: list[str] = []
+        wanted = [s for _, s in found.values() if (kind is None or s.kind == kind) and glob_match(path, s.path)]
+        if len(wanted) < limit:  # fuzzy matches rank after these: look only when there is room
+            # Misspellings keep about the same length: comparing only those keeps this fast.
+            spellings = {s.lower() for s in self.store.symbol_shorts() if abs(len(s) - len(last)) <= 2}
+            close = difflib.get_close_matches(last.lower(), spellings, n=10, cutoff=0.75)  # the closest first
+            for spelling in close:
+                for row in self.store.symbol_rows("short_nocase", spelling):
+                    found.setdefault(row[0], ("fuzzy", self._symbol(row)))
+            for row in self.store.symbol_rows("short_like", "%" + like + "%"):
                 found.setdefault(row[0], ("fuzzy", self._symbol(row)))
-        for row in self.store.symbol_rows("short_like", "%" + like + "%"):
-            found.setdefault(row[0], ("fuzzy", self._symbol(row)))
         order = {"exact": 0, "prefix": 1, "fuzzy": 2}
         closeness = {spelling: n for n, spelling in enumerate(close)}
 
