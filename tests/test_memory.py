@@ -56,7 +56,7 @@ def test_a_save_is_appended_as_one_block_and_searchable_when_it_returns(ix: Inde
     assert text.endswith("<!-- /mindex:memory -->\n")
     found = ix.memory.search("exponential backoff")
     assert [h.facets["id"] for h in found.hits] == [saved.entry.id]  # type: ignore[index]
-    assert found.hits[0].context.startswith("memory › decision › ")
+    assert found.hits[0].context.startswith("memory › ") and "decision" not in found.hits[0].context
     assert (ix.db_path.parent / ".gitignore").read_text().count("index.db*") == 1
 
 
@@ -186,7 +186,7 @@ def test_filters_apply_before_top_k_and_decay_orders_by_age(ix: Index) -> None:
 
 
 def test_entries_of_one_day_with_one_type_and_tags_are_separate_results(ix: Index) -> None:
-    # They share a context line (memory › type › date › tags); only pieces of one entry fold.
+    # They share a context line (memory › date › tags); only pieces of one entry fold.
     at = datetime(2026, 3, 4, 9, 0, tzinfo=timezone.utc)
     saved = [ix.memory.save(f"the deploy script needs step {n} of the deploy checklist", "progress", ["ops"],
                             at=at + timedelta(minutes=n)) for n in range(4)]
@@ -667,3 +667,16 @@ def test_knowledge_add_sets_applies_to_as_supersedes_and_led_to_are_set(ix: Inde
     assert done.exit_code == 0, done.output
     added = json.loads(done.output)["id"]
     assert ("APPLIES_TO", topic["id"]) in ix.memory.graph().out[added]
+
+
+def test_an_entry_type_is_a_filter_and_a_label_not_words_to_match(ix: Index) -> None:
+    """"login issues" ranked an `issue` entry about something else above the login fix: the
+    type was in the indexed title and context line."""
+    fix = ix.memory.save("Fixed the JWT token refresh bug in the login flow", "progress")
+    ix.memory.save("Flaky CI run on the nightly build", "issue")
+    for n in range(3):
+        ix.memory.save(f"Renamed module number {n}", "progress")
+    hits = ix.memory.search("login issue", mode="keyword").hits
+    assert hits[0].facets["id"] == fix.entry.id  # type: ignore[index]
+    assert [h.facets["type"] for h in ix.memory.search("flaky", types=("issue",), mode="keyword").hits] == ["issue"]  # type: ignore[index]
+    assert {h.facets["type"] for h in ix.memory.recent(5)} == {"progress", "issue"}  # type: ignore[index]  # still labels

@@ -31,14 +31,16 @@ def entry_chunks(source: str, path: str, entries: list[journal.Entry], size: int
     chunks: list[Chunk] = []
     for entry in entries:
         date = entry.at.date().isoformat()
-        context = CONTEXT_SEPARATOR.join(("memory", entry.type, date, *((", ".join(entry.tags),) if entry.tags else ())))
+        # The type is a filter and a label (facets), not words to match: in the title or the
+        # context line, "login issues" ranked every `issue` entry up.
+        context = CONTEXT_SEPARATOR.join(("memory", date, *((", ".join(entry.tags),) if entry.tags else ())))
         facets = {"id": entry.id, "type": entry.type, "at": entry.at.isoformat(timespec="seconds"),
                   "tags": list(entry.tags), "files": list(entry.files)}
         text_line = entry.line + 2 + (1 if entry.tags else 0) + (1 if entry.files else 0) + 1
         for piece, (text, first, last) in enumerate(split_text(entry.text, size, overlap)):
             chunks.append(Chunk(
                 id=piece_id(source, path, entry.id, piece), ordinal=first_ordinal + len(chunks),
-                title=f"{entry.type} {date}", context=context, text=text, hash=chunk_hash(context, text),
+                title=f"memory {date}", context=context, text=text, hash=chunk_hash(context, text),
                 start_line=text_line + first, end_line=text_line + last,
                 terms=search_terms(" ".join(entry.files), text), at=entry.at.timestamp(), facets=facets))
     return chunks
