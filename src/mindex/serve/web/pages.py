@@ -116,6 +116,12 @@ def routes(core: Core, csrf: str, origins: set[str] | None, read_only: bool) -> 
     async def run(op: Operation, given: dict[str, Any]) -> Any:
         return await core.call(lambda index: op.call(index, **given))
 
+    async def shaped(tool: str, given: dict[str, Any]) -> dict[str, Any]:
+        """The structured result of the operation `tool` with `given` values."""
+        op = ops[tool]
+        shape: dict[str, Any] = op.to_structured(await run(op, given))
+        return shape
+
     async def form_of(request: Request) -> dict[str, str]:
         body = await request.body()
         return dict(parse_qsl(body.decode("utf-8", "replace"), keep_blank_values=True))
@@ -138,7 +144,7 @@ def routes(core: Core, csrf: str, origins: set[str] | None, read_only: bool) -> 
 
     async def home(request: Request) -> Response:
         try:
-            status = await core.call(lambda index: index.status())
+            status = await shaped("index_status", {})
         except MindexError as exc:
             return failed(exc, "No index yet")
         return page("home.html", status=status, title="mindex")
@@ -149,8 +155,7 @@ def routes(core: Core, csrf: str, origins: set[str] | None, read_only: bool) -> 
         hits, error, head = None, None, {}
         if given.get("query", "").strip():
             try:
-                result = await run(op, {**values(op, given), "explain": True})
-                shape = op.to_structured(result)
+                shape = await shaped("search", {**values(op, given), "explain": True})
                 hits, head = shape.get("results", []), {k: v for k, v in shape.items() if k != "results"}
             except (MindexError, ValueError) as exc:
                 error = str(exc)
@@ -160,10 +165,8 @@ def routes(core: Core, csrf: str, origins: set[str] | None, read_only: bool) -> 
     async def chunk(request: Request) -> Response:
         from mindex.serve.web.reading import in_its_file
 
-        op = ops["get_chunk"]
         try:
-            result = await run(op, {"chunk_id": request.path_params["chunk_id"]})
-            shape = op.to_structured(result)
+            shape = await shaped("get_chunk", {"chunk_id": request.path_params["chunk_id"]})
             hit = shape["results"][0] if "results" in shape else shape
             roots = await core.call(lambda index: index.roots())
             shown = in_its_file(hit, roots)
@@ -179,13 +182,12 @@ def routes(core: Core, csrf: str, origins: set[str] | None, read_only: bool) -> 
         found, callers, callees, subclasses, error = None, None, None, None, None
         if name:
             try:
-                found = ops["find_symbol"].to_structured(await run(ops["find_symbol"], {"name": name, "limit": 30}))
+                found = await shaped("find_symbol", {"name": name, "limit": 30})
                 path = given.get("path") or None
-                callers = ops["callers"].to_structured(await run(ops["callers"], {"symbol": name, "path": path}))
-                callees = ops["callees"].to_structured(await run(ops["callees"], {"symbol": name, "path": path}))
+                callers = await shaped("callers", {"symbol": name, "path": path})
+                callees = await shaped("callees", {"symbol": name, "path": path})
                 if any(s["kind"] in CLASSLIKE for s in found["symbols"] if s["match"] == "exact"):
-                    subclasses = ops["subclasses"].to_structured(await run(ops["subclasses"],
-                                                                           {"symbol": name, "path": path}))
+                    subclasses = await shaped("subclasses", {"symbol": name, "path": path})
             except (MindexError, ValueError) as exc:
                 error = str(exc)
         return page("code.html", title=name or "Code", name=name, path=given.get("path", ""), found=found,
@@ -197,7 +199,7 @@ def routes(core: Core, csrf: str, origins: set[str] | None, read_only: bool) -> 
         elements, shape, error = None, None, None
         if given.get("symbol", "").strip():
             try:
-                shape = op.to_structured(await run(op, values(op, given)))
+                shape = await shaped("impact", values(op, given))
                 elements = impact_elements(shape["results"])
             except (MindexError, ValueError) as exc:
                 error = str(exc)
@@ -211,7 +213,7 @@ def routes(core: Core, csrf: str, origins: set[str] | None, read_only: bool) -> 
         op = ops["memory_search"] if given.get("query", "").strip() else ops["memory_list"]
         entries, error = [], None
         try:
-            entries = op.to_structured(await run(op, values(op, given)))["results"]
+            entries = (await shaped(op.tool, values(op, given)))["results"]
         except (MindexError, ValueError) as exc:
             error = str(exc)
         return page("memory.html", title="Memory", entries=entries, error=error,
@@ -219,7 +221,7 @@ def routes(core: Core, csrf: str, origins: set[str] | None, read_only: bool) -> 
 
     async def entry(request: Request) -> Response:
         try:
-            shape = ops["memory_show"].to_structured(await run(ops["memory_show"], {"id": request.path_params["id"]}))
+            shape = await shaped("memory_show", {"id": request.path_params["id"]})
         except (MindexError, ValueError) as exc:
             return failed(exc, "No such entry")
         item = shape["results"][0]
@@ -258,8 +260,7 @@ def routes(core: Core, csrf: str, origins: set[str] | None, read_only: bool) -> 
         try:
             injected = await core.call(lambda index: hooks.session_start(
                 index, hooks.situation(folder, conf.issue_pattern), conf.budget))
-            handoffs = ops["memory_list"].to_structured(
-                await run(ops["memory_list"], {"type": ["handoff"], "limit": 5}))["results"]
+            handoffs = (await shaped("memory_list", {"type": ["handoff"], "limit": 5}))["results"]
         except (MindexError, ValueError) as exc:
             return failed(exc)
         return page("context.html", title="Session context", injected=injected, handoffs=handoffs)
@@ -269,8 +270,7 @@ def routes(core: Core, csrf: str, origins: set[str] | None, read_only: bool) -> 
     async def knowledge(request: Request) -> Response:
         try:
             graph = await core.call(lambda index: index.memory.graph())
-            listed = ops["knowledge_query"].to_structured(
-                await run(ops["knowledge_query"], {"all": True, "limit": 200}))["results"]
+            listed = (await shaped("knowledge_query", {"all": True, "limit": 200}))["results"]
         except (MindexError, ValueError) as exc:
             return failed(exc)
         return page("knowledge.html", title="Knowledge", elements=knowledge_elements(graph), entities=listed,
@@ -294,7 +294,7 @@ def routes(core: Core, csrf: str, origins: set[str] | None, read_only: bool) -> 
             return refused
         op = ops["knowledge_add"]
         try:
-            shape = op.to_structured(await run(op, values(op, form)))
+            shape = await shaped("knowledge_add", values(op, form))
         except (MindexError, ValueError) as exc:
             return failed(exc, "Not added")
         return RedirectResponse(f"/knowledge/{shape['results'][0]['id']}", status_code=303)
@@ -303,8 +303,8 @@ def routes(core: Core, csrf: str, origins: set[str] | None, read_only: bool) -> 
 
     async def workflows(request: Request) -> Response:
         try:
-            flows = ops["workflow_list"].to_structured(await run(ops["workflow_list"], {"limit": 200}))["results"]
-            milestones = ops["milestone_list"].to_structured(await run(ops["milestone_list"], {}))["results"]
+            flows = (await shaped("workflow_list", {"limit": 200}))["results"]
+            milestones = (await shaped("milestone_list", {}))["results"]
         except (MindexError, ValueError) as exc:
             return failed(exc)
         columns: dict[str, list[dict[str, Any]]] = {}
@@ -316,10 +316,9 @@ def routes(core: Core, csrf: str, origins: set[str] | None, read_only: bool) -> 
         given = dict(request.query_params)
         since, error = None, None
         try:
-            products = ops["changelog_products"].to_structured(await run(ops["changelog_products"], {}))["results"]
+            products = (await shaped("changelog_products", {}))["results"]
             if given.get("product") and given.get("version"):
-                since = ops["changelog_since"].to_structured(await run(ops["changelog_since"],
-                                                                       values(ops["changelog_since"], given)))
+                since = await shaped("changelog_since", values(ops["changelog_since"], given))
         except (MindexError, ValueError) as exc:
             products, error = [], str(exc)
         return page("changelogs.html", title="Changelogs", products=[p for p in products if p.get("releases")],
@@ -327,7 +326,7 @@ def routes(core: Core, csrf: str, origins: set[str] | None, read_only: bool) -> 
 
     async def sources(request: Request) -> Response:
         try:
-            status = await core.call(lambda index: index.status())
+            status = await shaped("index_status", {})
         except MindexError as exc:
             return failed(exc, "No index yet")
         return page("sources.html", title="Sources", status=status)
@@ -371,7 +370,7 @@ def routes(core: Core, csrf: str, origins: set[str] | None, read_only: bool) -> 
             return page("error.html", 405, title="Refused", code="METHOD", message=f"{tool} reads: use GET")
         if (request.method == "POST") or (not op.writes and "run" in given):
             try:
-                shape = op.to_structured(await run(op, values(op, given)))
+                shape = await shaped(tool, values(op, given))
             except (MindexError, ValueError) as exc:
                 error = f"{exc.code}: {exc}" if isinstance(exc, MindexError) else str(exc)
         return page("op.html", 400 if error else 200, title=op.tool, op=op, fields=fields(op, given), shape=shape,
