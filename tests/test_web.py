@@ -176,6 +176,12 @@ def test_a_memory_edited_in_the_browser_is_rewritten_in_the_journal_and_found_at
     assert "tags: http, retries" in after
     found = json.loads(cli(root, env, "memory", "search", "sixty", "--mode", "keyword", "--json"))["results"]
     assert [r["id"] for r in found] == [entry]
+    # A blank tags field that was sent removes the tags (a blank elsewhere means the default).
+    csrf = re.search(r'name="csrf" value="([^"]+)"', ui.get(f"/memory/{entry}").text).group(1)  # type: ignore[union-attr]
+    cleared = ui.post(f"/memory/{entry}/edit", data={"csrf": csrf, "tags": ""},
+                      headers={"Origin": ui.url.rstrip("/")})
+    assert cleared.status_code == 303 and "tags:" not in journal.read_text().split(entry)[1].split("<!--")[0]
+    assert "capped at sixty seconds, with jitter" in journal.read_text()  # the text left as it was
 
 
 def test_writes_need_the_pages_token_and_our_origin_and_a_host_of_ours(

@@ -471,9 +471,7 @@ class CodeGraph:
             else:
                 edges, under = shown_callees(self.callees(target), min_confidence), 0
             found.append(Calls(target, edges, under, min_confidence))
-        if self._log:
-            self._log(direction, {"query": query, "path": path}, sum(len(c.edges) for c in found),
-                      (time.perf_counter() - started) * 1000)
+        self._logged(direction, {"query": query, "path": path}, sum(len(c.edges) for c in found), started)
         return found
 
     def importers(self, target: SymbolRef) -> list[Edge]:
@@ -548,9 +546,7 @@ class CodeGraph:
             entry["hits"].append({k: row[k] for k in ("depth", "via", "of", "line", "scope", "call",
                                                        "confidence", "reason", "chunk_id")})
         out = sorted(grouped.values(), key=lambda g: (g["depth"], g["source"], g["path"]))
-        if self._log:
-            self._log("impact", {"symbol": target.name, "path": target.path, "depth": depth}, len(out),
-                      (time.perf_counter() - started) * 1000)
+        self._logged("impact", {"symbol": target.name, "path": target.path, "depth": depth}, len(out), started)
         return out
 
     # -- classes that extend or implement a definition ----------------------------------------

@@ -216,12 +216,9 @@ def gather(engine: Engine, question: str, budget_tokens: int = 8000, time_budget
     """Evidence for `question` without a model: the files `locate` ranks first, its searches,
     the definitions it names, then the callers and callees of what ranks best, and searches
     for names it mentions that no chunk shows yet; ranked, deduplicated, cut to the budget."""
-    started = time.monotonic()
-    gatherer = Gatherer(engine, source, path, started + time_budget)
-    collect(gatherer, question)
-    stopped = "the time budget ran out" if gatherer.late() else None
-    return Research(question, gatherer.ranked(budget_tokens), gatherer.steps, stopped=stopped,
-                    took_ms=(time.monotonic() - started) * 1000)
+    from mindex.config import ResearchSettings
+
+    return research(engine, question, ResearchSettings(), budget_tokens, time_budget, source, path)
 
 
 def collect(gatherer: Gatherer, question: str) -> None:

@@ -60,6 +60,19 @@ class Saved:
         return f"saved {self.entry.id} to {self.file}:{self.line}" + (f" ({self.pending})" if self.pending else "")
 
 
+def check_text(text: str) -> None:
+    """Refuse text an entry cannot hold: a NUL byte, or more than MAX_ENTRY_CHARS.
+
+    Raises:
+        MemoryInputError: with the next step.
+    """
+    if "\x00" in text:
+        raise MemoryInputError("the text holds a NUL byte; save text, not binary data")
+    if len(text) > MAX_ENTRY_CHARS:
+        raise MemoryInputError(f"the entry is {len(text):,} characters, over {MAX_ENTRY_CHARS:,}; "
+                               "save a summary and keep the rest in a file of the project")
+
+
 def parse_since(since: str | None, days: float | None, now: datetime | None = None) -> float | None:
     """The epoch seconds a `--since` date (ISO date or time) or `--days N` stands for."""
     if since and days is not None:
@@ -167,11 +180,7 @@ class Memory:
         Raises:
             MemoryInputError: empty text, an unknown type, a bad tag or path, a huge entry.
         """
-        if "\x00" in text:
-            raise MemoryInputError("the text holds a NUL byte; save text, not binary data")
-        if len(text) > MAX_ENTRY_CHARS:
-            raise MemoryInputError(f"the entry is {len(text):,} characters, over {MAX_ENTRY_CHARS:,}; "
-                                   "save a summary and keep the rest in a file of the project")
+        check_text(text)
         kind = journal.check_type(type, tuple(self.settings.types))
         when = (at or datetime.now(timezone.utc).astimezone()).replace(microsecond=0)
         entry = journal.Entry(journal.new_id(when), when, kind, text.replace("\r\n", "\n").strip(),
@@ -353,11 +362,7 @@ class Memory:
         name = shown["file"].split("/", 1)[1]
         path = self.memory_dir / name
         if text is not None:
-            if "\x00" in text:
-                raise MemoryInputError("the text holds a NUL byte; save text, not binary data")
-            if len(text) > MAX_ENTRY_CHARS:
-                raise MemoryInputError(f"the entry is {len(text):,} characters, over {MAX_ENTRY_CHARS:,}; "
-                                       "save a summary and keep the rest in a file of the project")
+            check_text(text)
         with journal.locked(self.memory_dir):
             old = next((e for e in journal.parse(path.read_text(encoding="utf-8"), name).entries
                         if e.id == shown["id"]), None)

@@ -59,7 +59,9 @@ class Param(NamedTuple):
     words: joined with spaces (`-` alone: standard input), or as a tuple when `many`; a
     `stdin` argument given as `-` is read from standard input. `parse` ("module:function")
     turns text into the value the function takes (`keyword=0.5,semantic=1` into weights),
-    raising ValueError on text it refuses.
+    raising ValueError on text it refuses. `clears`: an empty value that was given means
+    "none" (memory edit's tags: '' removes them all), where a form's blank field otherwise
+    means the default.
     """
 
     name: str
@@ -82,6 +84,7 @@ class Param(NamedTuple):
     rest: bool = False
     stdin: bool = False
     parse: str | None = None
+    clears: bool = False
 
     @property
     def required(self) -> bool:

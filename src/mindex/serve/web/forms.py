@@ -94,9 +94,7 @@ def values(op: Operation, given: Mapping[str, str]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for p in op.params_on("web"):
         text = given.get(p.name)
-        if text is None or (text.strip() == "" and not (p.type is str and not p.required and not p.many
-                                                       and p.default is None and p.name in given
-                                                       and p.name in _CLEARABLE)):
+        if text is None or (text.strip() == "" and not p.clears):
             continue
         if p.many and p.type is not dict:
             parts = [part.strip() for part in text.split(p.separator or ",") if part.strip()]
@@ -109,11 +107,6 @@ def values(op: Operation, given: Mapping[str, str]) -> dict[str, Any]:
         else:
             out[p.name] = _one(p, text)
     return out
-
-
-# Text parameters where a blank field that was sent means "none" rather than "the default":
-# memory edit's tags and files ('' removes them all).
-_CLEARABLE = frozenset({"tags", "files"})
 
 
 def web_operations() -> dict[str, Operation]:
