@@ -18,17 +18,21 @@ another file changes. Resolution uses what the language lets us know, best evide
 from __future__ import annotations
 
 import difflib
-import os
 import posixpath
 import time
+from dataclasses import replace
 from collections.abc import Callable
 from typing import Any
 
 from mindex.errors import NotFoundError
+from mindex.graph_modules import ModuleMap
 from mindex.modes import DEFAULT_MIN_CONFIDENCE
 from mindex.pathglob import glob_match
 from mindex.store.base import ChunkSpan, Store, chunk_at
-from mindex.graph_types import CLASSLIKE, Calls, Edge, FAMILY, IMPLICIT_THIS, JS_SUFFIXES, NOT_CALLABLE, Resolution, SELF_WORDS, SymbolRef, CallRef, shown_callees, shown_callers
+from mindex.graph_types import CLASSLIKE, Calls, Edge, FAMILY, IMPLICIT_THIS, NOT_CALLABLE, Resolution, SELF_WORDS, SymbolRef, CallRef, by_name, shown_callees, shown_callers, weak
+
+Row = tuple[int, int, str, str, int, int, str, int]  # a symbol: id, file, name, kind, lines, signature, exported
+Link = tuple[CallRef, float, str]  # a call that reaches a definition, how surely, why
 
 
 class CodeGraph:
@@ -38,99 +42,119 @@ class CodeGraph:
         self.store = store
         self._log = log  # the query log (agents.query_log): kind, parameters, results, ms
         self.files = {doc_id: (source, path, language) for doc_id, source, path, language in store.code_files()}
-        self._by_path: dict[tuple[str, str], int] = {(s, p): d for d, (s, p, _) in self.files.items()}
-        self._suffix: dict[str, list[int]] = {}
+        self.modules = ModuleMap(self.files, {stats.source.name: stats.source.root for stats in store.list_sources()})
+        self._by_path = self.modules.by_path
         self._symbols_in: dict[int, list[SymbolRef]] = {}
         self._named: dict[str, list[SymbolRef]] = {}
+        self._named_rows: dict[str, list[Row]] = {}
         self._refs: dict[tuple[int, str], list[CallRef]] = {}
         self._spans: dict[int, list[ChunkSpan]] = {}
-        self._roots = {stats.source.name: stats.source.root for stats in store.list_sources()}
-        self._packages: dict[str, str] = {}
-        # every file's imports, by the name they bring in and by the file a whole module is
-        # (see `_imports_of`): made at the first `importers`, which `impact` asks per caller
+        # every file's imports by name and by module file (`_imports_of`), made at the first `importers`
         self._import_names: dict[str, list[tuple[int, int, CallRef]]] | None = None
         self._module_imports: dict[int, list[tuple[int, int, CallRef]]] = {}
-        # A call resolves the same for every definition it is checked against: `callers` of a
-        # name that 100 definitions share (10 copies of a library) read and resolved each
-        # call 100 times.
-        self._links: dict[str, tuple[dict[int, list[tuple[CallRef, float, str]]],
-                                     list[tuple[CallRef, float, str, frozenset[int]]]]] = {}
+        # a call resolves once for every definition sharing its name (see `links`)
+        self._links: dict[str, tuple[dict[int, list[Link]], dict[frozenset[int], list[Link]]]] = {}
         self._resolved: dict[tuple[int, str, str, str], Resolution] = {}
-        self._callable: dict[tuple[str, str | None], list[SymbolRef]] = {}
+        self._callable: dict[tuple[str, str | None], tuple[list[SymbolRef], dict[str, list[SymbolRef]]]] = {}
         self._guesses: dict[tuple[str, str | None, bool, bool], Resolution] = {}
 
     # -- symbols ---------------------------------------------------------------------------
 
-    def _symbol(self, row: tuple[int, int, str, str, int, int, str, int]) -> SymbolRef:
+    def _symbol(self, row: Row, located: bool = True) -> SymbolRef:
         sid, doc_id, name, kind, start, end, signature, exported = row
         source, path, language = self.files.get(doc_id, ("?", "?", None))
         return SymbolRef(sid, doc_id, source, path, language, name, kind, start, end, signature, bool(exported),
-                         self.chunk_at(doc_id, start))
+                         self.chunk_at(doc_id, start) if located else None)
+
+    def _located(self, symbol: SymbolRef) -> SymbolRef:
+        """`symbol` with its chunk: definitions met while resolving calls get theirs only when
+        an edge shows them (reading the chunks of every file defining `get` took 0.1 s)."""
+        if symbol.chunk_id is None:
+            if (chunk := self.chunk_at(symbol.document_id, symbol.start_line)) is not None:
+                return replace(symbol, chunk_id=chunk)
+        return symbol
+
+    def _symbols(self, rows: list[Row]) -> list[SymbolRef]:
+        """Symbols of many rows, the chunk lines of their files read in one query, not one a file."""
+        self._spans_of({row[1] for row in rows})
+        return [self._symbol(row) for row in rows]
+
+    def _spans_of(self, doc_ids: set[int]) -> None:
+        if missing := [d for d in doc_ids if d not in self._spans]:
+            found = self.store.chunk_spans(missing)
+            self._spans.update({doc_id: found.get(doc_id, []) for doc_id in missing})
 
     def chunk_at(self, doc_id: int, line: int) -> str | None:
         """The id of the chunk holding a line of a file."""
         if doc_id not in self._spans:
-            self._spans.update(self.store.chunk_spans([doc_id]))
-            self._spans.setdefault(doc_id, [])
+            self._spans_of({doc_id})
         return chunk_at(self._spans[doc_id], line)
 
     def symbols_in(self, doc_id: int) -> list[SymbolRef]:
         """Every definition of a file, in line order."""
         if doc_id not in self._symbols_in:
-            self._symbols_in[doc_id] = [self._symbol(r) for r in self.store.symbol_rows("document_id", doc_id)]
+            self._symbols_in[doc_id] = self._symbols(self.store.symbol_rows("document_id", doc_id))
         return self._symbols_in[doc_id]
 
     def named(self, short: str) -> list[SymbolRef]:
-        """Every definition whose last name part is `short`."""
+        """Every definition whose last name part is `short` (without its chunk: see `_located`)."""
         if short not in self._named:
-            self._named[short] = [self._symbol(r) for r in self.store.symbol_rows("short", short)]
+            self._named[short] = [self._symbol(row, located=False) for row in self._rows_named(short)]
         return self._named[short]
+
+    def _rows_named(self, short: str) -> list[Row]:
+        if short not in self._named_rows:
+            self._named_rows[short] = self.store.symbol_rows("short", short)
+        return self._named_rows[short]
 
     def find(self, query: str, kind: str | None = None, path: str | None = None,
              limit: int = 50) -> list[tuple[str, SymbolRef]]:
         """Definitions by name: exact (qualified or last part), then prefix, then fuzzy
         (close spellings, the closest first, then substrings; case-insensitive). Returns
-        (match type, symbol)."""
+        (match type, symbol). Rows are ranked before they become symbols: a short name
+        that thousands of definitions start with read the chunks of every file they are in."""
         started = time.perf_counter()
-        found: dict[int, tuple[str, SymbolRef]] = {}
+        found: dict[int, tuple[str, Row]] = {}
         last = query.rsplit(".", 1)[-1]
-        for symbol in self._exact(query):
-            found.setdefault(symbol.id, ("exact", symbol))
+        for row in self._exact_rows(query):
+            found.setdefault(row[0], ("exact", row))
         like = last.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
         for row in self.store.symbol_rows("short_like", like + "%"):
-            found.setdefault(row[0], ("prefix", self._symbol(row)))
+            found.setdefault(row[0], ("prefix", row))
+
+        def fits(row: Row) -> bool:
+            return (kind is None or row[3] == kind) and glob_match(path, self.files.get(row[1], ("", "?"))[1])
+
         close: list[str] = []
-        wanted = [s for _, s in found.values() if (kind is None or s.kind == kind) and glob_match(path, s.path)]
-        if len(wanted) < limit:  # fuzzy matches rank after these: look only when there is room
+        if sum(1 for _, row in found.values() if fits(row)) < limit:  # fuzzy ones rank after: only with room
             # Misspellings keep about the same length: comparing only those keeps this fast.
             spellings = {s.lower() for s in self.store.symbol_shorts() if abs(len(s) - len(last)) <= 2}
             close = difflib.get_close_matches(last.lower(), spellings, n=10, cutoff=0.75)  # the closest first
-            for spelling in close:
-                for row in self.store.symbol_rows("short_nocase", spelling):
-                    found.setdefault(row[0], ("fuzzy", self._symbol(row)))
-            for row in self.store.symbol_rows("short_like", "%" + like + "%"):
-                found.setdefault(row[0], ("fuzzy", self._symbol(row)))
+            rows = [r for spelling in close for r in self.store.symbol_rows("short_nocase", spelling)]
+            for row in rows + self.store.symbol_rows("short_like", "%" + like + "%"):
+                found.setdefault(row[0], ("fuzzy", row))
         order = {"exact": 0, "prefix": 1, "fuzzy": 2}
         closeness = {spelling: n for n, spelling in enumerate(close)}
 
-        def rank(match: tuple[str, SymbolRef]) -> tuple[int, int, int, str, str, int]:
-            how, s = match
-            near = closeness.get(s.name.rsplit(".", 1)[-1].lower(), len(close)) if how == "fuzzy" else 0
-            return order[how], near, len(s.name), s.source, s.path, s.start_line
+        def rank(match: tuple[str, Row]) -> tuple[int, int, int, str, str, int]:
+            how, row = match
+            near = closeness.get(row[2].rsplit(".", 1)[-1].lower(), len(close)) if how == "fuzzy" else 0
+            source, file = self.files.get(row[1], ("?", "?", None))[:2]
+            return order[how], near, len(row[2]), source, file, row[4]
 
-        shown = [(how, s) for how, s in sorted(found.values(), key=rank)
-                 if (kind is None or s.kind == kind) and glob_match(path, s.path)][:limit]
+        shown = [(how, row) for how, row in sorted(found.values(), key=rank) if fits(row)][:limit]
+        symbols = self._symbols([row for _, row in shown])
         self._logged("symbols", {"query": query, "kind": kind, "path": path}, len(shown), started)
-        return shown
+        return [(how, symbol) for (how, _), symbol in zip(shown, symbols)]
 
-    def _exact(self, query: str) -> list[SymbolRef]:
+    def _exact_rows(self, query: str) -> list[Row]:
         """Definitions named exactly `query`: qualified (`Class.method`, or its tail such as
         `method` of `Outer.Class.method`), or by a bare last name part."""
         last = query.rsplit(".", 1)[-1]
-        hits = {s.id: s for s in map(self._symbol, self.store.symbol_rows("name", query))}
-        for s in self.named(last):
-            if s.name.endswith("." + query) or query == last:
-                hits.setdefault(s.id, s)
+        hits = {row[0]: row for row in self.store.symbol_rows("name", query)}
+        for row in self._rows_named(last):
+            if row[2].endswith("." + query) or query == last:
+                hits.setdefault(row[0], row)
         return list(hits.values())
 
     def targets(self, query: str, path: str | None = None) -> list[SymbolRef]:
@@ -139,7 +163,7 @@ class CodeGraph:
         Raises:
             NotFoundError: no definition has that name (the message suggests close ones).
         """
-        hits = [s for s in self._exact(query) if glob_match(path, s.path)]
+        hits = [s for s in self._symbols(self._exact_rows(query)) if glob_match(path, s.path)]
         if not hits:
             close = [s.name for _, s in self.find(query, path=path, limit=5)]
             hint = f"; did you mean {', '.join(dict.fromkeys(close))}?" if close else ""
@@ -178,120 +202,9 @@ class CodeGraph:
             raise NotFoundError(f"{path!r} {what} (see `mindex grep -l` or `mindex sources`)")
         return found[0]
 
-    # -- modules ---------------------------------------------------------------------------
-
-    def _ending(self, suffix: str, source: str) -> list[int]:
-        key = f"{source}\0{suffix}"
-        if key not in self._suffix:
-            self._suffix[key] = [d for (s, p), d in self._by_path.items()
-                                 if s == source and (p == suffix or p.endswith("/" + suffix))]
-        return self._suffix[key]
-
     def module_files(self, doc_id: int, module: str, name: str = "") -> list[int]:
         """The indexed files an import's module names ([] when it is outside the index)."""
-        source, path, language = self.files[doc_id]
-        here = posixpath.dirname(path)
-        candidates: list[str] = []
-        exact = False
-        if language == "python":
-            dots = len(module) - len(module.lstrip("."))
-            rest = module[dots:].replace(".", "/")
-            if dots:
-                base = here
-                for _ in range(dots - 1):
-                    base = posixpath.dirname(base)
-                stem = posixpath.join(base, rest) if rest else base
-                candidates, exact = [f"{stem}.py", f"{stem}/__init__.py"], True
-            else:
-                return self._python_module(source, rest)
-        elif language in ("javascript", "typescript", "tsx"):
-            if not module.startswith("."):
-                return self._aliased_module(source, module)
-            stem = posixpath.normpath(posixpath.join(here, module))
-            candidates = [stem] + [stem + s for s in JS_SUFFIXES] + [f"{stem}/index{s}" for s in JS_SUFFIXES]
-            exact = True
-        elif language == "go":
-            parts = module.split("/")
-            for k in range(len(parts), 0, -1):
-                folder = "/".join(parts[-k:])
-                found = [d for (s, p), d in self._by_path.items() if s == source and p.endswith(".go")
-                         and (posixpath.dirname(p) == folder or posixpath.dirname(p).endswith("/" + folder))]
-                if found:
-                    return found
-            return []
-        elif language == "rust":
-            parts = [p for p in module.split("::") if p not in ("crate", "self", "super", "")]
-            if not parts:
-                return []
-            stem = "/".join(parts)
-            candidates = [f"{stem}.rs", f"{stem}/mod.rs"]
-        elif language == "java":
-            stem = module.replace(".", "/")
-            if name == "*":
-                return [d for (s, p), d in self._by_path.items() if s == source and posixpath.dirname(p).endswith(stem)]
-            candidates = [f"{stem}/{name}.java"]
-        elif language in ("c", "cpp"):
-            local = posixpath.normpath(posixpath.join(here, module))
-            if (source, local) in self._by_path:
-                return [self._by_path[(source, local)]]
-            candidates = [module]
-        found = []
-        for candidate in candidates:
-            if exact:
-                if (source, candidate) in self._by_path:
-                    found.append(self._by_path[(source, candidate)])
-            else:
-                found += self._ending(candidate, source)
-        return list(dict.fromkeys(found))
-
-    def _package(self, source: str) -> str:
-        """The Python package a source's root is, when the root holds `__init__.py` (a user
-        who adds `Django-5.1.4/django` indexes the package `django`): its folder's name."""
-        if source not in self._packages:
-            root = self._roots.get(source, "")
-            # An empty __init__.py is not indexed (nothing to search), so ask the folder.
-            marked = (source, "__init__.py") in self._by_path or os.path.isfile(os.path.join(root, "__init__.py"))
-            self._packages[source] = posixpath.basename(root.rstrip("/")) if root and marked else ""
-        return self._packages[source]
-
-    def _python_module(self, source: str, path: str) -> list[int]:
-        """Files of an absolute Python module path (`django/utils/crypto`): under the root, or
-        inside the package the root is; else the longest trailing part of the path (two
-        names at least) that ends an indexed file's path."""
-        under_root = [self._by_path[(source, c)] for c in (f"{path}.py", f"{path}/__init__.py") if (source, c) in self._by_path]
-        if under_root:
-            return under_root
-        package = self._package(source)
-        if package and (path == package or path.startswith(package + "/")):
-            inner = path[len(package) + 1 :]
-            found = [self._by_path[(source, c)] for c in (f"{inner}.py", f"{inner}/__init__.py" if inner else "__init__.py")
-                     if (source, c) in self._by_path]
-            if found:
-                return found
-        parts = path.split("/")
-        for start in range(len(parts) - 1):
-            stem = "/".join(parts[start:])
-            found = self._ending(f"{stem}.py", source) + self._ending(f"{stem}/__init__.py", source)
-            if found:
-                return found
-        return []
-
-    def _aliased_module(self, source: str, module: str) -> list[int]:
-        """Files of a non-relative JS/TS import: a path alias (`@/lib/util`, `~/lib/util`,
-        `#lib/util`, `$lib/util`) or a base-URL path (`src/lib/util`), matched against the
-        ends of indexed paths; a bare package name (`react`) is outside the index."""
-        alias = next((a for a in ("@/", "~/", "#", "$") if module.startswith(a)), None)
-        if alias is None and (module.startswith("@") or "/" not in module):
-            return []  # an npm package (`react`, `@scope/pkg`)
-        stem = module[len(alias):] if alias else module
-        if alias == "$":
-            stem = stem.split("/", 1)[-1]  # SvelteKit's $lib/x is src/lib/x
-        # A base-URL path names the root's own folder when the root is that folder (src/).
-        top = posixpath.basename(self._roots.get(source, "").rstrip("/"))
-        stems = [stem, stem[len(top) + 1 :]] if top and stem.startswith(top + "/") else [stem]
-        found = [d for s in stems for suffix in JS_SUFFIXES
-                 for d in (*self._ending(s + suffix, source), *self._ending(f"{s}/index{suffix}", source))]
-        return list(dict.fromkeys(found))
+        return self.modules.module_files(doc_id, module, name)
 
     def refs(self, doc_id: int, kind: str) -> list[CallRef]:
         """A file's references of one kind (call, import, extends, implements), read once."""
@@ -308,7 +221,8 @@ class CodeGraph:
 
     def resolve(self, ref: CallRef) -> Resolution:
         """What a call reaches (see the module docstring for the rules and confidences)."""
-        key = (ref.document_id, ref.name, ref.qualifier, ref.scope)
+        # the same for every call alike in a class (or at a file's top level): only the owner counts
+        key = (ref.document_id, ref.name, ref.qualifier, ref.scope.rsplit(".", 1)[0] if "." in ref.scope else "")
         if key not in self._resolved:
             self._resolved[key] = self._resolve(ref)
         return self._resolved[key]
@@ -317,27 +231,31 @@ class CodeGraph:
         doc_id, name, receiver = ref.document_id, ref.name, ref.qualifier
         language = self.files.get(doc_id, ("", "", None))[2]
         family = FAMILY.get(language or "", language)
-        if (name, family) not in self._callable:  # the same list for every call of the name in the language
-            self._callable[(name, family)] = [s for s in self.named(name) if s.kind not in NOT_CALLABLE
-                                              and FAMILY.get(s.language or "", s.language) == family]
-        callable_ = self._callable[(name, family)]
+        if (name, family) not in self._callable:  # the same lists for every call of the name in the language
+            listed = [s for s in self.named(name) if s.kind not in NOT_CALLABLE
+                      and FAMILY.get(s.language or "", s.language) == family]
+            spelled: dict[str, list[SymbolRef]] = {}
+            for symbol in listed:
+                spelled.setdefault(symbol.name, []).append(symbol)
+            self._callable[(name, family)] = listed, spelled
+        callable_, named = self._callable[(name, family)]
         owner = ref.scope.rsplit(".", 1)[0] if "." in ref.scope else ""
         if receiver in SELF_WORDS or (not receiver and language in IMPLICIT_THIS and owner):
-            mine = [s for s in callable_ if s.document_id == doc_id and s.name == f"{owner}.{name}"]
+            mine = [s for s in named.get(f"{owner}.{name}", ()) if s.document_id == doc_id]
             if mine and not receiver.startswith(("super", "base")):
                 return Resolution([(s, 1.0) for s in mine], "method of the enclosing class")
             for base in self._bases(doc_id, owner):
-                inherited = [s for s in callable_ if s.name == f"{base}.{name}"]
+                inherited = named.get(f"{base}.{name}", [])
                 if inherited:
                     return Resolution([(s, 0.9) for s in inherited], f"inherited from {base}")
         elif not receiver:
-            local = [s for s in callable_ if s.document_id == doc_id and s.name == name]
+            local = [s for s in named.get(name, ()) if s.document_id == doc_id]
             if local:
                 return Resolution([(s, 1.0) for s in local], "defined in this file")
             for imp in self.imports(doc_id):
                 if imp.alias == name:
                     files = self.module_files(doc_id, imp.qualifier, imp.name)
-                    reached = [s for s in callable_ if s.document_id in files and s.name == (imp.name or name)]
+                    reached = [s for s in named.get(imp.name or name, ()) if s.document_id in files]
                     if reached:
                         return Resolution([(s, 0.95) for s in reached], f"imported from {imp.qualifier}")
                     if not files:
@@ -359,13 +277,13 @@ class CodeGraph:
                     if not files:
                         return Resolution([], f"outside the index: {head} is imported from {imp.qualifier}")
             member = f"{receiver.split('::')[-1].split('.')[-1]}.{name}"
-            static = [s for s in callable_ if s.name == member]
+            static = named.get(member, [])
             if static:
                 return Resolution([(s, 0.9) for s in static], f"member of {receiver}")
         tail = receiver.rsplit("::", 1)[-1]
         guess = (name, family, bool(receiver), "::" in receiver and tail[:1].islower())
         if guess not in self._guesses:  # by name alone: the same for every such call of the name
-            self._guesses[guess] = self._by_name(callable_, guess[2], name, guess[3])
+            self._guesses[guess] = by_name(callable_, guess[2], name, guess[3])
         return self._guesses[guess]
 
     def _neighbours(self, doc_id: int, language: str | None, callable_: list[SymbolRef],
@@ -390,25 +308,12 @@ class CodeGraph:
         heritage = sorted(self.refs(doc_id, "extends") + self.refs(doc_id, "implements"), key=lambda r: r.line)
         return [r.name for r in heritage if r.scope == owner or r.scope.startswith(owner + ".")]
 
-    @staticmethod
-    def _by_name(callable_: list[SymbolRef], has_receiver: bool, name: str, module_path: bool = False) -> Resolution:
-        methods = [s for s in callable_ if "." in s.name]
-        plain = [s for s in callable_ if "." not in s.name]
-        # obj.f() reaches a method; a plain function only through a module path (a::b::f()),
-        # and module aliases were resolved through the imports before this.
-        pool = (plain if module_path else methods) if has_receiver else (plain or callable_)
-        if not pool:
-            return Resolution([], "not defined in the index")
-        if len(pool) == 1:
-            return Resolution([(pool[0], 0.6)], "the only definition with this name")
-        return Resolution([(s, 0.5 / len(pool)) for s in pool], f"ambiguous: {len(pool)} definitions named {name}")
-
     # -- questions -------------------------------------------------------------------------
 
     def _edge(self, ref: CallRef, target: SymbolRef | None, confidence: float, reason: str) -> Edge:
         source, path, _ = self.files.get(ref.document_id, ("?", "?", None))
         call = f"{ref.qualifier}.{ref.name}" if ref.qualifier else ref.name
-        return Edge(source, path, ref.line, ref.scope, call, target, confidence, reason,
+        return Edge(source, path, ref.line, ref.scope, call, target and self._located(target), confidence, reason,
                     self.chunk_at(ref.document_id, ref.line))
 
     def callers(self, target: SymbolRef, min_confidence: float = 0.0) -> list[Edge]:
@@ -417,32 +322,35 @@ class CodeGraph:
                  if confidence >= min_confidence]
         return sorted(edges, key=lambda e: (-e.confidence, e.source, e.path, e.line))
 
-    def links(self, target: SymbolRef) -> list[tuple[CallRef, float, str]]:
+    def links(self, target: SymbolRef) -> list[Link]:
         """The calls that reach `target` as (call, confidence, reason): the calls of its name
         are resolved once for every definition that shares it. A call that could be any of
-        many definitions is kept once with the set it might reach (listing it under each of
-        400 `close` methods made a million entries)."""
+        many definitions is kept once under the set it might reach (listing it under each of
+        400 `close` methods made a million entries; most such calls share one set)."""
         short = target.name.rsplit(".", 1)[-1]
         if short not in self._links:
-            found: dict[int, list[tuple[CallRef, float, str]]] = {}
-            fanned: list[tuple[CallRef, float, str, frozenset[int]]] = []
+            found: dict[int, list[Link]] = {}
+            fanned: dict[frozenset[int], list[Link]] = {}
+            sets: dict[int, frozenset[int]] = {}  # resolutions are shared: a set made once for each
             for row in self.store.ref_rows("name", short, "call"):
                 ref = CallRef(*row)
                 if ref.document_id in self.files:
                     resolution = self.resolve(ref)
                     if len(resolution.targets) > 8:
-                        fanned.append((ref, resolution.targets[0][1], resolution.reason,
-                                       frozenset(s.id for s, _ in resolution.targets)))
+                        if (ids := sets.get(id(resolution))) is None:
+                            ids = sets[id(resolution)] = frozenset(s.id for s, _ in resolution.targets)
+                        fanned.setdefault(ids, []).append((ref, resolution.targets[0][1], resolution.reason))
                         continue
                     for symbol, confidence in resolution.targets:
                         found.setdefault(symbol.id, []).append((ref, confidence, resolution.reason))
             self._links[short] = (found, fanned)
         direct, many = self._links[short]
-        return [*direct.get(target.id, []), *((r, c, why) for r, c, why, ids in many if target.id in ids)]
+        return [*direct.get(target.id, []), *(link for ids, links in many.items() if target.id in ids for link in links)]
 
-    def callees(self, target: SymbolRef) -> list[Edge]:
+    def callees(self, target: SymbolRef, min_confidence: float = 0.0) -> list[Edge]:
         """Every call made inside `target` (and functions nested in it), in line order; an
-        ambiguous call gives one edge per candidate, an unresolved one an edge without target."""
+        ambiguous call gives one edge per candidate, an unresolved one an edge without target,
+        and one whose every candidate is under `min_confidence` one edge that counts them."""
         edges = []
         for ref in self.refs(target.document_id, "call"):
             if ref.scope != target.name and not ref.scope.startswith(target.name + "."):
@@ -450,6 +358,10 @@ class CodeGraph:
             resolution = self.resolve(ref)
             if not resolution.targets:
                 edges.append(self._edge(ref, None, 0.0, resolution.reason))
+            elif (best := max(c for _, c in resolution.targets)) < min_confidence:
+                edges.append(weak(self._edge(ref, None, best, resolution.reason), len(resolution.targets),
+                                  min_confidence))
+                continue
             for symbol, confidence in resolution.targets:
                 edges.append(self._edge(ref, symbol, confidence, resolution.reason))
         return edges
@@ -469,7 +381,7 @@ class CodeGraph:
                 under = sum(1 for _, confidence, _ in self.links(target) if confidence < min_confidence)
                 edges, _ = shown_callers(self.callers(target, min_confidence), min_confidence)
             else:
-                edges, under = shown_callees(self.callees(target), min_confidence), 0
+                edges, under = shown_callees(self.callees(target, min_confidence), min_confidence), 0
             found.append(Calls(target, edges, under, min_confidence))
         self._logged(direction, {"query": query, "path": path}, sum(len(c.edges) for c in found), started)
         return found

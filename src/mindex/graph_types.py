@@ -109,15 +109,19 @@ def shown_callees(edges: list[Edge], min_confidence: float) -> list[Edge]:
         if strong:
             folded.extend(strong)
         else:
-            best = max(e.confidence for e in site)
-            folded.append(replace(site[0], target=None, confidence=best, candidates=len(site),
-                                  reason=f"{site[0].reason}; each under the minimum confidence {min_confidence:g}"))
+            folded.append(weak(replace(site[0], confidence=max(e.confidence for e in site)), len(site), min_confidence))
     merged: dict[tuple[str, int | None, int], Edge] = {}
     for edge in folded:
         key = (edge.call, edge.target.id if edge.target else None, edge.candidates)
         first = merged.get(key)
         merged[key] = edge if first is None else replace(first, lines=(*(first.lines or (first.line,)), edge.line))
     return list(merged.values())
+
+
+def weak(edge: Edge, candidates: int, min_confidence: float) -> Edge:
+    """One call whose `candidates` are each under `min_confidence`, as one edge without a target."""
+    return replace(edge, target=None, candidates=candidates,
+                   reason=f"{edge.reason}; each under the minimum confidence {min_confidence:g}")
 
 
 @dataclass
@@ -137,3 +141,17 @@ class CallRef:
     alias: str
     line: int
     scope: str
+
+
+def by_name(callable_: list[SymbolRef], has_receiver: bool, name: str, module_path: bool = False) -> Resolution:
+    """What a call reaches by its name alone, when nothing nearer resolved it."""
+    methods = [s for s in callable_ if "." in s.name]
+    plain = [s for s in callable_ if "." not in s.name]
+    # obj.f() reaches a method; a plain function only through a module path (a::b::f()),
+    # and module aliases were resolved through the imports before this.
+    pool = (plain if module_path else methods) if has_receiver else (plain or callable_)
+    if not pool:
+        return Resolution([], "not defined in the index")
+    if len(pool) == 1:
+        return Resolution([(pool[0], 0.6)], "the only definition with this name")
+    return Resolution([(s, 0.5 / len(pool)) for s in pool], f"ambiguous: {len(pool)} definitions named {name}")

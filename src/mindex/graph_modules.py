@@ -1,0 +1,134 @@
+"""Which indexed files an import names, by each language's rules (Python packages and
+relative imports, JS/TS paths and aliases, Go packages, Rust modules, Java packages, C
+includes): the code graph's map of modules."""
+
+from __future__ import annotations
+
+import os
+import posixpath
+
+from mindex.graph_types import JS_SUFFIXES
+
+
+class ModuleMap:
+    """The code files of an index by (source, path), and the files a module path names."""
+
+    def __init__(self, files: dict[int, tuple[str, str, str | None]], roots: dict[str, str]) -> None:
+        self.files = files
+        self.by_path: dict[tuple[str, str], int] = {(s, p): d for d, (s, p, _) in files.items()}
+        self._roots = roots
+        self._suffix: dict[str, list[int]] = {}
+        self._packages: dict[str, str] = {}
+
+    def _ending(self, suffix: str, source: str) -> list[int]:
+        key = f"{source}\0{suffix}"
+        if key not in self._suffix:
+            self._suffix[key] = [d for (s, p), d in self.by_path.items()
+                                 if s == source and (p == suffix or p.endswith("/" + suffix))]
+        return self._suffix[key]
+
+    def module_files(self, doc_id: int, module: str, name: str = "") -> list[int]:
+        """The indexed files an import's module names ([] when it is outside the index)."""
+        source, path, language = self.files[doc_id]
+        here = posixpath.dirname(path)
+        candidates: list[str] = []
+        exact = False
+        if language == "python":
+            dots = len(module) - len(module.lstrip("."))
+            rest = module[dots:].replace(".", "/")
+            if dots:
+                base = here
+                for _ in range(dots - 1):
+                    base = posixpath.dirname(base)
+                stem = posixpath.join(base, rest) if rest else base
+                candidates, exact = [f"{stem}.py", f"{stem}/__init__.py"], True
+            else:
+                return self._python_module(source, rest)
+        elif language in ("javascript", "typescript", "tsx"):
+            if not module.startswith("."):
+                return self._aliased_module(source, module)
+            stem = posixpath.normpath(posixpath.join(here, module))
+            candidates = [stem] + [stem + s for s in JS_SUFFIXES] + [f"{stem}/index{s}" for s in JS_SUFFIXES]
+            exact = True
+        elif language == "go":
+            parts = module.split("/")
+            for k in range(len(parts), 0, -1):
+                folder = "/".join(parts[-k:])
+                found = [d for (s, p), d in self.by_path.items() if s == source and p.endswith(".go")
+                         and (posixpath.dirname(p) == folder or posixpath.dirname(p).endswith("/" + folder))]
+                if found:
+                    return found
+            return []
+        elif language == "rust":
+            parts = [p for p in module.split("::") if p not in ("crate", "self", "super", "")]
+            if not parts:
+                return []
+            stem = "/".join(parts)
+            candidates = [f"{stem}.rs", f"{stem}/mod.rs"]
+        elif language == "java":
+            stem = module.replace(".", "/")
+            if name == "*":
+                return [d for (s, p), d in self.by_path.items() if s == source and posixpath.dirname(p).endswith(stem)]
+            candidates = [f"{stem}/{name}.java"]
+        elif language in ("c", "cpp"):
+            local = posixpath.normpath(posixpath.join(here, module))
+            if (source, local) in self.by_path:
+                return [self.by_path[(source, local)]]
+            candidates = [module]
+        found = []
+        for candidate in candidates:
+            if exact:
+                if (source, candidate) in self.by_path:
+                    found.append(self.by_path[(source, candidate)])
+            else:
+                found += self._ending(candidate, source)
+        return list(dict.fromkeys(found))
+
+    def _package(self, source: str) -> str:
+        """The Python package a source's root is, when the root holds `__init__.py` (a user
+        who adds `Django-5.1.4/django` indexes the package `django`): its folder's name."""
+        if source not in self._packages:
+            root = self._roots.get(source, "")
+            # An empty __init__.py is not indexed (nothing to search), so ask the folder.
+            marked = (source, "__init__.py") in self.by_path or os.path.isfile(os.path.join(root, "__init__.py"))
+            self._packages[source] = posixpath.basename(root.rstrip("/")) if root and marked else ""
+        return self._packages[source]
+
+    def _python_module(self, source: str, path: str) -> list[int]:
+        """Files of an absolute Python module path (`django/utils/crypto`): under the root, or
+        inside the package the root is; else the longest trailing part of the path (two
+        names at least) that ends an indexed file's path."""
+        under_root = [self.by_path[(source, c)] for c in (f"{path}.py", f"{path}/__init__.py") if (source, c) in self.by_path]
+        if under_root:
+            return under_root
+        package = self._package(source)
+        if package and (path == package or path.startswith(package + "/")):
+            inner = path[len(package) + 1 :]
+            found = [self.by_path[(source, c)] for c in (f"{inner}.py", f"{inner}/__init__.py" if inner else "__init__.py")
+                     if (source, c) in self.by_path]
+            if found:
+                return found
+        parts = path.split("/")
+        for start in range(len(parts) - 1):
+            stem = "/".join(parts[start:])
+            found = self._ending(f"{stem}.py", source) + self._ending(f"{stem}/__init__.py", source)
+            if found:
+                return found
+        return []
+
+    def _aliased_module(self, source: str, module: str) -> list[int]:
+        """Files of a non-relative JS/TS import: a path alias (`@/lib/util`, `~/lib/util`,
+        `#lib/util`, `$lib/util`) or a base-URL path (`src/lib/util`), matched against the
+        ends of indexed paths; a bare package name (`react`) is outside the index."""
+        alias = next((a for a in ("@/", "~/", "#", "$") if module.startswith(a)), None)
+        if alias is None and (module.startswith("@") or "/" not in module):
+            return []  # an npm package (`react`, `@scope/pkg`)
+        stem = module[len(alias):] if alias else module
+        if alias == "$":
+            stem = stem.split("/", 1)[-1]  # SvelteKit's $lib/x is src/lib/x
+        # A base-URL path names the root's own folder when the root is that folder (src/).
+        top = posixpath.basename(self._roots.get(source, "").rstrip("/"))
+        stems = [stem, stem[len(top) + 1 :]] if top and stem.startswith(top + "/") else [stem]
+        found = [d for s in stems for suffix in JS_SUFFIXES
+                 for d in (*self._ending(s + suffix, source), *self._ending(f"{s}/index{suffix}", source))]
+        return list(dict.fromkeys(found))
