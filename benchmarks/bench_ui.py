@@ -142,6 +142,10 @@ def main() -> None:
         hits = client.get(url + "/op/search?" + str(httpx.QueryParams(query="socket", limit=50, run=1))).text
         chunk_ids = re.findall(r"/chunk/([0-9a-f]{16})", hits)
         symbols = ["open", "get", "close", "read", "write", "_check_closed", "join", "split", "parse", "format"]
+        defined = []  # each name's first definition, for its own page (the name alone lists them)
+        for symbol in symbols:
+            html = client.get(url + "/code?" + str(httpx.QueryParams(name=symbol))).text
+            defined.append(re.findall(r'href="/code\?name=[^&"]+&amp;path=([^"]+)"', html)[0].replace("%2F", "/").replace("%2B", "+"))
         listed = client.get(url + "/memory?limit=100")
         memory_ids = re.findall(r"/memory/(m-[0-9a-z-]+)", listed.text)
         if not memory_ids or not chunk_ids:
@@ -151,7 +155,9 @@ def main() -> None:
             "search (hybrid, everything)": lambda k: "/search?" + str(httpx.QueryParams(query=words[k % 20])),
             "search, kind=code": lambda k: "/search?" + str(httpx.QueryParams(query=words[k % 20], kind="code")),
             "a chunk in its file": lambda k: f"/chunk/{chunk_ids[k % len(chunk_ids)]}",
-            "code: definitions, callers, callees": lambda k: "/code?" + str(httpx.QueryParams(name=symbols[k % 10])),
+            "code: a name's definitions": lambda k: "/code?" + str(httpx.QueryParams(name=symbols[k % 10])),
+            "code: one definition's callers, callees": lambda k: "/code?" + str(httpx.QueryParams(
+                name=symbols[k % 10], path=defined[k % 10])),
             "impact graph": lambda k: "/impact?" + str(httpx.QueryParams(symbol=symbols[k % 10])),
             "memory timeline": lambda k: "/memory",
             "memory search": lambda k: "/memory?" + str(httpx.QueryParams(query=words[k % 20])),

@@ -73,6 +73,10 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, s
         "def get(url):\n    return send(url)\n\n\ndef send(url):\n    return url\n\n\n"
         "class Client:\n    def fetch(self, url):\n        return get(url)\n\n\n"
         "def main():\n    return Client().fetch('http://x')\n")
+    (project / "src" / "h").mkdir()
+    for n in range(12):  # a name that a dozen definitions share
+        again = "\n    def again(self):\n        return self.handle()\n" if n == 3 else ""
+        (project / "src" / "h" / f"h{n}.py").write_text(f"class H{n}:\n    def handle(self):\n        return {n}\n{again}")
     subprocess.run(["git", "init", "-q"], cwd=project, check=True)
     cli(project, env, "add", "docs")
     cli(project, env, "add", "src", "--kind", "code")
@@ -223,6 +227,63 @@ def test_the_impact_graph_and_the_knowledge_graph_are_drawn_and_clickable(ui: UI
     assert "LED_TO" in page.inner_text("main") and "Retried without jitter" in page.inner_text("main")
     page.goto(ui.url + "code?name=get")
     assert "Client.fetch" in page.inner_text("main")  # a caller, with its confidence
+
+
+def test_a_name_a_dozen_definitions_share_lists_them_and_each_opens_its_own_calls(ui: UI) -> None:
+    listed = ui.get("/code?name=handle").text
+    assert "More than 10 definitions share this name" in listed and "<h2>Callers</h2>" not in listed
+    assert listed.count("<span class=\"tag\">method</span>") == 12
+    link = re.search(r'href="/code\?(name=H3\.handle&amp;path=[^"]+)"', listed)
+    assert link, listed
+    own = ui.get("/code?" + link.group(1).replace("&amp;", "&")).text
+    assert "<h2>Callers</h2>" in own and "H3.again" in own and "method of the enclosing class" in own
+    assert "More than 10" not in own
+
+
+def test_search_everything_filters_entries_by_type_tag_and_date(ui: UI, project: tuple[Path, dict[str, str]]) -> None:
+    cli(*project, "memory", "save", "Retries reuse the pooled sockets", "--type", "reference", "--tag", "pool")
+    everything = ui.get("/search?query=retries+pooled+sockets").text
+    assert "guide.md" in everything and "sockets" in everything
+    entries = ui.get("/search?query=retries+pooled+sockets&type=reference&tag=pool").text
+    assert "sockets" in entries and "guide.md" not in entries  # docs carry no type
+    assert "No results" in ui.get("/search?query=retries+pooled+sockets&type=reference&since=2999-01-01").text
+    assert "No results" in ui.get("/search?query=retries+pooled+sockets&tag=nonexistent").text
+    bad = ui.get("/search?query=retries&since=yesterdayish").text
+    assert "is not a date" in bad
+    listed = json.loads(cli(*project, "search", "retries pooled sockets", "--type", "reference", "--json"))["results"]
+    assert listed and {hit["kind"] for hit in listed} == {"memory"}
+
+
+def test_keyboard_focus_themes_and_200_percent_zoom(ui: UI, browser: Any) -> None:
+    # 200% zoom on a 1280-pixel window lays the page out 640 CSS pixels wide
+    page = browser.new_page(viewport={"width": 640, "height": 800}, device_scale_factor=2)
+    try:
+        for path in ("search?query=retries", "code?name=get", "memory", "knowledge", "workflows", "sources"):
+            page.goto(ui.url + path)
+            assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1"), path
+        page.goto(ui.url + "memory")
+        page.keyboard.press("Tab")
+        assert page.evaluate("document.activeElement.className") == "skip"
+        assert page.evaluate("getComputedStyle(document.activeElement).outlineStyle") != "none"  # focus is seen
+        page.keyboard.press("Enter")
+        assert page.evaluate("document.activeElement.id") == "main"
+        assert page.get_attribute("header nav a[href='/memory']", "aria-current") == "page"
+        light = page.evaluate("getComputedStyle(document.body).backgroundColor")
+        page.click("#theme")
+        assert page.get_attribute("html", "data-theme") == "dark"
+        dark = page.evaluate("getComputedStyle(document.body).backgroundColor")
+        assert dark != light
+        page.reload()  # the choice is remembered
+        assert page.get_attribute("html", "data-theme") == "dark"
+        assert page.evaluate("getComputedStyle(document.body).backgroundColor") == dark
+    finally:
+        page.close()
+    system_dark = browser.new_page(color_scheme="dark")
+    try:
+        system_dark.goto(ui.url + "search?query=retries")
+        assert system_dark.evaluate("getComputedStyle(document.body).backgroundColor") == dark
+    finally:
+        system_dark.close()
 
 
 def test_reindex_from_the_sources_page_shows_progress_until_done(ui: UI, page: Any) -> None:

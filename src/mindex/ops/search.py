@@ -50,11 +50,21 @@ def parse_weights(text: str) -> dict[str, float]:
 def search(index: Engine, query: str, limit: int = 10, offset: int = 0, mode: str | None = None,
            source: str | None = None, kind: str | None = None, path: str | None = None, language: str | None = None,
            symbol_kind: str | None = None, rerank: bool | None = None, merge_adjacent: bool | None = None,
-           hops: int = 0, weights: dict[str, float] | None = None, group_by: str | None = None) -> SearchResult:
-    """Ranked chunks of every kind, or of one; `weights` as `parse_weights` reads them."""
+           hops: int = 0, weights: dict[str, float] | None = None, group_by: str | None = None,
+           type: tuple[str, ...] = (), tag: tuple[str, ...] = (), since: str | None = None,
+           until: str | None = None) -> SearchResult:
+    """Ranked chunks of every kind, or of one; `weights` as `parse_weights` reads them; `type`,
+    `tag`, `since` and `until` keep the entries (memory, knowledge, changelogs) that have them."""
+    facets = None
+    if type or tag or since or until:
+        from mindex.memory.book import parse_time
+        from mindex.models import Facets
+
+        facets = Facets(types=tuple(type or ()), tags=tuple(tag or ()), since=parse_time(since, "--since"),
+                        until=parse_time(until))
     return index.search(query, limit, offset, mode, source, kind, path, rerank=rerank, merge=merge_adjacent,
                         hops=hops, weights=weights or None, language=language,
-                        symbol_kind=symbol_kind, group_by=group_by)
+                        symbol_kind=symbol_kind, group_by=group_by, facets=facets)
 
 
 def search_docs(index: Engine, query: str, **options: Any) -> SearchResult:
@@ -105,6 +115,15 @@ _HOPS = Param("hops", int, "Multi-hop: also find chunks close to the top results
 _WEIGHTS = Param("weights", str, "Fusion weights, e.g. 'keyword=0.5,semantic=1'.", default=None,
                  metavar="LEG=W,...", parse="mindex.ops.search:parse_weights",
                  agent_help="fusion weights, e.g. 'keyword=0.5,semantic=1'")
+_ENTRY_TYPE = Param("type", str, "Only entries of this type (decision, learning, a change's kind; repeatable): "
+                   "memory, knowledge and changelogs.", default=None, many=True, metavar="TYPE",
+                   agent_help="only memory, knowledge or changelog entries of this type (or these)")
+_ENTRY_TAG = Param("tag", str, "Only entries with this tag (repeat: all of them).", default=None, many=True,
+                   metavar="TAG", agent_help="only entries with this tag (several: all of them)")
+_ENTRY_SINCE = Param("since", str, "Only dated entries at or after DATE (2026-10-01 or an ISO time).", default=None,
+                     metavar="DATE", agent_help="only dated entries (memory, knowledge, releases) at or after this date")
+_ENTRY_UNTIL = Param("until", str, "Only dated entries before DATE.", default=None, metavar="DATE",
+                     agent_help="only dated entries before this date")
 _GROUP_BY = Param("group_by", str, "One result per file (its best chunk).", default=None, choices=("file",),
                   agent_help="'file': one result per file (its best chunk)")
 _SEARCH: dict[str, Any] = {"markdown": f"{_VIEWS}:search_markdown", "text": f"{_VIEWS}:print_search",
@@ -127,7 +146,7 @@ OPERATIONS = (
         params=(_query("Words, a question, identifiers, or \"a quoted phrase\".",
                        "words, a question, identifiers, or \"a quoted phrase\""),
                 _LIMIT, _OFFSET, _MODE, _SOURCE, _KIND, _PATH, _LANGUAGE, _SYMBOL_KIND, _RERANK, _MERGE, _HOPS,
-                _WEIGHTS, _GROUP_BY,
+                _WEIGHTS, _GROUP_BY, _ENTRY_TYPE, _ENTRY_TAG, _ENTRY_SINCE, _ENTRY_UNTIL,
                 Param("explain", bool, "Show each leg's rank and score, the fused score, rerank and decay.",
                       default=False, faces=("cli",), display=True)),
         examples=('mindex search "how do I configure retries" --limit 5',
@@ -136,7 +155,8 @@ OPERATIONS = (
                   'mindex search "how are retries configured" --mode hybrid --explain',
                   'mindex search "pool sizing" --rerank --merge --weights keyword=2,semantic=1',
                   'mindex search "retry with backoff" --kind code --language python --symbol-kind function',
-                  'mindex search "session expiry" --group-by file')),
+                  'mindex search "session expiry" --group-by file',
+                  'mindex search "cache" --type decision --since 2026-10-01')),
     Operation(
         name="search-docs", tool="search_docs", faces=("mcp",),
         help="Search documentation only (the command line's `mindex search --kind docs`).",

@@ -20,6 +20,7 @@ from mindex.serve.web.core import STATIC, TEMPLATES, Core
 from mindex.serve.web.forms import fields, values, web_operations
 from mindex.serve.web.graphs import impact_elements, knowledge_elements
 
+SHARED = 10  # past this many definitions of a name, the code page lists them without their calls
 SECTIONS = (("/search", "Search"), ("/code", "Code"), ("/memory", "Memory"), ("/knowledge", "Knowledge"),
             ("/workflows", "Workflows"), ("/changelogs", "Changelogs"), ("/sources", "Sources"),
             ("/ops", "All operations"))
@@ -182,9 +183,18 @@ def routes(core: Core, csrf: str, origins: set[str] | None, read_only: bool) -> 
         found, callers, callees, subclasses, error = None, None, None, None, None
         if name:
             try:
-                found = await shaped("find_symbol", {"name": name, "limit": 30})
                 path = given.get("path") or None
-                callers = await shaped("callers", {"symbol": name, "path": path})
+                if path:  # one definition's page: its definitions are the ones the callers are of
+                    callers = await shaped("callers", {"symbol": name, "path": path})
+                    found = {"symbols": [{"match": "exact", **c["target"]} for c in callers["results"]][:30]}
+                else:
+                    found = await shaped("find_symbol", {"name": name, "limit": 30})
+                if sum(s["match"] == "exact" for s in found["symbols"]) > SHARED:
+                    # a name that dozens of definitions share (`open`, `get`): 30 tables nobody
+                    # reads took seconds; the list links each one's own page instead
+                    return page("code.html", title=name, name=name, path=given.get("path", ""), found=found,
+                                shared=SHARED)
+                callers = callers or await shaped("callers", {"symbol": name, "path": path})
                 callees = await shaped("callees", {"symbol": name, "path": path})
                 if any(s["kind"] in CLASSLIKE for s in found["symbols"] if s["match"] == "exact"):
                     subclasses = await shaped("subclasses", {"symbol": name, "path": path})
@@ -379,7 +389,12 @@ def routes(core: Core, csrf: str, origins: set[str] | None, read_only: bool) -> 
     async def pygments_css(request: Request) -> Response:
         from pygments.formatters import HtmlFormatter
 
-        return Response(HtmlFormatter(style="default").get_style_defs(".code"), media_type="text/css")
+        light = HtmlFormatter(style="default").get_style_defs(".code")
+        dark = HtmlFormatter(style="github-dark")
+        css = (f"{light}\n:root[data-theme=dark] .code {{ background: transparent; }}\n"
+               f"{dark.get_style_defs(':root[data-theme=dark] .code')}\n@media (prefers-color-scheme: dark) {{\n"
+               f"{dark.get_style_defs(':root:not([data-theme=light]) .code')}\n}}\n")
+        return Response(css, media_type="text/css")
 
     def query(**given: Any) -> str:
         return urlencode({k: v for k, v in given.items() if v not in (None, "")})
