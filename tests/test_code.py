@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import json
+import shutil
 import subprocess
 import sysconfig
 from pathlib import Path
@@ -42,11 +43,12 @@ EXPECTED = {
 
 
 def test_every_language_of_the_table_parses_offline() -> None:
-    assert len(LANGUAGES) >= 30
+    assert len(LANGUAGES) >= 40 and sum(bool(lang.definitions) for lang in LANGUAGES) >= 30
     for lang in LANGUAGES:
         assert grammar(lang.name) is not None, lang.name
         tree = parse_tree(b"x = 1\n", lang, 5.0)
-        assert tree.root.type and tree.src == b"x = 1\n", lang.name
+        # a component's markup parses as blank: only its <script> is code
+        assert tree.root.type and tree.src == (b"     \n" if lang.script_only else b"x = 1\n"), lang.name
     assert language_for("src/app.TSX").name == "tsx" and language_for("Makefile").name == "make"  # type: ignore[union-attr]
     assert language_for("notes.unknown") is None
 
@@ -289,15 +291,87 @@ EXACT_SYMBOLS = {
         ("net.Socket::close", "method", 14, 14, True), ("net.connect_to", "function", 16, 18, True),
         ("net.Options", "struct", 20, 20, True), ("net.clamp", "function", 23, 23, True), ("main", "function", 27, 27, True),
     },
+    "sample.groovy": {
+        ("ReleaseTask", "class", 5, 22, True), ("ReleaseTask.ReleaseTask", "method", 10, 12, True),
+        ("ReleaseTask.publish", "method", 14, 17, True), ("ReleaseTask.snapshot", "method", 19, 21, True),
+        ("Notifier", "interface", 24, 26, True), ("Notifier.notify", "method", 25, 25, True),
+        ("Channel", "enum", 28, 28, True), ("greet", "function", 30, 32, True),
+    },
+    "sample.m": {("smooth_signal", "function", 1, 5, True), ("find_peaks_above", "function", 7, 9, True)},
+    "Filter.m": {("Filter", "class", 1, 13, True), ("Filter.Filter", "method", 6, 8, True),
+                 ("Filter.apply", "method", 9, 11, True)},
+    **{name: {
+        ("Downloading", "interface", 3, 5, True), ("Downloading.downloadURL", "method", 4, 4, True),
+        ("Downloader", "class", 7, 11, True), ("Downloader.initWithAgent", "method", 9, 9, True),
+        ("Downloader.sharedDownloader", "method", 10, 10, True), ("Downloader", "impl", 13, 28, True),
+        ("Downloader.initWithAgent", "method", 14, 18, True), ("Downloader.sharedDownloader", "method", 20, 23, True),
+        ("Downloader.downloadURL", "method", 25, 27, True), ("retry_limit", "function", 30, 32, False),
+    } for name in ("sample.mm", "Downloader.m")},  # a .m file that reads as Objective-C is that
+    "sample.ps1": {
+        ("Get-DeployTarget", "function", 3, 6, True), ("Invoke-Deploy", "function", 8, 10, True),
+        ("Deployment", "class", 12, 16, True), ("Deployment.Deployment", "method", 14, 14, True),
+        ("Deployment.Verify", "method", 15, 15, True),
+    },
+    "sample.pl": {
+        ("Inventory::Store", "module", 1, 1, True), ("new", "function", 8, 11, True),
+        ("add_item", "function", 13, 17, True), ("_audit", "function", 19, 19, False), ("main", "module", 21, 21, True),
+    },
+    "sample.sol": {
+        ("IERC20", "interface", 4, 6, True), ("IERC20.transfer", "method", 5, 5, True),
+        ("SafeMath", "module", 8, 12, True), ("SafeMath.add", "function", 9, 11, True),
+        ("Vault", "class", 14, 29, True), ("Vault.Deposit", "struct", 15, 15, True), ("Vault.State", "enum", 16, 16, True),
+        ("Vault.Deposited", "type", 17, 17, True), ("Vault.onlyOpen", "method", 21, 23, True),
+        ("Vault.deposit", "method", 25, 28, True),
+    },
+    "sample.metal": {
+        ("VertexOut", "struct", 4, 7, True), ("vertex_main", "function", 9, 14, True),
+        ("fragment_main", "function", 16, 19, True), ("add_arrays", "function", 21, 23, True),
+    },
+    "Counter.vue": {
+        ("Props", "interface", 10, 13, False), ("props", "constant", 15, 15, False),
+        ("count", "constant", 16, 16, False), ("active", "constant", 17, 17, False),
+        ("increment", "function", 19, 21, False),
+    },
+    "Toggle.svelte": {("dispatch", "constant", 5, 5, False), ("toggle", "function", 7, 10, False)},
+    "sample.scss": {("card", "macro", 6, 9, True), ("rem", "function", 11, 13, True)},
+    "sample.j2": {("field", "macro", 4, 7, True)},
 }
 
 
 @pytest.mark.parametrize("name", sorted(EXACT_SYMBOLS))
 def test_each_language_file_yields_exactly_its_definitions(name: str) -> None:
-    lang = language_for(name)
+    lang = language_for(name, (SYMBOL_FILES / name).read_text())
     assert lang is not None
     found = definitions(parse_tree((SYMBOL_FILES / name).read_bytes(), lang, 5.0))
     assert {(d.qualname, d.kind, d.start_line, d.end_line, d.exported) for d in found} == EXACT_SYMBOLS[name]
+
+
+def test_components_parse_their_script_and_keep_their_markup_and_m_files_are_told_apart(tmp_path: Path) -> None:
+    """A Vue or Svelte component's `<script>` gives its definitions at the file's own lines;
+    its template and styles stay in the chunks, every line once; a `.m` file is Objective-C
+    when it reads as that, MATLAB otherwise."""
+    root = tmp_path / "app"
+    root.mkdir()
+    for name in ("Counter.vue", "Toggle.svelte", "Downloader.m", "sample.m"):
+        shutil.copy(SYMBOL_FILES / name, root / name)
+    with Index(tmp_path / "c.db", IndexSettings(workers=1), embed=EmbedSettings(provider="none")) as index:
+        index.add_source(root, name="app", kind="code")
+        index.index()
+        rows = dict(index.store.conn.execute("SELECT path, metadata FROM documents"))  # type: ignore[attr-defined]
+        assert {path: json.loads(meta)["language"] for path, meta in rows.items()} == {
+            "Counter.vue": "vue", "Toggle.svelte": "svelte", "Downloader.m": "objc", "sample.m": "matlab"}
+        [(_, increment)] = index.graph().find("increment", limit=1)
+        assert (increment.path, increment.kind, increment.start_line) == ("Counter.vue", "function", 19)
+        hit = index.search("scoped active font-weight", limit=1, mode="keyword").hits[0]
+        assert hit.path == "Counter.vue"  # the style block is searchable too
+        for path in ("Counter.vue", "Toggle.svelte"):
+            lines = (root / path).read_text().split("\n")
+            chunks = sorted(index.store.conn.execute(  # type: ignore[attr-defined]
+                "SELECT c.start_line, c.end_line FROM chunks c JOIN documents d ON d.id = c.document_id "
+                "WHERE d.path = ?", (path,)))
+            covered = [n for start, end in chunks for n in range(start, end + 1)]
+            assert covered == sorted(set(covered))
+            assert {n + 1 for n, line in enumerate(lines) if line.strip()} <= set(covered), path
 
 
 def test_code_nested_too_deeply_for_the_tree_walks_is_chunked_as_text(tmp_path: Path) -> None:

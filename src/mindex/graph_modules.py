@@ -8,6 +8,7 @@ import os
 import posixpath
 
 from mindex.graph_types import JS_SUFFIXES
+from mindex.languages import SCRIPTS
 
 
 class ModuleMap:
@@ -44,7 +45,7 @@ class ModuleMap:
                 candidates, exact = [f"{stem}.py", f"{stem}/__init__.py"], True
             else:
                 return self._python_module(source, rest)
-        elif language in ("javascript", "typescript", "tsx"):
+        elif language in SCRIPTS:
             if not module.startswith("."):
                 return self._aliased_module(source, module)
             stem = posixpath.normpath(posixpath.join(here, module))

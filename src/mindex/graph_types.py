@@ -15,7 +15,8 @@ NOT_CALLABLE = {"constant", "module", "impl"}
 # Definitions other classes may extend or implement.
 CLASSLIKE = {"class", "interface", "trait", "struct", "type", "protocol", "enum", "record", "abstract_class"}
 # Languages that call each other's definitions directly.
-FAMILY = {"javascript": "js", "typescript": "js", "tsx": "js", "c": "c", "cpp": "c"}
+FAMILY = {"javascript": "js", "typescript": "js", "tsx": "js", "vue": "js", "svelte": "js", "c": "c", "cpp": "c",
+          "metal": "c", "objc": "c"}
 JS_SUFFIXES = (".ts", ".tsx", ".js", ".jsx", ".mjs", ".cjs", ".d.ts")
 
 

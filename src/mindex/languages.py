@@ -11,6 +11,8 @@ tree-sitter query file; without one the language has symbols but no graph edges.
 from __future__ import annotations
 
 import importlib
+import re
+import warnings
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import PurePosixPath
@@ -35,6 +37,9 @@ class Lang:
     # type) or `**type` (the first descendant of that type). A node whose path leads nowhere
     # defines nothing.
     names: dict[str, str] = field(default_factory=dict)
+    # Only the `<script>` blocks are code (Vue and Svelte components): every other byte is
+    # parsed as a space, so lines and offsets stay those of the file.
+    script_only: bool = False
 
 
 _C_LIKE = {"function_definition": "function", "struct_specifier": "struct", "enum_specifier": "enum",
@@ -100,8 +105,36 @@ LANGUAGES: tuple[Lang, ...] = (
           "abstract_definition": "type", "macro_definition": "macro"},
          names={"function_definition": "=signature/**identifier", "macro_definition": "=signature/**identifier",
                 "struct_definition": "=type_head/**identifier", "abstract_definition": "=type_head/**identifier"}),
-    Lang("html", "tree_sitter_html", (".html", ".htm", ".vue", ".svelte")),
-    Lang("css", "tree_sitter_css", (".css", ".scss")),
+    Lang("groovy", "tree_sitter_groovy", (".groovy", ".gvy", ".gradle"),
+         {"class_declaration": "class", "interface_declaration": "interface", "enum_declaration": "enum",
+          "method_declaration": "method", "constructor_declaration": "method", "function_definition": "function"},
+         filenames=("Jenkinsfile",)),
+    Lang("matlab", "tree_sitter_matlab", (".m",),
+         {"function_definition": "function", "class_definition": "class"}),
+    # A `.m` file is MATLAB unless it reads as Objective-C (see `language_for`).
+    Lang("objc", "tree_sitter_objc", (".mm",),
+         {"class_interface": "class", "class_implementation": "impl", "protocol_declaration": "interface",
+          "method_declaration": "method", "method_definition": "method", **_C_LIKE}),
+    Lang("powershell", "tree_sitter_powershell", (".ps1", ".psm1"),
+         {"function_statement": "function", "class_statement": "class", "class_method_definition": "method"},
+         names={"function_statement": "=function_name", "class_statement": "=simple_name",
+                "class_method_definition": "=simple_name"}),
+    Lang("perl", "tree_sitter_perl", (".pl", ".pm"),
+         {"subroutine_declaration_statement": "function", "package_statement": "module"}),
+    Lang("solidity", "tree_sitter_solidity", (".sol",),
+         {"contract_declaration": "class", "interface_declaration": "interface", "library_declaration": "module",
+          "function_definition": "function", "modifier_definition": "function", "struct_declaration": "struct",
+          "enum_declaration": "enum", "event_definition": "type"}),
+    # Metal's shading language is C++14 with attributes: the C++ grammar reads its definitions.
+    Lang("metal", "tree_sitter_cpp", (".metal",), {**_C_LIKE, "class_specifier": "class"}),
+    # Single-file components: their `<script>` is TypeScript (or JavaScript, which it reads);
+    # the markup and styles around it are kept in the chunks but parsed as blank (`script_only`).
+    Lang("vue", "tree_sitter_typescript", (".vue",), _TS, "language_typescript", script_only=True),
+    Lang("svelte", "tree_sitter_typescript", (".svelte",), _TS, "language_typescript", script_only=True),
+    Lang("html", "tree_sitter_html", (".html", ".htm")),
+    Lang("css", "tree_sitter_css", (".css",)),
+    Lang("scss", "tree_sitter_scss", (".scss",), {"mixin_statement": "macro", "function_statement": "function"}),
+    Lang("jinja", "tree_sitter_jinja", (".j2", ".jinja", ".jinja2"), {"jinja_macro": "macro"}),
     Lang("sql", "tree_sitter_sql", (".sql",)),
     Lang("hcl", "tree_sitter_hcl", (".hcl", ".tf", ".tfvars")),
     Lang("yaml", "tree_sitter_yaml", (".yaml", ".yml")),
@@ -115,14 +148,23 @@ LANGUAGES: tuple[Lang, ...] = (
 )
 
 BY_NAME = {lang.name: lang for lang in LANGUAGES}
+# Languages whose code is JavaScript or TypeScript (exports, `const` definitions, imports by path)
+SCRIPTS = frozenset({"javascript", "typescript", "tsx", "vue", "svelte"})
 _BY_SUFFIX = {suffix: lang for lang in LANGUAGES for suffix in lang.suffixes}
 _BY_FILENAME = {name: lang for lang in LANGUAGES for name in lang.filenames}
 
 
-def language_for(path: str) -> Lang | None:
-    """The language of a file, by its name first, then by its suffix (case-insensitive)."""
+_OBJC = re.compile(r"^\s*(?:#import\b|@(?:interface|implementation|protocol)\b)", re.MULTILINE)
+
+
+def language_for(path: str, text: str | None = None) -> Lang | None:
+    """The language of a file, by its name first, then by its suffix (case-insensitive); a
+    `.m` file whose `text` imports or declares as Objective-C does is that, else MATLAB."""
     name = PurePosixPath(path).name
-    return _BY_FILENAME.get(name) or _BY_SUFFIX.get(PurePosixPath(name.lower()).suffix)
+    found = _BY_FILENAME.get(name) or _BY_SUFFIX.get(PurePosixPath(name.lower()).suffix)
+    if found is not None and found.name == "matlab" and text is not None and _OBJC.search(text[:20_000]):
+        return BY_NAME["objc"]
+    return found
 
 
 @cache
@@ -135,4 +177,6 @@ def grammar(name: str) -> Language | None:
         module = importlib.import_module(lang.module)
     except ImportError:
         return None
-    return Language(getattr(module, lang.function)())
+    with warnings.catch_warnings():  # older wheels (perl, scss, solidity) hand over an address, not a capsule
+        warnings.filterwarnings("ignore", "int argument support is deprecated", DeprecationWarning)
+        return Language(getattr(module, lang.function)())

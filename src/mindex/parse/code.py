@@ -12,6 +12,7 @@ never lost. Each chunk carries the definitions around it as a context line
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -19,7 +20,7 @@ from functools import cache, cached_property
 from importlib import resources
 from typing import TYPE_CHECKING
 
-from mindex.languages import Lang, grammar
+from mindex.languages import SCRIPTS, Lang, grammar
 
 if TYPE_CHECKING:
     from tree_sitter import Node, Query
@@ -103,6 +104,8 @@ def parse_tree(data: bytes, lang: Lang, timeout: float) -> Parsed:
 
     language = grammar(lang.name)
     assert language is not None
+    if lang.script_only:
+        data = script_only(data)
     deadline = time.perf_counter() + timeout
     try:
         # A read callback, not the bytes: tree-sitter ignores the progress callback (the
@@ -112,6 +115,18 @@ def parse_tree(data: bytes, lang: Lang, timeout: float) -> Parsed:
     except ValueError:
         raise ParseTimeout(f"parsing took longer than {timeout:g} s") from None
     return Parsed(tree.root_node, data, lang)
+
+
+_SCRIPT = re.compile(rb"(<script\b[^>]*>)(.*?)</script\s*>", re.DOTALL | re.IGNORECASE)
+
+
+def script_only(data: bytes) -> bytes:
+    """A component file with every byte outside its `<script>` blocks made a space (line
+    ends kept): the script parses as the file's own lines and offsets."""
+    out = bytearray(re.sub(rb"[^\n]", b" ", data))
+    for match in _SCRIPT.finditer(data):
+        out[match.start(2):match.end(2)] = match.group(2)
+    return bytes(out)
 
 
 def _bytes(node: Node, src: bytes) -> bytes:
@@ -258,7 +273,7 @@ def _exported(node: Node, inner: Node, lang: Lang, name: str, src: bytes) -> boo
         return name[:1].isupper()
     if lang.name == "rust":
         return "visibility_modifier" in heads
-    if lang.name in ("javascript", "typescript", "tsx"):
+    if lang.name in SCRIPTS:
         if name.startswith("#") or heads.get("accessibility_modifier") in ("private", "protected"):
             return False
         parent = inner.parent
@@ -271,7 +286,7 @@ def _exported(node: Node, inner: Node, lang: Lang, name: str, src: bytes) -> boo
         if words & _PRIVATE_MODIFIERS:
             return False
         return "public" in words or lang.name != "java" or _in_interface(inner)
-    if lang.name in ("c", "cpp"):
+    if lang.name in ("c", "cpp", "objc", "metal"):
         return heads.get("storage_class_specifier") != "static"
     if lang.name == "lua":
         return not _bytes(node, src).startswith(b"local")
@@ -302,7 +317,7 @@ def module_constants(root: Node, lang: Lang, src: bytes) -> list[Definition]:
                 text = node_text(target, src) if target is not None else ""
                 if text.isupper() or (text.startswith("_") and text[1:].isupper()):
                     add(target, "constant", child, not text.startswith("_"))
-    elif lang.name in ("javascript", "typescript", "tsx"):
+    elif lang.name in SCRIPTS:
         for child in root.named_children:
             exported = child.type == "export_statement"
             decl = child.child_by_field_name("declaration") if exported else child

@@ -158,7 +158,7 @@ def load(task: LoadTask) -> LoadResult:
         return SkippedFile(entry.rel, reason, entry.size, entry.mtime_ns)
     text, encoding = decode(data)
     text = text.replace("\r\n", "\n").replace("\r", "\n")
-    lang = language_for(entry.rel)
+    lang = language_for(entry.rel, text)
     metadata: dict[str, object] = {"language": lang.name if lang else "text", "encoding": encoding}
     try:
         chunks, symbols, refs = _chunk(task, text, lang, metadata)
