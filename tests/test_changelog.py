@@ -450,13 +450,37 @@ def test_every_shipped_synergy_is_backed_by_real_changes(ix: Index) -> None:
     from mindex.changelog.synergies import get_synergy, list_synergies
 
     names = [s["name"] for s in list_synergies(ix)]
-    assert len(names) >= 4
+    assert len(names) >= 12
+    from mindex.changelog.registry import load_registry
+
+    registry = set(load_registry(None))
     for name in names:
         synergy = get_synergy(ix, name)
-        assert synergy is not None and synergy["steps"]
-        found = ix.store.faceted_hits("changelog", Facets(ids=tuple(synergy["evidence"])), 100)
-        assert {h.facets["id"] for h in found} == set(synergy["evidence"]), name  # type: ignore[index]
-        assert {h.facets["product"] for h in found} <= set(synergy["products"])  # type: ignore[index]
+        assert synergy is not None and synergy["steps"] and set(synergy["products"]) <= registry, name
+        evidence = synergy["evidence"]
+        assert len(evidence) >= 2 and not [e["id"] for e in evidence if e.get("missing")], name
+        assert {e["product"] for e in evidence} <= set(synergy["products"]), name
+        for change in evidence:  # resolved inline: the change itself, as indexed
+            found = ix.store.faceted_hits("changelog", Facets(ids=(change["id"],)), 1)[0]
+            assert (change["version"], change["kind"], change["text"]) == (
+                found.facets["version"], found.facets["type"], found.text)  # type: ignore[index]
+            assert change["version"] in " ".join(synergy["steps"]), (name, change["version"])
+
+
+def test_a_synergy_shows_its_evidence_as_the_changes_and_says_which_are_not_indexed(ix: Index) -> None:
+    from mindex.changelog.synergies import get_synergy
+    from mindex.ops.changelogs import Synergy
+    from mindex.serve.changelogviews import evidence_lines, synergy_markdown
+
+    ix.changelog.import_changelog("aider", (NATIVE / "aider-HISTORY.md").read_text())
+    ix.changelog.ingest()
+    synergy = get_synergy(ix, "thinking-budgets")
+    assert synergy is not None
+    lines = evidence_lines(synergy["evidence"])
+    assert lines[0].startswith("aider 0.76.0 (changed): Improved support for thinking") and "[1cc6bfa5745949d2]" in lines[0]
+    missing = [line for line in lines if "not indexed" in line]
+    assert missing and all(line.split(":")[0] in ("8b49d37eb0c7987a", "3232a977aaef53d4") for line in missing)
+    assert "- aider 0.77.0 (added): Added `/think-tokens`" in synergy_markdown(Synergy(synergy), 4000)
 
 
 def test_changelog_tools_through_a_real_mcp_client(tmp_path: Path) -> None:

@@ -67,5 +67,24 @@ def get_synergy(index: Engine, name: str) -> dict[str, Any] | None:
     if not rows:
         return None
     n, t, p, s, e, b = rows[0]
-    return {"name": n, "title": t, "products": json.loads(p), "steps": json.loads(s), "evidence": json.loads(e),
-            "body": b}
+    return {"name": n, "title": t, "products": json.loads(p), "steps": json.loads(s),
+            "evidence": resolve_evidence(index, json.loads(e)), "body": b}
+
+
+def resolve_evidence(index: Engine, ids: list[str]) -> list[dict[str, Any]]:
+    """Each change id a synergy cites, as the change it is (product, version, kind, text), in
+    the file's order; an id whose release notes are not indexed says so (`missing`)."""
+    from mindex.models import Facets
+
+    found = {str(hit.facets.get("id")): hit for hit in index.store.faceted_hits("changelog", Facets(ids=tuple(ids)),
+                                                                                  max(len(ids), 1))
+             if hit.facets}
+    out: list[dict[str, Any]] = []
+    for cid in ids:
+        hit = found.get(cid)
+        if hit is None or not hit.facets:
+            out.append({"id": cid, "missing": True})
+        else:
+            out.append({"id": cid, "product": hit.facets.get("product"), "version": hit.facets.get("version"),
+                        "kind": hit.facets.get("type"), "text": hit.text})
+    return out

@@ -109,11 +109,27 @@ def print_synergy(console: Console, result: Synergy, view: View) -> None:
         console.print(f"{n}. {escape(step)}", highlight=False)
     console.print(escape(item["body"]), highlight=False)
     if item["evidence"]:
-        console.print(f"[dim]evidence: {escape(', '.join(item['evidence']))}[/]", highlight=False)
+        console.print("[dim]evidence:[/]", highlight=False)
+        for line in evidence_lines(item["evidence"]):
+            console.print(f"  {escape(line)}", highlight=False)
+
+
+def evidence_lines(evidence: list[dict[str, Any]]) -> list[str]:
+    """One line a cited change: product, version, kind and its text (its first line), or why
+    it cannot be shown."""
+    lines = []
+    for change in evidence:
+        if change.get("missing"):
+            lines.append(f"{change['id']}: not indexed (fetch or import this synergy's products' release notes)")
+        else:
+            text = " ".join(str(change.get("text") or "").split())
+            lines.append(f"{change['product']} {change['version']} ({change['kind']}): "
+                         f"{text if len(text) <= 200 else text[:199] + '…'} [{change['id']}]")
+    return lines
 
 
 def synergy_markdown(result: Synergy, budget: int) -> str:
     """Title, numbered steps, notes, evidence."""
     item = result.item
     return (f"**{item['title']}**\n" + "\n".join(f"{n}. {s}" for n, s in enumerate(item["steps"], 1))
-            + f"\n\n{item['body']}\n\nevidence: {', '.join(item['evidence'])}")
+            + f"\n\n{item['body']}\n\nEvidence:\n" + "\n".join(f"- {line}" for line in evidence_lines(item["evidence"])))
