@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from pathlib import Path
+
 from mindex.chunk import chunk_document
 from mindex.models import ParsedDocument, Section
 from mindex.parse.markdown import parse_markdown
@@ -23,6 +25,43 @@ def test_consecutive_chunks_overlap_by_whole_sentences() -> None:
     for before, after in zip(chunks, chunks[1:]):
         first_sentence = after.text.split(". ")[0] + "."
         assert first_sentence in before.text
+
+
+PARAGRAPHS = "\n\n".join(" ".join(f"Paragraph {p} sentence {n} says a little about caching." for n in range(6))
+                         for p in range(8))  # paragraphs of ~330 characters: longer than the overlap
+
+
+def test_overlap_by_sentences_repeats_a_long_paragraphs_last_sentences_within_the_budget() -> None:
+    whole = chunk_document("s", "doc.md", doc(PARAGRAPHS), size=800, overlap=200)
+    # whole paragraphs only: none fits in 200 characters, so nothing is repeated
+    assert all(not after.text.startswith(before.text.split("\n\n")[-1][-60:]) for before, after in zip(whole, whole[1:]))
+    assert sum(len(c.text) for c in whole) < len(PARAGRAPHS) + 10
+    cut = chunk_document("s", "doc.md", doc(PARAGRAPHS), size=800, overlap=200, sentences=True)
+    assert len(cut) > 1
+    for before, after in zip(cut, cut[1:]):
+        head = after.text.split("\n\n")[0]
+        assert before.text.endswith(head) and 0 < len(head) <= 200  # the last sentences that fit
+        assert head.startswith("Paragraph ")  # cut where a sentence starts, never inside one
+
+
+def test_changing_the_overlap_setting_chunks_the_docs_again(tmp_path: Path) -> None:
+    from mindex import Index
+    from mindex.config import EmbedSettings, IndexSettings
+
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "guide.md").write_text(PARAGRAPHS)
+    with Index(tmp_path / "i.db", IndexSettings(workers=1, chunk_size=800), embed=EmbedSettings(provider="none")) as ix:
+        ix.add_source(folder, name="docs")
+        assert ix.index()["docs"].added == 1
+        before = sorted(ix.get(cid).text for (cid,) in ix.store.conn.execute("SELECT id FROM chunks"))  # type: ignore[attr-defined]
+    with Index(tmp_path / "i.db", IndexSettings(workers=1, chunk_size=800, overlap="sentences"),
+               embed=EmbedSettings(provider="none")) as ix:
+        assert ix.index()["docs"].unchanged == 0  # the same bytes, chunked anew
+        ids = [cid for (cid,) in ix.store.conn.execute("SELECT id FROM chunks")]  # type: ignore[attr-defined]
+        stored = sorted(ix.get(cid).text for cid in ids)
+    expected = chunk_document("docs", "guide.md", doc(PARAGRAPHS), size=800, overlap=200, sentences=True)
+    assert stored == sorted(c.text for c in expected) and stored != before
 
 
 def test_zero_overlap_repeats_nothing() -> None:

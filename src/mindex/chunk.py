@@ -1,8 +1,11 @@
 """Sections into chunks: headings first, then paragraphs, then sentences. Pure, no I/O.
 
 Fenced code blocks and tables are never cut: they travel whole (a block larger than the
-budget becomes a chunk of its own). Overlap repeats trailing paragraphs or sentences of the
-previous chunk in the same section, never code or tables.
+budget becomes a chunk of its own). Overlap repeats the end of the previous chunk in the same
+section, up to `overlap` characters, never code or tables: its last whole paragraphs (the
+default), or with `sentences` also the last sentences of a longer paragraph, cut where a
+sentence starts (`index.overlap = "sentences"`; measured worse on three of four docs sets,
+benchmarks/README.md).
 """
 
 from __future__ import annotations
@@ -105,7 +108,7 @@ def _units(text: str, size: int) -> list[_Unit]:
     return units
 
 
-def _pack(units: list[_Unit], size: int, overlap: int) -> list[list[_Unit]]:
+def _pack(units: list[_Unit], size: int, overlap: int, sentences: bool = False) -> list[list[_Unit]]:
     """Greedily fill chunks up to `size` characters, carrying an overlap between them."""
     groups: list[list[_Unit]] = []
     current: list[_Unit] = []
@@ -116,7 +119,13 @@ def _pack(units: list[_Unit], size: int, overlap: int) -> list[list[_Unit]]:
             carry: list[_Unit] = []
             carried = 0
             for previous in reversed(current):
-                if previous.atomic or carried + len(previous.text) > overlap:
+                if previous.atomic:
+                    break
+                if carried + len(previous.text) > overlap:
+                    tail = _tail(previous, overlap - carried) if sentences else None
+                    if tail is not None:  # the paragraph's last sentences that fit
+                        carry.insert(0, tail)
+                        carried += len(tail.text) + 2
                     break
                 carry.insert(0, previous)
                 carried += len(previous.text) + 2
@@ -130,6 +139,17 @@ def _pack(units: list[_Unit], size: int, overlap: int) -> list[list[_Unit]]:
     return groups
 
 
+def _tail(unit: _Unit, room: int) -> _Unit | None:
+    """The trailing sentences of a paragraph that fit in `room` characters (cut at a
+    sentence's start, never inside one), or None when not even its last sentence fits."""
+    text = unit.text
+    for match in _SENTENCE_END.finditer(text):
+        if len(text) - match.end() <= room:
+            start = match.end()
+            return _Unit(text[start:].strip(), unit.first + text.count("\n", 0, start), unit.last, unit.block, False)
+    return None
+
+
 def _join(units: list[_Unit]) -> str:
     out = units[0].text
     for before, unit in zip(units, units[1:]):
@@ -137,11 +157,11 @@ def _join(units: list[_Unit]) -> str:
     return out
 
 
-def split_text(text: str, size: int = 1500, overlap: int = 200) -> list[tuple[str, int, int]]:
+def split_text(text: str, size: int = 1500, overlap: int = 200, sentences: bool = False) -> list[tuple[str, int, int]]:
     """Split free text as a section's text is split: (piece, first line, last line), lines
     0-based inside `text`. Memory entries use it so a huge entry is searched in pieces."""
     return [(_join(group), group[0].first, max(u.last for u in group))
-            for group in _pack(_units(text, size), size, overlap)]
+            for group in _pack(_units(text, size), size, overlap, sentences)]
 
 
 def _span(section: Section, first: int, last: int) -> tuple[int | None, int | None]:
@@ -182,15 +202,16 @@ def chunk_identity(source: str, path: str, context: str, text: str, seen: dict[s
 
 
 def chunk_document(
-    source: str, path: str, parsed: ParsedDocument, size: int = 1500, overlap: int = 200
+    source: str, path: str, parsed: ParsedDocument, size: int = 1500, overlap: int = 200, sentences: bool = False
 ) -> tuple[Chunk, ...]:
-    """Turn a parsed document into chunks with context lines, spans, hashes and stable ids."""
+    """Turn a parsed document into chunks with context lines, spans, hashes and stable ids
+    (`sentences`: overlap by a longer paragraph's last sentences too, see the module docstring)."""
     chunks: list[Chunk] = []
     seen: dict[str, int] = {}
     for section in parsed.sections:
         context = CONTEXT_SEPARATOR.join((path, *section.heading_path))
         title = section.heading_path[-1] if section.heading_path else parsed.title
-        for group in _pack(_units(section.text, size), size, overlap):
+        for group in _pack(_units(section.text, size), size, overlap, sentences):
             text = _join(group)
             start, end = _span(section, group[0].first, max(u.last for u in group))
             cid, digest = chunk_identity(source, path, context, text, seen)

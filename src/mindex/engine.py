@@ -275,20 +275,22 @@ class Engine(Embeddings):
         chosen = [self.source(n) for n in wanted] if wanted else [s.source for s in listed]
         empty = {s.source.name for s in listed if not s.documents}
         reports: dict[str, IndexReport] = {}
+        # Chunks made with other chunk settings are made again, as by another parser.
+        made_by = f"{PARSER_VERSION}:{self.settings.chunk_size}:{self.settings.chunk_overlap}:{self.settings.overlap}"
         for source in chosen:
             parsed_by = f"parser_version:{source.id}"
-            reparse = self.store.get_meta(parsed_by) != PARSER_VERSION
+            reparse = self.store.get_meta(parsed_by) != made_by
             if reparse and source.name in empty:
                 # Nothing an older parser made: every document of this run is this parser's,
                 # so a run stopped midway does not parse them all again next time.
-                self.store.set_meta({parsed_by: PARSER_VERSION})
+                self.store.set_meta({parsed_by: made_by})
                 reparse = False
             try:
                 report = reports[source.name] = index_source(self.store, source, self.settings, progress, reparse=reparse)
             except SourcePathError as exc:
                 reports[source.name] = IndexReport(errors=[str(exc)])
                 continue
-            self.store.set_meta({parsed_by: PARSER_VERSION})
+            self.store.set_meta({parsed_by: made_by})
             after = getattr(SOURCE_KINDS[source.kind], "after_index", None)
             if after is not None:  # a kind that derives tables from its documents (knowledge: its graph)
                 after(self)

@@ -153,7 +153,7 @@ def _index_source(store: Store, source: Source, settings: IndexSettings, real_ro
         else:
             tasks.append(
                 LoadTask(source.name, real_root, entry, known[2] if known and not reparse else None,
-                         settings.chunk_size, settings.chunk_overlap)
+                         settings.chunk_size, settings.chunk_overlap, settings.overlap == "sentences")
             )
     deleted = [path for path in markers if path not in present]
     writer = _BatchWriter(store, source.id, report, markers, getattr(kind, "batch_group", None), tasks)

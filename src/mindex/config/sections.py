@@ -132,7 +132,10 @@ class IndexSettings(Section):
     """How documents become chunks."""
 
     chunk_size: int = setting(1500, ge=200, le=20000)
-    chunk_overlap: int = setting(200, ge=0, le=5000)
+    chunk_overlap: int = setting(200, ge=0, le=5000, doc="characters of a chunk repeated at the start of the next")
+    overlap: str = setting("paragraphs", choices=("paragraphs", "sentences"),
+                           doc="what the overlap repeats: the last whole paragraphs that fit, or also the last "
+                               "sentences of a longer one")
     max_file_bytes: int = setting(20 * 1024 * 1024, ge=1024)
     workers: int = setting(0, ge=0, doc="parser processes; 0 = one per core")
     lock_timeout: float = setting(30.0, ge=0, doc="seconds a writer waits for the lock")

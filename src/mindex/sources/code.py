@@ -186,7 +186,7 @@ def _chunk(task: LoadTask, text: str, lang: Lang | None, metadata: dict[str, obj
                 # is still searchable, without definitions or references.
                 metadata["parse"] = "syntax nested too deeply to follow; chunked as text"
     parsed = parse_text(text, rel)
-    return chunk_document(task.source, rel, parsed, task.chunk_size, task.chunk_overlap), (), ()
+    return chunk_document(task.source, rel, parsed, task.chunk_size, task.chunk_overlap, task.overlap_sentences), (), ()
 
 
 def _from_tree(task: LoadTask, text: str, tree: Parsed,

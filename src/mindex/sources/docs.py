@@ -35,6 +35,7 @@ class LoadTask:
     known_hash: str | None
     chunk_size: int
     chunk_overlap: int
+    overlap_sentences: bool = False  # index.overlap = "sentences"
 
 
 @dataclass(frozen=True)
@@ -138,7 +139,8 @@ def load(task: LoadTask) -> LoadResult:
     if isinstance(outcome, SkippedFile):
         return outcome
     parsed, extra = outcome
-    chunks = chunk_document(task.source, entry.rel, parsed, task.chunk_size, task.chunk_overlap)
+    chunks = chunk_document(task.source, entry.rel, parsed, task.chunk_size, task.chunk_overlap,
+                            task.overlap_sentences)
     if not chunks:  # listed, so a search that finds nothing in it is not a mystery
         why = ("HTML without text (a page its scripts fill in? index the pages as rendered)"
                if extra.get("format") in ("html", "htm") else "no text to index")
