@@ -216,6 +216,56 @@ def test_the_warm_start_answers_exactly_as_the_sdk_server_does(indexed: Index) -
     assert converse(indexed.location, old, cold=False) == converse(indexed.location, old, cold=True)
 
 
+def test_the_warm_start_loads_the_model_while_the_client_is_in_its_handshake(tmp_path: Path, added_minilm: Path) -> None:
+    """With vectors in the index, `mindex serve` opens it and loads the model while the SDK
+    imports, before any tool call asks (agents call their first tool seconds after they
+    connect); the first search is then hybrid and answers as usual. Without vectors the model
+    is never loaded."""
+    from mindex.config import EmbedSettings
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "retry.md").write_text("# Retries\n\nRequests back off exponentially, capped at thirty seconds.\n")
+    hello = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+             "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}
+    for vectors in (True, False):
+        db = tmp_path / f"{vectors}.db"
+        embed = EmbedSettings(provider="onnx" if vectors else "none", models_dir=added_minilm)
+        with Index(db, embed=embed) as index:
+            index.add_source(docs, name="docs")
+            index.index()
+        env = {**os.environ, "MINDEX_DB": str(db), "MINDEX_EMBED__MODELS_DIR": str(added_minilm),
+               "MINDEX_EMBED__PROVIDER": "onnx", "MINDEX_MCP_COLD": "0"}
+        proc = subprocess.Popen([sys.executable, "-m", "mindex", "serve"], env=env, stdin=subprocess.PIPE,
+                                stdout=subprocess.PIPE, text=True)
+        assert proc.stdin is not None and proc.stdout is not None
+        try:
+            proc.stdin.write(json.dumps(hello) + "\n")
+            proc.stdin.flush()
+            assert json.loads(proc.stdout.readline())["result"]["serverInfo"]["name"] == "mindex"
+
+            def loaded() -> bool:
+                return "onnxruntime" in Path(f"/proc/{proc.pid}/maps").read_text()
+
+            deadline = time.monotonic() + 60
+            while vectors and not loaded() and time.monotonic() < deadline:
+                time.sleep(0.1)
+            assert loaded() == vectors  # no tool call yet
+            call = {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                    "params": {"name": "search_docs", "arguments": {"query": "how long do retries wait"}}}
+            proc.stdin.write(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}) + "\n")
+            proc.stdin.write(json.dumps(call) + "\n")
+            proc.stdin.flush()
+            answer = json.loads(proc.stdout.readline())["result"]
+            assert "thirty seconds" in json.dumps(answer)
+            assert answer["structuredContent"]["mode"] == ("hybrid" if vectors else "keyword")
+            assert loaded() == vectors
+        finally:
+            proc.stdin.close()
+            proc.wait(timeout=30)
+            proc.stdout.close()
+
+
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))

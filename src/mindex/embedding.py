@@ -74,6 +74,19 @@ class Embeddings:
             raise ConfigError(f"unknown embed.context.provider {conf.context.provider!r}; use llm or none")
         return self._embedder
 
+    def warm(self) -> None:
+        """Load ahead what a first search needs: the keyword path's modules (numpy among them,
+        0.2 s) and, when the index has vectors and a local model, the model (ONNX Runtime
+        allocates at its first run) and the stored vectors. Nothing is written (no query log).
+        The MCP server calls it while the client is in its handshake."""
+        from mindex.search import lexical_search
+
+        lexical_search(self.store, "mindex", 1)
+        embedder = self._pinned_embedder()  # what a search asks first (None without vectors)
+        if embedder is not None and getattr(embedder, "provider", None) == "onnx":  # never a remote call
+            embedder.embed_batch(["warm"])
+            len(self._vector_index(embedder))
+
     @property
     def embedder_note(self) -> str | None:
         """Why there is no embedder, once `embedder()` found none."""
@@ -142,10 +155,31 @@ class Embeddings:
         found = {hit.seq: vectors.vector(hit.seq) for hit in hits if hit.seq is not None}
         return {seq: vector for seq, vector in found.items() if vector is not None}
 
+    def _loadable(self) -> bool:
+        """Whether the configured embedder would load, found without loading it: a remote
+        provider, or a local model whose files and runtime are there. When not, `embedder()`
+        fails fast and its note says how to add one."""
+        conf = self.embed_settings
+        if conf.provider == "none":
+            return False
+        if conf.provider != "onnx":
+            return True
+        import importlib.util
+
+        from mindex.embed.models import find_model
+
+        try:
+            runtime = importlib.util.find_spec("onnxruntime") is not None
+        except ValueError:  # imported as None (blocked)
+            runtime = False
+        return runtime and find_model(conf.model, conf.models_dir) is not None
+
     def _pinned_embedder(self) -> Embedder | None:
         """The embedder, if the index's vectors were made by it (else an error, never a mix)."""
-        embedder = self.embedder()
         pinned = self.store.get_meta("embed_model")
+        if pinned is None and self._loadable():
+            return None  # no vectors: no model to load (it cost a keyword-only index's first search 0.4 s)
+        embedder = self.embedder()
         if embedder is None or pinned is None:
             return None
         dims = self.store.get_meta("embed_dim")

@@ -12,7 +12,10 @@ from typing import TYPE_CHECKING
 from mindex.engine import Engine
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from mindex.changelog.book import Changelogs
+    from mindex.config import Settings
     from mindex.memory.book import Memory
 
 __all__ = ["Engine", "Index"]
@@ -27,6 +30,12 @@ class Index(Engine):
 
     _memory: Memory | None = None  # made on first use
     _changelog: Changelogs | None = None
+
+    @classmethod
+    def with_settings(cls, db: Path | str, settings: Settings, create: bool = False) -> Index:
+        """The index at `db` with every section of `settings` a server uses (MCP, the UI)."""
+        return cls(db, settings.index, create=create, embed=settings.embed, search=settings.search,
+                   memory=settings.memory, agents=settings.agents)
 
     @property
     def memory(self) -> Memory:

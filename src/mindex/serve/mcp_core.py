@@ -27,17 +27,17 @@ class Core:
     an `Index` of its own (its own connections; nothing shared between threads): the database
     does the waiting, so calls overlap instead of queueing behind one another."""
 
-    def __init__(self, db: Path | str, settings: Settings) -> None:
+    def __init__(self, db: Path | str, settings: Settings, opened: list[Index] | None = None) -> None:
+        """`opened`: indexes already open (and warm) on `db`, used first."""
         self.db, self.settings = db, settings
         self.size = settings.serve.concurrency if isinstance(db, str) else 1
-        self._free: list[Index] = []
-        self._all: list[Index] = []
+        self._free: list[Index] = list(opened or [])
+        self._all: list[Index] = list(opened or [])
         self._slots = threading.BoundedSemaphore(self.size)
         self._lock = threading.Lock()
 
     def _open(self, create: bool = False) -> Index:
-        return Index(self.db, self.settings.index, create=create, embed=self.settings.embed,
-                     search=self.settings.search, memory=self.settings.memory, agents=self.settings.agents)
+        return Index.with_settings(self.db, self.settings, create)
 
     def _take(self, create: bool) -> Index:
         with self._lock:

@@ -20,6 +20,7 @@ from mcp.server.mcpserver import MCPServer
 from mindex import __version__
 from mindex.config import Settings
 from mindex.errors import ConfigError
+from mindex.index import Index
 from mindex.serve.listen import bound_socket
 from mindex.serve.mcp_core import Core
 from mindex.serve.opsmcp import register_operations
@@ -39,9 +40,9 @@ touch); memory_save whenever you decide, learn or finish something worth keeping
 memory_search to recall; knowledge_add for lasting learnings, patterns and mistakes."""
 
 
-def build_server(db: Path | str, settings: Settings) -> MCPServer:
-    """Create the MCP server over the index at `db` (opened on first use)."""
-    core = Core(db, settings)
+def build_server(db: Path | str, settings: Settings, opened: list[Index] | None = None) -> MCPServer:
+    """Create the MCP server over the index at `db` (opened on first use, or `opened` already)."""
+    core = Core(db, settings, opened)
     budget = settings.serve.token_budget
 
     @asynccontextmanager

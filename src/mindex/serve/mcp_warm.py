@@ -60,7 +60,12 @@ def run_stdio(db: Path | str, settings: Settings) -> None:
     wire = os.fdopen(os.dup(sys.stdout.fileno()), "w", encoding="utf-8", newline="\n")
     os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
     loaded: dict[str, Any] = {}
-    loader = threading.Thread(target=_load, args=(db, settings, loaded), name="mindex-mcp-load", daemon=True)
+    # The index and its model open on the other core while the SDK imports on this one.
+    warmed: list[Any] = []
+    warmer = threading.Thread(target=_warm, args=(db, settings, warmed), name="mindex-mcp-warm", daemon=True)
+    warmer.start()
+    loader = threading.Thread(target=_load, args=(db, settings, loaded, warmer, warmed), name="mindex-mcp-load",
+                              daemon=True)
     loader.start()
     stdin = sys.stdin.buffer
     replay: list[bytes] = []
@@ -91,13 +96,32 @@ def run_stdio(db: Path | str, settings: Settings) -> None:
     anyio.run(_hand_over, loaded["server"], [*replay, *pending], swallow, stdin, wire)
 
 
-def _load(db: Path, settings: Settings, loaded: dict[str, Any]) -> None:
+def _load(db: Path, settings: Settings, loaded: dict[str, Any], warmer: threading.Thread, warmed: list[Any]) -> None:
     try:
         from mindex.serve.mcp_server import build_server
 
-        loaded["server"] = build_server(db, settings)
+        warmer.join()
+        loaded["server"] = build_server(db, settings, warmed)
     except BaseException as exc:  # re-raised in the serving thread
         loaded["error"] = exc
+
+
+def _warm(db: Path | str, settings: Settings, warmed: list[Any]) -> None:
+    """Open the index and load what its first search needs (`Engine.warm`); anything that
+    fails is left for the first tool call to report, as without a warm start."""
+    if not isinstance(db, str) and not Path(db).exists():
+        return  # no index yet: the first call says so, or a memory save makes it
+    from mindex.index import Index
+
+    index = None
+    try:
+        index = Index.with_settings(db, settings)
+        index.warm()
+    except Exception:
+        if index is not None:
+            index.close()
+        return
+    warmed.append(index)
 
 
 def _answer(manifest: dict[str, Any], line: bytes, initialized: bool) -> tuple[dict[str, Any] | None, bool] | None:

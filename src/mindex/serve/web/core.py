@@ -26,8 +26,7 @@ class Core:
         self._lock = threading.Lock()
 
     def open(self) -> Index:
-        return Index(self.db, self.settings.index, embed=self.settings.embed, search=self.settings.search,
-                     memory=self.settings.memory, agents=self.settings.agents)
+        return Index.with_settings(self.db, self.settings)
 
     async def call(self, work: Callable[[Index], T]) -> T:
         from starlette.concurrency import run_in_threadpool
