@@ -300,13 +300,13 @@ EXACT_SYMBOLS = {
     "sample.m": {("smooth_signal", "function", 1, 5, True), ("find_peaks_above", "function", 7, 9, True)},
     "Filter.m": {("Filter", "class", 1, 13, True), ("Filter.Filter", "method", 6, 8, True),
                  ("Filter.apply", "method", 9, 11, True)},
-    **{name: {
+    "sample.mm": {
         ("Downloading", "interface", 3, 5, True), ("Downloading.downloadURL", "method", 4, 4, True),
         ("Downloader", "class", 7, 11, True), ("Downloader.initWithAgent", "method", 9, 9, True),
         ("Downloader.sharedDownloader", "method", 10, 10, True), ("Downloader", "impl", 13, 28, True),
         ("Downloader.initWithAgent", "method", 14, 18, True), ("Downloader.sharedDownloader", "method", 20, 23, True),
         ("Downloader.downloadURL", "method", 25, 27, True), ("retry_limit", "function", 30, 32, False),
-    } for name in ("sample.mm", "Downloader.m")},  # a .m file that reads as Objective-C is that
+    },
     "sample.ps1": {
         ("Get-DeployTarget", "function", 3, 6, True), ("Invoke-Deploy", "function", 8, 10, True),
         ("Deployment", "class", 12, 16, True), ("Deployment.Deployment", "method", 14, 14, True),
@@ -352,8 +352,12 @@ def test_components_parse_their_script_and_keep_their_markup_and_m_files_are_tol
     when it reads as that, MATLAB otherwise."""
     root = tmp_path / "app"
     root.mkdir()
-    for name in ("Counter.vue", "Toggle.svelte", "Downloader.m", "sample.m"):
+    for name in ("Counter.vue", "Toggle.svelte", "sample.m"):
         shutil.copy(SYMBOL_FILES / name, root / name)
+    shutil.copy(SYMBOL_FILES / "sample.mm", root / "Downloader.m")  # Objective-C in a .m file
+    text = (root / "Downloader.m").read_text()
+    found = definitions(parse_tree(text.encode(), language_for("Downloader.m", text), 5.0))  # type: ignore[arg-type]
+    assert {(d.qualname, d.kind, d.start_line, d.end_line, d.exported) for d in found} == EXACT_SYMBOLS["sample.mm"]
     with Index(tmp_path / "c.db", IndexSettings(workers=1), embed=EmbedSettings(provider="none")) as index:
         index.add_source(root, name="app", kind="code")
         index.index()

@@ -40,7 +40,7 @@ def _index(db: Path | str, tree: Path, **embed: object) -> Index:
     ix = Index(db, IndexSettings(workers=1), embed=EmbedSettings(**({"provider": "none"} | embed)))  # type: ignore[arg-type]
     ix.add_source(tree, name="code", kind="code")
     report = ix.index()["code"]
-    assert report.added == 26 and not report.errors
+    assert report.added == 25 and not report.errors
     return ix
 
 
@@ -65,7 +65,7 @@ def test_the_same_code_index_as_sqlite(tmp_path: Path, pg_url: str) -> None:
     assert _rows(pg_url) == _rows(tmp_path / "c.db")
     with Index(pg_url, create=False) as ix:  # a second run finds nothing to do
         report = ix.index()["code"]
-        assert (report.added, report.updated, report.removed, report.unchanged) == (0, 0, 0, 26)
+        assert (report.added, report.updated, report.removed, report.unchanged) == (0, 0, 0, 25)
 
 
 def test_grep_graph_and_lookups_answer_as_on_sqlite(tmp_path: Path, pg_url: str) -> None:
@@ -195,7 +195,7 @@ def test_one_indexer_per_source_and_the_holder_is_named(tmp_path: Path, pg_url: 
             with pytest.raises(IndexLockedError, match="other sources can be indexed now"):
                 ix.index(["code"])
             assert ix.index(["docs"])["docs"].added > 0  # another source is not held up
-        assert ix.index(["code"])["code"].added == 26  # released
+        assert ix.index(["code"])["code"].added == 25  # released
 
 
 def test_a_killed_indexer_leaves_an_index_the_next_run_completes(tmp_path: Path, pg_url: str) -> None:
