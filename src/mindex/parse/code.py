@@ -117,7 +117,7 @@ def parse_tree(data: bytes, lang: Lang, timeout: float) -> Parsed:
     return Parsed(tree.root_node, data, lang)
 
 
-_SCRIPT = re.compile(rb"(<script\b[^>]*>)(.*?)</script\s*>", re.DOTALL | re.IGNORECASE)
+_SCRIPT = re.compile(rb"<script\b[^>]*>(.*?)</script\s*>", re.DOTALL | re.IGNORECASE)
 
 
 def script_only(data: bytes) -> bytes:
@@ -125,7 +125,7 @@ def script_only(data: bytes) -> bytes:
     ends kept): the script parses as the file's own lines and offsets."""
     out = bytearray(re.sub(rb"[^\n]", b" ", data))
     for match in _SCRIPT.finditer(data):
-        out[match.start(2):match.end(2)] = match.group(2)
+        out[match.start(1):match.end(1)] = match.group(1)
     return bytes(out)
 
 
