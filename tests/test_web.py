@@ -258,8 +258,10 @@ def test_keyboard_focus_themes_and_200_percent_zoom(ui: UI, browser: Any) -> Non
     # 200% zoom on a 1280-pixel window lays the page out 640 CSS pixels wide
     page = browser.new_page(viewport={"width": 640, "height": 800}, device_scale_factor=2)
     try:
-        for path in ("search?query=retries", "code?name=get", "memory", "knowledge", "workflows", "sources"):
-            page.goto(ui.url + path)
+        for path in ("search?query=retries", "code?name=get", "impact?symbol=get", "memory", "context", "knowledge",
+                     "workflows", "changelogs", "sources", "ops"):
+            answer = page.goto(ui.url + path)
+            assert answer is not None and answer.ok, path
             assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1"), path
         page.goto(ui.url + "memory")
         page.keyboard.press("Tab")
