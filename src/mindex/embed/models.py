@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from mindex.embed.onnx import OnnxModel, read_sentence_transformers_config
+from mindex.embed.modelfiles import OnnxModel, read_sentence_transformers_config
 from mindex.errors import ConfigError
 
 DEFAULT_MODEL = "all-MiniLM-L6-v2"
