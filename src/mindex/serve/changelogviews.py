@@ -107,7 +107,7 @@ def print_synergy(console: Console, result: Synergy, view: View) -> None:
     console.print(f"[bold]{escape(item['title'])}[/]  ({escape(', '.join(item['products']))})", highlight=False)
     for n, step in enumerate(item["steps"], 1):
         console.print(f"{n}. {escape(step)}", highlight=False)
-    console.print(escape(item["body"]), highlight=False)
+    console.print(f"\n{escape(item['body'])}\n", highlight=False)
     if item["evidence"]:
         console.print("[dim]evidence:[/]", highlight=False)
         for line in evidence_lines(item["evidence"]):
