@@ -163,12 +163,14 @@ def test_stdio_server_speaks_only_protocol_on_stdout(indexed: Index) -> None:
     assert result.structured_content["results"][0]["title"] == "Backoff"
 
 
-def converse(db: Path | str, messages: list[dict[str, Any] | str], cold: bool) -> list[dict[str, Any]]:
+def converse(db: Path | str, messages: list[dict[str, Any] | str], cold: bool, verbose: bool = False) -> Any:
     """Each message's answer from a real `mindex serve` process, one at a time (the warm
-    start, or with MINDEX_MCP_COLD=1 the MCP SDK from the first byte)."""
+    start, or with MINDEX_MCP_COLD=1 the MCP SDK from the first byte); `verbose`: with the
+    server's debug log too."""
     env = {**os.environ, "MINDEX_DB": str(db), "MINDEX_MCP_COLD": "1" if cold else "0"}
-    proc = subprocess.Popen([sys.executable, "-m", "mindex", "serve"], env=env, stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, text=True)
+    proc = subprocess.Popen([sys.executable, "-m", "mindex", *(["-vv"] if verbose else []), "serve"], env=env,
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+                            stderr=subprocess.PIPE if verbose else None)
     assert proc.stdin is not None and proc.stdout is not None
     answers = []
     for message in messages:
@@ -177,12 +179,16 @@ def converse(db: Path | str, messages: list[dict[str, Any] | str], cold: bool) -
         if isinstance(message, dict) and "id" in message:  # a line that is not JSON gets no answer
             answers.append(json.loads(proc.stdout.readline()))
     proc.stdin.close()
+    logged = ""
+    if proc.stderr is not None:
+        logged = proc.stderr.read()
+        proc.stderr.close()
     assert proc.wait(timeout=30) == 0
     assert proc.stdout.read() == ""  # nothing else on the wire
     proc.stdout.close()
     # Timings differ from run to run; everything else must not.
     text = re.sub(r'"took_ms":\s*[0-9.e-]+', '"took_ms": 0', re.sub(r"\d+ ms\)", "N ms)", json.dumps(answers)))
-    return list(json.loads(text))
+    return (list(json.loads(text)), logged) if verbose else list(json.loads(text))
 
 
 def test_the_warm_start_answers_exactly_as_the_sdk_server_does(indexed: Index) -> None:
@@ -264,6 +270,28 @@ def test_the_warm_start_loads_the_model_while_the_client_is_in_its_handshake(tmp
             proc.stdin.close()
             proc.wait(timeout=30)
             proc.stdout.close()
+
+
+def test_read_only_calls_are_answered_before_the_sdk_loads_exactly_as_it_would(indexed: Index) -> None:
+    """A search sent at once after the handshake is answered from the operation's
+    declaration, as the SDK server answers it; a write, a value the SDK would convert and an
+    error go to the SDK as before."""
+    hello = {"capabilities": {}, "clientInfo": {"name": "test", "version": "1"}}
+    messages: list[dict[str, Any] | str] = [
+        {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": "2025-06-18", **hello}},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+         "params": {"name": "search_docs", "arguments": {"query": "backoff", "limit": 3}}},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "get_chunk", "arguments": {"chunk_id": "zz"}}},
+        {"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+         "params": {"name": "search", "arguments": {"query": "retry", "limit": "2"}}},
+        {"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {"name": "list_sources", "arguments": {}}},
+    ]
+    fast, logged = converse(indexed.location, messages, cold=False, verbose=True)
+    assert fast == converse(indexed.location, messages, cold=True)
+    assert "Backoff" in json.dumps(fast[1]) and fast[2]["result"]["isError"] is True
+    assert "answered search_docs before the MCP SDK loaded" in logged
+    assert "answered get_chunk" not in logged and "answered search before" not in logged  # an error; "2" converted
 
 
 def free_port() -> int:

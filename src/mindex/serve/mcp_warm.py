@@ -7,12 +7,14 @@ negotiated as the SDK does) and the tool, prompt and resource lists. Those answe
 recorded from the real SDK server in `mcp_manifest.json`, shipped beside this file; a test
 compares them with the live SDK's on every run, so they cannot drift.
 
-While the handshake is answered from the manifest, a thread imports the SDK and builds the
-server. At the first message the manifest cannot answer (a tool call, usually seconds later),
-the SDK server takes over: it is handed the client's `initialize` and `initialized` again
-(its answer to the repeated `initialize` is dropped), then every message as it comes. If the
-manifest does not match the installed mindex and MCP SDK, or `MINDEX_MCP_COLD=1`, the SDK
-serves from the start.
+From the start a thread opens the index and loads what a first search needs (`Engine.warm`).
+A read-only tool call that comes before the SDK is needed is answered from the operation's
+declaration as the SDK would answer it (`mcp_fast`); the SDK then loads in a thread, which
+also starts 2 s after start if no such call came. At the first message neither can answer (a
+write, a value the SDK would convert, an error), the SDK server takes over: it is handed the
+client's `initialize` and `initialized` again (its answer to the repeated `initialize` is
+dropped), then every message as it comes. If the manifest does not match the installed mindex
+and MCP SDK, or `MINDEX_MCP_COLD=1`, the SDK serves from the start.
 
 Refresh the manifest after changing a tool: `python -m mindex.serve.mcp_warm --write`.
 """
@@ -33,6 +35,8 @@ from mindex.config import Settings
 MANIFEST = Path(__file__).with_name("mcp_manifest.json")
 # Requests answered from the manifest (without a cursor: one page holds everything).
 LISTS = ("tools/list", "prompts/list", "resources/list", "resources/templates/list")
+# Seconds after start when the SDK starts loading if no read came to be answered without it.
+SDK_AFTER = 2.0
 
 
 def load_manifest() -> dict[str, Any] | None:
@@ -60,40 +64,89 @@ def run_stdio(db: Path | str, settings: Settings) -> None:
     wire = os.fdopen(os.dup(sys.stdout.fileno()), "w", encoding="utf-8", newline="\n")
     os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
     loaded: dict[str, Any] = {}
-    # The index and its model open on the other core while the SDK imports on this one.
+    # The index and its model open on the other core at once; the SDK loads once a first read
+    # has been answered without it (`mcp_fast`), or after a quiet moment, or when needed.
     warmed: list[Any] = []
     warmer = threading.Thread(target=_warm, args=(db, settings, warmed), name="mindex-mcp-warm", daemon=True)
     warmer.start()
-    loader = threading.Thread(target=_load, args=(db, settings, loaded, warmer, warmed), name="mindex-mcp-load",
-                              daemon=True)
-    loader.start()
+    loader = _Loader(db, settings, loaded, warmer, warmed)
+    quiet = threading.Timer(SDK_AFTER, loader.start)
+    quiet.daemon = True
+    quiet.start()
     stdin = sys.stdin.buffer
     replay: list[bytes] = []
     swallow: set[Any] = set()
     pending: list[bytes] = []
+    ready = False  # the client said `initialized`: tool calls may come
     while not pending:
         line = stdin.readline()
         if not line:
             return  # the client left during the handshake
         answer = _answer(manifest, line, initialized=bool(swallow))
         if answer is None:
-            pending.append(line)  # the SDK answers this one, and everything after it
-            continue
-        reply, replayed = answer
-        if replayed:
-            replay.append(line)
-            message = json.loads(line)
-            if "id" in message:
-                swallow.add(message["id"])
+            reply = _read_fast(line, warmer, warmed, settings.serve.token_budget) if ready else None
+            if reply is None:
+                pending.append(line)  # the SDK answers this one, and everything after it
+                continue
+            loader.start()
+        else:
+            reply, replayed = answer
+            if replayed:
+                replay.append(line)
+                message = json.loads(line)
+                if "id" in message:
+                    swallow.add(message["id"])
+                else:
+                    ready = True
         if reply is not None:
             wire.write(json.dumps(reply, ensure_ascii=False, separators=(",", ":")) + "\n")
             wire.flush()
-    loader.join()
+    quiet.cancel()
+    loader.start()
+    loader.thread.join()
     if "error" in loaded:
         raise loaded["error"]
     import anyio
 
     anyio.run(_hand_over, loaded["server"], [*replay, *pending], swallow, stdin, wire)
+
+
+class _Loader:
+    """The thread that imports the SDK and builds its server, started once."""
+
+    def __init__(self, *args: Any) -> None:
+        self.thread = threading.Thread(target=_load, args=args, name="mindex-mcp-load", daemon=True)
+        self._lock = threading.Lock()
+
+    def start(self) -> None:
+        with self._lock:
+            if not self.thread.is_alive() and self.thread.ident is None:
+                self.thread.start()
+
+
+def _read_fast(line: bytes, warmer: threading.Thread, warmed: list[Any], budget: int) -> dict[str, Any] | None:
+    """The answer to a read-only tool call, made without the SDK (`mcp_fast`), or None."""
+    from mindex.serve.mcp_fast import answer, reads
+
+    try:
+        message = json.loads(line)
+    except ValueError:
+        return None
+    ident = message.get("id") if isinstance(message, dict) and message.get("jsonrpc") == "2.0" else None
+    picked = reads(message) if isinstance(ident, (str, int)) and not isinstance(ident, bool) else None
+    if picked is None:
+        return None
+    warmer.join()
+    if not warmed:
+        return None  # no index open: the SDK path says why
+    try:
+        reply = {"jsonrpc": "2.0", "id": ident, "result": answer(*picked, warmed[0], budget)}
+    except Exception:  # any error is the SDK's to report, as always
+        return None
+    from mindex.logs import get_logger
+
+    get_logger(__name__).debug("answered %s before the MCP SDK loaded", picked[0].tool)
+    return reply
 
 
 def _load(db: Path, settings: Settings, loaded: dict[str, Any], warmer: threading.Thread, warmed: list[Any]) -> None:
