@@ -282,6 +282,8 @@ def test_read_only_calls_are_answered_before_the_sdk_loads_exactly_as_it_would(i
         {"jsonrpc": "2.0", "method": "notifications/initialized"},
         {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
          "params": {"name": "search_docs", "arguments": {"query": "backoff", "limit": 3}}},
+        {"jsonrpc": "2.0", "id": "m", "method": "tools/call",
+         "params": {"name": "memory_search", "arguments": {"query": "backoff", "type": ["decision"]}}},
         {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "get_chunk", "arguments": {"chunk_id": "zz"}}},
         {"jsonrpc": "2.0", "id": 3, "method": "tools/call",
          "params": {"name": "search", "arguments": {"query": "retry", "limit": "2"}}},
@@ -289,8 +291,9 @@ def test_read_only_calls_are_answered_before_the_sdk_loads_exactly_as_it_would(i
     ]
     fast, logged = converse(indexed.location, messages, cold=False, verbose=True)
     assert fast == converse(indexed.location, messages, cold=True)
-    assert "Backoff" in json.dumps(fast[1]) and fast[2]["result"]["isError"] is True
+    assert "Backoff" in json.dumps(fast[1]) and fast[3]["result"]["isError"] is True
     assert "answered search_docs before the MCP SDK loaded" in logged
+    assert "answered memory_search before the MCP SDK loaded" in logged
     assert "answered get_chunk" not in logged and "answered search before" not in logged  # an error; "2" converted
 
 

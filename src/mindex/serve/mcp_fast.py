@@ -28,7 +28,7 @@ def reads(message: dict[str, Any]) -> tuple[Operation, dict[str, Any]] | None:
         return None
     op = _tools().get(params.get("name"))  # type: ignore[arg-type]
     given = params.get("arguments") or {}
-    if op is None or op.writes or op.creates or not isinstance(given, dict):
+    if op is None or op.writes or not isinstance(given, dict):  # `creates`: the index exists, or no answer here
         return None
     offered = {p.name: p for p in op.params_on("mcp")}
     if set(given) - set(offered) or any(p.required and p.name not in given for p in offered.values()):
