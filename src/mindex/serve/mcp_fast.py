@@ -5,8 +5,9 @@ Until it is needed, a `tools/call` of an operation that only reads is answered h
 operation's declaration, exactly as the SDK server would: the same defaults, the same text and
 structured content (`tool_result`'s shape). Only the plain case is taken: arguments that are
 already of their declared type and within their bounds, no progress token, and a call that
-succeeds. Anything else (a value the SDK would convert or refuse, an error, a write) goes to the
-SDK, which answers it as it always did; a read that failed here is simply run again there.
+succeeds, and not one that may take long (research). Anything else (a value the SDK would
+convert or refuse, an error, a write) goes to the SDK, which answers it as it always did; a read
+that failed here is simply run again there.
 """
 
 from __future__ import annotations
@@ -18,6 +19,9 @@ from typing import Any
 from mindex.ops import Operation, Param, load
 
 _EXACT: dict[type, tuple[type, ...]] = {int: (int,), float: (int, float), str: (str,), bool: (bool,), dict: (dict,)}
+# Reads that may take long (a chat model's answer): the SDK runs them, so that pings and
+# cancellations are answered meanwhile.
+LONG = frozenset({"research_code"})
 
 
 def reads(message: dict[str, Any]) -> tuple[Operation, dict[str, Any]] | None:
@@ -28,7 +32,7 @@ def reads(message: dict[str, Any]) -> tuple[Operation, dict[str, Any]] | None:
         return None
     op = _tools().get(params.get("name"))  # type: ignore[arg-type]
     given = params.get("arguments") or {}
-    if op is None or op.writes or not isinstance(given, dict):  # `creates`: the index exists, or no answer here
+    if op is None or op.writes or op.tool in LONG or not isinstance(given, dict):  # `creates`: the index exists, or no answer here
         return None
     offered = {p.name: p for p in op.params_on("mcp")}
     if set(given) - set(offered) or any(p.required and p.name not in given for p in offered.values()):
