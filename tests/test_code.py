@@ -338,12 +338,19 @@ EXACT_SYMBOLS = {
 }
 
 
+def defined(path: Path) -> set[tuple[str, str, int, int, bool]]:
+    """Each definition of a file, as `EXACT_SYMBOLS` lists them, with the language its name
+    and text give it."""
+    text = path.read_text()
+    lang = language_for(path.name, text)
+    assert lang is not None
+    return {(d.qualname, d.kind, d.start_line, d.end_line, d.exported)
+            for d in definitions(parse_tree(text.encode(), lang, 5.0))}
+
+
 @pytest.mark.parametrize("name", sorted(EXACT_SYMBOLS))
 def test_each_language_file_yields_exactly_its_definitions(name: str) -> None:
-    lang = language_for(name, (SYMBOL_FILES / name).read_text())
-    assert lang is not None
-    found = definitions(parse_tree((SYMBOL_FILES / name).read_bytes(), lang, 5.0))
-    assert {(d.qualname, d.kind, d.start_line, d.end_line, d.exported) for d in found} == EXACT_SYMBOLS[name]
+    assert defined(SYMBOL_FILES / name) == EXACT_SYMBOLS[name]
 
 
 def test_components_parse_their_script_and_keep_their_markup_and_m_files_are_told_apart(tmp_path: Path) -> None:
@@ -355,9 +362,7 @@ def test_components_parse_their_script_and_keep_their_markup_and_m_files_are_tol
     for name in ("Counter.vue", "Toggle.svelte", "sample.m"):
         shutil.copy(SYMBOL_FILES / name, root / name)
     shutil.copy(SYMBOL_FILES / "sample.mm", root / "Downloader.m")  # Objective-C in a .m file
-    text = (root / "Downloader.m").read_text()
-    found = definitions(parse_tree(text.encode(), language_for("Downloader.m", text), 5.0))  # type: ignore[arg-type]
-    assert {(d.qualname, d.kind, d.start_line, d.end_line, d.exported) for d in found} == EXACT_SYMBOLS["sample.mm"]
+    assert defined(root / "Downloader.m") == EXACT_SYMBOLS["sample.mm"]
     with Index(tmp_path / "c.db", IndexSettings(workers=1), embed=EmbedSettings(provider="none")) as index:
         index.add_source(root, name="app", kind="code")
         index.index()
