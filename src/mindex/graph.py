@@ -35,6 +35,12 @@ Row = tuple[int, int, str, str, int, int, str, int]  # a symbol: id, file, name,
 Link = tuple[CallRef, float, str]  # a call that reaches a definition, how surely, why
 
 
+def _owner(scope: str) -> str:
+    """What a call's scope sits in (`Class` of `Class.method`; '' at a file's top level): all a
+    call's resolution reads of where it is."""
+    return scope.rsplit(".", 1)[0] if "." in scope else ""
+
+
 class CodeGraph:
     """Queries over the stored symbols and references of every code source."""
 
@@ -222,7 +228,7 @@ class CodeGraph:
     def resolve(self, ref: CallRef) -> Resolution:
         """What a call reaches (see the module docstring for the rules and confidences)."""
         # the same for every call alike in a class (or at a file's top level): only the owner counts
-        key = (ref.document_id, ref.name, ref.qualifier, ref.scope.rsplit(".", 1)[0] if "." in ref.scope else "")
+        key = (ref.document_id, ref.name, ref.qualifier, _owner(ref.scope))
         if key not in self._resolved:
             self._resolved[key] = self._resolve(ref)
         return self._resolved[key]
@@ -239,7 +245,7 @@ class CodeGraph:
                 spelled.setdefault(symbol.name, []).append(symbol)
             self._callable[(name, family)] = listed, spelled
         callable_, named = self._callable[(name, family)]
-        owner = ref.scope.rsplit(".", 1)[0] if "." in ref.scope else ""
+        owner = _owner(ref.scope)
         if receiver in SELF_WORDS or (not receiver and language in IMPLICIT_THIS and owner):
             mine = [s for s in named.get(f"{owner}.{name}", ()) if s.document_id == doc_id]
             if mine and not receiver.startswith(("super", "base")):

@@ -82,7 +82,7 @@ def resolve_evidence(index: Engine, ids: list[str]) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     for cid in ids:
         hit = found.get(cid)
-        if hit is None or not hit.facets:
+        if hit is None or hit.facets is None:
             out.append({"id": cid, "missing": True})
         else:
             out.append({"id": cid, "product": hit.facets.get("product"), "version": hit.facets.get("version"),

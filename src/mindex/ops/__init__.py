@@ -258,4 +258,14 @@ def operations(word: str | None = None) -> dict[str, Operation]:
     return found
 
 
-__all__ = ["FACES", "MODULES", "REQUIRED", "Operation", "Param", "load", "operations"]
+def tools(face: str) -> dict[str, Operation]:
+    """Every operation `face` offers, by tool name, older names (`aliases`) included, each
+    after its own."""
+    found: dict[str, Operation] = {}
+    for op in operations().values():
+        if face in op.faces:
+            found.update({name: op for name in (op.tool, *op.aliases)})
+    return found
+
+
+__all__ = ["FACES", "MODULES", "REQUIRED", "Operation", "Param", "load", "operations", "tools"]

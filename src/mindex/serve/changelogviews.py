@@ -115,16 +115,17 @@ def print_synergy(console: Console, result: Synergy, view: View) -> None:
 
 
 def evidence_lines(evidence: list[dict[str, Any]]) -> list[str]:
-    """One line a cited change: product, version, kind and its text (its first line), or why
-    it cannot be shown."""
+    """One line a cited change: product, version, kind and its text on one line (200
+    characters at most), or why it cannot be shown."""
+    from mindex.memory.contextmd import shorten
+
     lines = []
     for change in evidence:
         if change.get("missing"):
             lines.append(f"{change['id']}: not indexed (fetch or import this synergy's products' release notes)")
         else:
-            text = " ".join(str(change.get("text") or "").split())
             lines.append(f"{change['product']} {change['version']} ({change['kind']}): "
-                         f"{text if len(text) <= 200 else text[:199] + '…'} [{change['id']}]")
+                         f"{shorten(str(change.get('text') or ''), 200)} [{change['id']}]")
     return lines
 
 

@@ -16,7 +16,7 @@ import math
 from functools import cache
 from typing import Any
 
-from mindex.ops import Operation, Param, load
+from mindex.ops import Operation, Param, load, tools
 
 _EXACT: dict[type, tuple[type, ...]] = {int: (int,), float: (int, float), str: (str,), bool: (bool,), dict: (dict,)}
 # Reads that may take long (a chat model's answer): the SDK runs them, so that pings and
@@ -30,7 +30,7 @@ def reads(message: dict[str, Any]) -> tuple[Operation, dict[str, Any]] | None:
     params = message.get("params")
     if message.get("method") != "tools/call" or not isinstance(params, dict) or "_meta" in params:
         return None
-    op = _tools().get(params.get("name"))  # type: ignore[arg-type]
+    op = _mcp_tools().get(params.get("name"))  # type: ignore[arg-type]
     given = params.get("arguments") or {}
     if op is None or op.writes or op.tool in LONG or not isinstance(given, dict):  # `creates`: the index exists, or no answer here
         return None
@@ -43,15 +43,8 @@ def reads(message: dict[str, Any]) -> tuple[Operation, dict[str, Any]] | None:
 
 
 @cache
-def _tools() -> dict[str, Operation]:
-    """Every MCP tool by name, older names included (as `opsmcp.register_operations` offers them)."""
-    from mindex.ops import operations
-
-    found: dict[str, Operation] = {}
-    for op in operations().values():
-        if "mcp" in op.faces:
-            found.update({name: op for name in (op.tool, *op.aliases)})
-    return found
+def _mcp_tools() -> dict[str, Operation]:
+    return tools("mcp")
 
 
 def _plain(param: Param, value: Any) -> bool:

@@ -12,7 +12,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult
 from pydantic import Field
 
-from mindex.ops import Operation, Param, load, operations
+from mindex.ops import Operation, Param, load, tools
 from mindex.serve.mcp_core import Core, tool_result
 
 
@@ -55,10 +55,6 @@ def tool_function(op: Operation, core: Core, budget: int) -> Any:
 
 def register_operations(server: MCPServer, core: Core, budget: int) -> None:
     """One tool per declared operation an agent is offered, and one per alias of an older name."""
-    for op in operations().values():
-        if "mcp" not in op.faces:
-            continue
-        server.add_tool(tool_function(op, core, budget), name=op.tool, description=op.agent_help)
-        for alias in op.aliases:
-            server.add_tool(tool_function(op, core, budget), name=alias,
-                            description=f"{op.agent_help} (alias of {op.tool})")
+    for name, op in tools("mcp").items():
+        described = op.agent_help if name == op.tool else f"{op.agent_help} (alias of {op.tool})"
+        server.add_tool(tool_function(op, core, budget), name=name, description=described)

@@ -386,15 +386,19 @@ def routes(core: Core, csrf: str, origins: set[str] | None, read_only: bool) -> 
         return page("op.html", 400 if error else 200, title=op.tool, op=op, fields=fields(op, given), shape=shape,
                     error=error)
 
+    highlight: list[str] = []  # the highlighting styles, made at their first request
+
     async def pygments_css(request: Request) -> Response:
         from pygments.formatters import HtmlFormatter
 
-        light = HtmlFormatter(style="default").get_style_defs(".code")
-        dark = HtmlFormatter(style="github-dark")
-        css = (f"{light}\n:root[data-theme=dark] .code {{ background: transparent; }}\n"
-               f"{dark.get_style_defs(':root[data-theme=dark] .code')}\n@media (prefers-color-scheme: dark) {{\n"
-               f"{dark.get_style_defs(':root:not([data-theme=light]) .code')}\n}}\n")
-        return Response(css, media_type="text/css")
+        if not highlight:  # the same for every page: made once
+            light = HtmlFormatter(style="default").get_style_defs(".code")
+            dark = HtmlFormatter(style="github-dark")
+            highlight.append(
+                f"{light}\n:root[data-theme=dark] .code {{ background: transparent; }}\n"
+                f"{dark.get_style_defs(':root[data-theme=dark] .code')}\n@media (prefers-color-scheme: dark) {{\n"
+                f"{dark.get_style_defs(':root:not([data-theme=light]) .code')}\n}}\n")
+        return Response(highlight[0], media_type="text/css")
 
     def query(**given: Any) -> str:
         return urlencode({k: v for k, v in given.items() if v not in (None, "")})
