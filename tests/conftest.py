@@ -21,7 +21,7 @@ sys.path.insert(0, str(Path(__file__).parent))  # tests/pgserver.py
 
 # Where the session's throwaway home lives (see pytest_configure).
 _HOME_VARIABLES = ("PATH", "HOME", "XDG_CACHE_HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "HF_HOME",
-                   "MINDEX_CONFIG", "GIT_CONFIG_GLOBAL")
+                   "MINDEX_CONFIG", "GIT_CONFIG_GLOBAL", "MINDEX_BACKGROUND")
 _saved_environment: dict[str, str | None] = {}
 
 
@@ -42,6 +42,9 @@ def pytest_configure(config: pytest.Config) -> None:
     # project name the command, and tests run them as the agent would.
     os.environ["PATH"] = os.pathsep.join((os.path.dirname(sys.executable), os.environ.get("PATH", "")))
     os.environ["_MINDEX_TEST_HOME"] = str(home)
+    # Commands run in their own process: no background process outlives a test (the tests of
+    # tests/test_background.py turn it on, in a runtime folder of their own).
+    os.environ["MINDEX_BACKGROUND"] = "0"
     (home / ".gitconfig").write_text("[user]\n\tname = mindex tests\n\temail = tests@mindex.invalid\n"
                                      "[init]\n\tdefaultBranch = main\n")
 
@@ -64,6 +67,7 @@ def _isolated_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     for key in list(os.environ):
         if key.startswith("MINDEX_") or key in ("OPENAI_API_KEY", "VOYAGE_API_KEY", "COHERE_API_KEY"):
             monkeypatch.delenv(key)
+    monkeypatch.setenv("MINDEX_BACKGROUND", "0")
     monkeypatch.setenv("MINDEX_CONFIG", str(tmp_path / "user-config.toml"))
     # A project's .mindex (the README's demo puts one in this repository) must not apply.
     monkeypatch.chdir(tmp_path)

@@ -1,5 +1,5 @@
 """`python -m mindex` runs the CLI."""
 
-from mindex.serve.cli import main
+from mindex.serve.front import main
 
 main()

@@ -10,7 +10,7 @@ import sys
 from collections.abc import Callable
 from functools import wraps
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar, cast
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar, cast
 
 import click
 
@@ -18,6 +18,8 @@ from mindex.errors import MindexError
 from mindex.textsafe import markup_escape as escape
 
 if TYPE_CHECKING:
+    from contextlib import AbstractContextManager
+
     from rich.console import Console
 
     from mindex.config import Settings
@@ -55,6 +57,12 @@ class _LazyConsole:
 
             self._console = Console(**self._options)
         return self._console
+
+    def forget(self) -> None:
+        """Make the console anew at its next use (a background process serving another
+        caller's terminal or pipe)."""
+        self._console = None
+        self._plain = None
 
     def _stream(self) -> Any:
         return sys.stderr if self._options.get("stderr") else sys.stdout
@@ -156,6 +164,10 @@ class State:
     """What the group callback hands to commands: the settings (read on first use, so
     `mindex CMD --help` reads no config) and the database path."""
 
+    # A process that runs many commands (`mindex.serve.background`) keeps their indexes open:
+    # `opener(db, settings, create)` gives a context of the index it holds.
+    opener: ClassVar[Callable[[Path | str, Settings, bool], AbstractContextManager[Index]] | None] = None
+
     def __init__(self, db: Path | None) -> None:
         self._db_flag = db
         self._settings: Settings | None = None
@@ -183,8 +195,10 @@ class State:
         home = db.parent if isinstance(db, Path) else find_project_root(Path.cwd()) / STATE_DIR
         return home / "changelog" / "products.yaml"
 
-    def open(self, create: bool = False) -> Index:
+    def open(self, create: bool = False) -> AbstractContextManager[Index]:
         """Open the index; read-only commands refuse to create one."""
+        if State.opener is not None:
+            return State.opener(self.db, self.settings, create)
         from mindex.index import Index
 
         return Index(self.db, self.settings.index, create=create, embed=self.settings.embed,

@@ -1,0 +1,207 @@
+"""The background process that answers the CLI warm (`mindex.serve.front`, `.background`):
+the real `mindex` command, a real Unix socket, the real model. A command it answers prints
+what the same command prints in a process of its own, on a pipe and on a terminal, with the
+same exit code; writes land in the index; stdin reaches a hook; Ctrl-C interrupts; a process
+that is gone or stale leaves the command to run in its own process."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from terminal import MINDEX, type_command
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+@pytest.fixture
+def runtime() -> Iterator[Path]:
+    """A private runtime folder (short: a socket's path has a length limit); the background
+    processes started in it are stopped at the end."""
+    folder = Path(tempfile.mkdtemp(prefix="mxrt-"))
+    yield folder
+    for lock in folder.rglob("*.lock"):
+        pid = lock.read_text().strip()
+        if pid.isdigit():
+            try:
+                os.kill(int(pid), signal.SIGTERM)
+            except ProcessLookupError:
+                pass
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture
+def project(tmp_path: Path, runtime: Path) -> Path:
+    shutil.copytree(FIXTURES / "docs", tmp_path / "docs")
+    env = {**os.environ, "MINDEX_BACKGROUND": "0"}
+    for args in (["add", "docs"], ["index", "-q"]):
+        subprocess.run([MINDEX, *args], cwd=tmp_path, env=env, check=True, capture_output=True, timeout=300)
+    return tmp_path
+
+
+def _env(runtime: Path, **extra: str) -> dict[str, str]:
+    env = {key: value for key, value in os.environ.items() if key != "MINDEX_BACKGROUND"}
+    return {**env, "XDG_RUNTIME_DIR": str(runtime), "MINDEX_BACKGROUND_IDLE": "120", **extra}
+
+
+def _run(cwd: Path, env: dict[str, str], *args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([MINDEX, *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=300,
+                          input=stdin, stdin=None if stdin is not None else subprocess.DEVNULL)
+
+
+def _served(cwd: Path, env: dict[str, str], *args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    """Run a command that must be answered by the background process: its own process
+    imports the front door only (`-X importtime` lists what it imported on stderr)."""
+    done = _run(cwd, {**env, "PYTHONPROFILEIMPORTTIME": "1"}, *args, stdin=stdin)
+    imported = {line.rsplit("|", 1)[-1].strip() for line in done.stderr.splitlines() if line.startswith("import time:")}
+    assert "mindex.serve.front" in imported
+    assert "mindex.serve.cli" not in imported and "click" not in imported, "the command ran in its own process"
+    stderr = "".join(line + "\n" for line in done.stderr.splitlines() if not line.startswith("import time:"))
+    return subprocess.CompletedProcess(done.args, done.returncode, done.stdout, stderr)
+
+
+def _timeless(text: str) -> str:
+    """Output without the time a search took."""
+    return re.sub(r'(took\D{0,5})[\d.]+', r"\1#", re.sub(r"[\d.]+ ms", "# ms", text))
+
+
+def _ready(runtime: Path, timeout: float = 60.0) -> None:
+    """Wait until a background process listens in `runtime`."""
+    import socket
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        for path in runtime.rglob("*.sock"):
+            probe = socket.socket(socket.AF_UNIX)
+            try:
+                probe.connect(str(path))
+                return
+            except OSError:
+                pass
+            finally:
+                probe.close()
+        time.sleep(0.1)
+    raise AssertionError("no background process started")
+
+
+def test_the_second_command_is_answered_warm_with_the_same_output_and_exit_codes(project: Path, runtime: Path) -> None:
+    env = _env(runtime, MINDEX_EMBED__PROVIDER="onnx")
+    plain = {**env, "MINDEX_BACKGROUND": "0"}
+    subprocess.run([MINDEX, "embed"], cwd=project, env=plain, check=True, capture_output=True, timeout=300)
+    first = _run(project, env, "search", "connection pool", "--json")  # in its own process; starts one
+    assert first.returncode == 0, first.stderr
+    _ready(runtime)
+    for args in (["search", "connection pool"], ["search", "how do I limit connections", "--mode", "hybrid"],
+                 ["status"], ["get", "zzzzzzzz"], ["get", "zzzzzzzz", "--json"], ["search", "pool", "--mode", "nope"]):
+        alone, warm = _run(project, plain, *args), _served(project, env, *args)
+        assert (warm.returncode, _timeless(warm.stdout), warm.stderr) == (
+            alone.returncode, _timeless(alone.stdout), alone.stderr), args
+    assert _run(project, plain, "get", "zzzzzzzz").returncode == 3
+    # A save through it is written to the index (and its journal) and found by the next search,
+    # from either kind of process; so is a save made by another process meanwhile.
+    saved = _served(project, env, "memory", "save", "Retries back off exponentially with jitter", "--type", "decision")
+    assert saved.returncode == 0, saved.stderr
+    other = _run(project, plain, "memory", "save", "The walrus migration runs on Sundays", "--type", "progress")
+    assert other.returncode == 0
+    for run, run_env in ((_served, env), (_run, plain)):
+        assert "exponentially with jitter" in run(project, run_env, "memory", "search", "retries backoff").stdout
+        # the other process's entry and its vector (found by meaning alone)
+        found = run(project, run_env, "memory", "search", "walrus migration day", "--mode", "semantic", "--json")
+        assert "walrus migration" in found.stdout, found.stdout
+    journal = "".join(p.read_text() for p in (project / ".mindex" / "memory").rglob("*.md"))
+    assert "exponentially with jitter" in journal and "walrus migration" in journal
+
+
+def test_a_hook_reads_its_stdin_and_a_terminal_gets_colour(project: Path, runtime: Path) -> None:
+    env = _env(runtime)
+    plain = {**env, "MINDEX_BACKGROUND": "0"}
+    _run(project, env, "status")
+    _ready(runtime)
+    payload = '{"session_id": "s-1", "cwd": "%s", "source": "startup", "hook_event_name": "SessionStart"}' % project
+    alone = _run(project, plain, "hook", "session-start", stdin=payload)
+    warm = _served(project, env, "hook", "session-start", stdin=payload)
+    assert warm.returncode == alone.returncode == 0, warm.stderr
+    assert warm.stdout == alone.stdout and "hookSpecificOutput" in warm.stdout
+    typed_alone = type_command(["search", "connection pool"], project, env=plain)
+    typed = type_command(["search", "connection pool"], project, env=env)
+    assert typed.code == typed_alone.code == 0
+    assert b"\x1b[" in typed.output and typed.output.count(b"\x1b[") == typed_alone.output.count(b"\x1b[")  # colours
+    assert _timeless(typed.text) == _timeless(typed_alone.text)  # and the terminal's width
+
+
+def test_ctrl_c_interrupts_the_command_it_runs(project: Path, runtime: Path) -> None:
+    env = _env(runtime)
+    _run(project, env, "status")
+    _ready(runtime)
+    # A hook whose agent left stdin open waits up to two seconds for the payload: Ctrl-C there.
+    read, write = os.pipe()
+    proc = subprocess.Popen([MINDEX, "hook", "session-start"], cwd=project, env=env, stdin=read,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    os.close(read)
+    time.sleep(0.5)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=30)
+    os.close(write)
+    assert proc.returncode == 130 and "Aborted" in err, (proc.returncode, out, err)
+    assert _served(project, env, "status").returncode == 0  # and it serves the next one
+
+
+def test_a_missing_or_stale_process_leaves_the_command_to_its_own_process(project: Path, runtime: Path,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    env = _env(runtime)
+    _run(project, env, "status")
+    _ready(runtime)
+    (lock,) = runtime.rglob("*.lock")
+    pid = int(lock.read_text())
+    # Another interpreter (an upgrade, another virtual environment) is declined, and the
+    # process stops: the caller runs the command itself.
+    from mindex.serve import front
+
+    monkeypatch.chdir(project)
+    for key, value in env.items():
+        monkeypatch.setenv(key, value)
+    (socket_file,) = runtime.rglob("*.sock")
+    monkeypatch.setattr(sys, "executable", "/elsewhere/python3")
+    assert front.forward(str(socket_file), ["status"]) is None
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and Path(f"/proc/{pid}").exists():
+        time.sleep(0.1)
+    assert not Path(f"/proc/{pid}").exists(), "a stale background process kept running"
+    # No process listening: the command runs in its own process, exactly as before, and
+    # starts a new one.
+    done = _run(project, env, "status", "--json")
+    assert done.returncode == 0 and '"documents": 7' in done.stdout
+    _ready(runtime)
+    assert _served(project, env, "status", "--json").stdout == done.stdout
+
+
+def test_the_socket_is_private_and_nothing_runs_when_turned_off(project: Path, runtime: Path) -> None:
+    env = _env(runtime)
+    _run(project, {**env, "MINDEX_BACKGROUND": "0"}, "status")
+    time.sleep(0.5)
+    assert not list(runtime.rglob("*.sock"))  # turned off: nothing started
+    _run(project, env, "status")
+    _ready(runtime)
+    (socket_file,) = runtime.rglob("*.sock")
+    assert socket_file.parent.stat().st_mode & 0o777 == 0o700
+    assert socket_file.stat().st_mode & 0o077 == 0
+    # A folder others can enter is not used: the command runs, nothing listens there.
+    shared = runtime / "shared"
+    shared.mkdir(mode=0o755)
+    shared.chmod(0o755)
+    (shared / "mindex").mkdir(mode=0o777)
+    (shared / "mindex").chmod(0o777)
+    done = _run(project, {**env, "XDG_RUNTIME_DIR": str(shared)}, "status")
+    assert done.returncode == 0
+    time.sleep(0.5)
+    assert not list(shared.rglob("*.sock"))
