@@ -205,3 +205,34 @@ def test_the_socket_is_private_and_nothing_runs_when_turned_off(project: Path, r
     assert done.returncode == 0
     time.sleep(0.5)
     assert not list(shared.rglob("*.sock"))
+
+
+def test_a_locked_index_and_a_read_only_one_answer_as_in_their_own_process(project: Path, runtime: Path) -> None:
+    from lockholder import held_by_another_process
+
+    env = _env(runtime, MINDEX_INDEX__LOCK_TIMEOUT="0.5")
+    plain = {**env, "MINDEX_BACKGROUND": "0"}
+    _run(project, env, "status")
+    _ready(runtime)
+    with held_by_another_process(project / ".mindex" / "index.db"):
+        alone = _run(project, plain, "memory", "save", "written while another process writes", "--json")
+        warm = _served(project, env, "memory", "save", "written while another process writes", "--json")
+    assert warm.returncode == alone.returncode == 4, warm.stderr
+    assert warm.stdout == alone.stdout and '"code": "INDEX_LOCKED"' in warm.stdout
+    assert "memory save" not in _run(project, plain, "memory", "list").stdout  # nothing half written
+    # On read-only storage (a read-only bind mount in a private mount namespace, where the
+    # background process starts too): reads answer, writes say it is read-only, exit 1.
+    script = ('mount --bind "$0" "$0" && mount -o remount,bind,ro "$0" && "$1" status >/dev/null && sleep 3 && '
+              'PYTHONPROFILEIMPORTTIME=1 "$1" memory save "a decision" --json >"$2/save.out" 2>"$2/save.err"; '
+              'echo $? >"$2/save.code"; PYTHONPROFILEIMPORTTIME=1 "$1" search walrus --json >"$2/search.out" '
+              '2>"$2/search.err"; echo $? >"$2/search.code"')
+    outputs = runtime / "outputs"  # outside the read-only project
+    outputs.mkdir()
+    subprocess.run(["unshare", "-rm", "sh", "-c", script, str(project), MINDEX, str(outputs)], cwd=project, env=env,
+                   check=True, timeout=120)
+    for name in ("save", "search"):
+        assert "mindex.serve.cli" not in (outputs / f"{name}.err").read_text(), f"{name} ran in its own process"
+    assert (outputs / "save.code").read_text().strip() == "1"
+    assert '"code": "INDEX_READ_ONLY"' in (outputs / "save.out").read_text()
+    assert (outputs / "search.code").read_text().strip() == "0"
+    assert '"results"' in (outputs / "search.out").read_text()

@@ -14,8 +14,9 @@ working folder and environment. It
 - keeps each index it opened (by file and settings) and reopens it when the file was replaced
   or its writability changed; writes take the same locks as any other process, and the index
   sees other processes' writes as a long-running MCP server does;
-- declines (and exits) when its code changed on disk since it started, or another process
-  took its socket; exits after `MINDEX_BACKGROUND_IDLE` seconds without a command (900).
+- declines a caller in other mount or user namespaces (a sandbox, a container: it may see
+  other files, or see them read-only); declines and exits when its code changed on disk
+  since it started, or another process took its socket; exits after `MINDEX_BACKGROUND_IDLE` seconds without a command (900).
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from mindex.serve.front import IDLE_SECONDS, RUNNING, STALE
+from mindex.serve.front import IDLE_SECONDS, RUNNING, STALE, namespaces
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -217,6 +218,9 @@ class Server:
             request = ast.literal_eval(body.decode("ascii"))
             if not isinstance(request, dict):
                 return True
+            if request.get("namespaces") != namespaces():
+                conn.sendall(STALE)  # a caller in another sandbox or container: it runs the command itself
+                return True
             if request.get("version") != __version__ or request.get("executable") != sys.executable or not self.ours() or _changed(self.sources):
                 conn.sendall(STALE)
                 return False
@@ -282,6 +286,8 @@ def run(request: dict[str, Any], fds: list[int], conn: socket.socket) -> int:
             sys.stderr.write(f"{exc.code}\n")
     except KeyboardInterrupt:
         code = 130
+    except BrokenPipeError:  # the reader went away (`| head`): stop quietly, as grep and rg do
+        code = 141
     except BaseException:  # what an uncaught error prints in a process of its own
         traceback.print_exc()
         code = 1

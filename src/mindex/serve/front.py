@@ -124,9 +124,21 @@ def project_root(start: str) -> str:
     return start
 
 
+def namespaces() -> tuple[str, ...]:
+    """The mount and user namespaces this process lives in: a process in a sandbox or a
+    container (a read-only project, other files) must not be served by one outside it."""
+    found = []
+    for kind in ("mnt", "user"):
+        try:
+            found.append(os.readlink(f"/proc/self/ns/{kind}"))
+        except OSError:
+            found.append("")
+    return tuple(found)
+
+
 def socket_path(args: list[str]) -> str | None:
     """The socket of the background process for this command's index and settings: one per
-    project (or `--db`), `MINDEX_*` variables, user config and interpreter; None when the
+    project (or `--db`), `MINDEX_*` variables, user config, interpreter and namespaces; None when the
     working folder is gone or no private folder can be had. (Which process a command goes to
     is a matter of speed only: the process reads the settings and the index from the
     command's own folder and environment.)"""
@@ -145,7 +157,7 @@ def socket_path(args: list[str]) -> str | None:
     from mindex import __version__
 
     variables = sorted((key, value) for key, value in os.environ.items() if key.startswith("MINDEX_") or key in KEYED)
-    key = ascii((project_root(cwd), db, variables, sys.executable, __version__, os.getuid())).encode()
+    key = ascii((project_root(cwd), db, variables, sys.executable, __version__, os.getuid(), namespaces())).encode()
     place = folder()
     if place is None:
         return None
@@ -165,7 +177,7 @@ def forward(path: str, args: list[str]) -> int | None:
         umask = os.umask(0o022)
         os.umask(umask)
         request = ascii({"argv": args, "cwd": os.getcwd(), "env": dict(os.environ), "umask": umask,
-                         "executable": sys.executable, "version": __version__}).encode()
+                         "executable": sys.executable, "version": __version__, "namespaces": namespaces()}).encode()
     except OSError:
         return None
     conn = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
