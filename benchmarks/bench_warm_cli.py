@@ -183,6 +183,14 @@ def main() -> None:
     parser.add_argument("--before", type=Path, help="another checkout's src folder, run with PYTHONPATH")
     parser.add_argument("--grep", action="store_true", help="the grep patterns beside rg instead")
     args = parser.parse_args()
+    # A user's `pip install` writes every module's bytecode; an edited editable install run
+    # with PYTHONDONTWRITEBYTECODE set (as on this machine) would compile them at every start.
+    import compileall
+
+    import mindex
+
+    for folder in (Path(mindex.__file__).parent, *([args.before / "mindex"] if args.before else [])):
+        compileall.compile_dir(folder, quiet=1)
     runtime = WORK / "run"
     shutil.rmtree(runtime, ignore_errors=True)
     runtime.mkdir(parents=True, mode=0o700)
