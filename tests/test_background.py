@@ -236,3 +236,29 @@ def test_a_locked_index_and_a_read_only_one_answer_as_in_their_own_process(proje
     assert '"code": "INDEX_READ_ONLY"' in (outputs / "save.out").read_text()
     assert (outputs / "search.code").read_text().strip() == "0"
     assert '"results"' in (outputs / "search.out").read_text()
+
+
+def test_a_process_busy_with_a_blocked_command_leaves_the_next_one_to_run_here(project: Path, runtime: Path) -> None:
+    code = project / "code"
+    code.mkdir()
+    for path in sorted((Path(__file__).parent.parent / "src" / "mindex").glob("*.py"))[:20]:
+        shutil.copy(path, code / path.name)
+    plain_env = {**os.environ, "MINDEX_BACKGROUND": "0"}
+    for args in (["add", "code", "--kind", "code"], ["index", "-q"]):
+        subprocess.run([MINDEX, *args], cwd=project, env=plain_env, check=True, capture_output=True, timeout=300)
+    env = _env(runtime)
+    _run(project, env, "status")
+    _ready(runtime)
+    # Every line of 20 files into a pipe nobody reads yet (a pager left open): the background
+    # process blocks writing it.
+    blocked = subprocess.Popen([MINDEX, "grep", ".", "-n", "100000"], cwd=project, env=env,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
+    time.sleep(1.0)
+    started = time.monotonic()
+    saved = _run(project, {**env, "PYTHONPROFILEIMPORTTIME": "1"}, "memory", "save", "saved while it was busy")
+    assert saved.returncode == 0 and time.monotonic() - started < 30
+    assert "mindex.serve.cli" in saved.stderr  # waited a few seconds, then ran in its own process
+    out, _ = blocked.communicate(timeout=60)
+    assert blocked.returncode == 0 and out.decode().count("\n") > 2000  # the blocked one finished whole
+    listed = _run(project, {**env, "MINDEX_BACKGROUND": "0"}, "memory", "list", "--json")
+    assert listed.stdout.count("saved while it was busy") == 1  # run once, not in both places

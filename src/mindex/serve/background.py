@@ -8,6 +8,8 @@ working folder and environment. It
 - holds `SOCKET.lock` for its life (a second one started for the same socket exits at once),
   listens on SOCKET in the user's private folder and answers only the same user;
 - loads what a first command needs (`Engine.warm`) while the first connection waits;
+- takes a command only when the caller, having waited at most `WAIT_SECONDS`, says go and
+  passes its descriptors (a caller that stopped waiting runs it itself; never both);
 - runs each command as the CLI would in its own process: the caller's argv, working folder,
   environment and umask, and the caller's stdin, stdout and stderr on descriptors 0, 1 and 2;
   then sends the exit code. Ctrl-C at the caller interrupts the command here;
@@ -31,7 +33,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from mindex.serve.front import IDLE_SECONDS, RUNNING, STALE, namespaces
+from mindex.serve.front import GO, IDLE_SECONDS, RUNNING, STALE, WAIT_SECONDS, namespaces
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -201,30 +203,34 @@ class Server:
         uid = struct.unpack("3i", conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i")))[1]
         if uid != os.getuid():
             return True
+        fds: list[int] = []
         try:
-            data, fds, _, _ = socket.recv_fds(conn, 65536, 3)
-        except OSError:
-            return True
-        try:
-            if len(fds) != 3 or len(data) < 4:
-                return True
-            size = int.from_bytes(data[:4], "big")
-            body = data[4:]
-            while len(body) < size <= REQUEST_LIMIT:
-                more = conn.recv(min(1 << 20, size - len(body)))
+            conn.settimeout(WAIT_SECONDS)  # the caller sends at once; one that does not is dropped
+            body = b""
+            while len(body) < 4 or len(body) < 4 + int.from_bytes(body[:4], "big"):
+                if len(body) >= 4 and int.from_bytes(body[:4], "big") > REQUEST_LIMIT:
+                    return True
+                more = conn.recv(1 << 16)
                 if not more:
                     return True
                 body += more
-            request = ast.literal_eval(body.decode("ascii"))
+            request = ast.literal_eval(body[4:].decode("ascii"))
             if not isinstance(request, dict):
                 return True
             if request.get("namespaces") != namespaces():
                 conn.sendall(STALE)  # a caller in another sandbox or container: it runs the command itself
                 return True
-            if request.get("version") != __version__ or request.get("executable") != sys.executable or not self.ours() or _changed(self.sources):
+            if (request.get("version") != __version__ or request.get("executable") != sys.executable
+                    or not self.ours() or _changed(self.sources)):
                 conn.sendall(STALE)
                 return False
             conn.sendall(RUNNING)
+            # The caller's go comes with its stdin, stdout and stderr; a caller that stopped
+            # waiting sends neither (and runs the command itself), so nothing of its stays here.
+            go, fds, _, _ = socket.recv_fds(conn, 1, 3)
+            if go != GO or len(fds) != 3:
+                return True
+            conn.settimeout(None)
             owned, fds = fds, []
             code = run(request, owned, conn)
         except (OSError, ValueError, KeyError, TypeError, SyntaxError, MemoryError, RecursionError):

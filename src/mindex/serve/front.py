@@ -33,7 +33,8 @@ SERVED: dict[str, frozenset[str] | None] = {
 KEYED = ("HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME", "LANG", "LC_ALL", "LC_CTYPE", "PYTHONIOENCODING",
          "PYTHONUTF8", "PYTHONPATH")
 IDLE_SECONDS = 900.0  # a background process exits after this long without a command
-RUNNING, STALE = b"R", b"S"  # the process's first byte: it runs the command, or it will not
+RUNNING, STALE, GO = b"R", b"S", b"G"  # it will run the command, or will not; the caller's go
+WAIT_SECONDS = 3.0  # for the background process to take the command, else it runs in-process
 
 
 def main() -> None:
@@ -182,11 +183,21 @@ def forward(path: str, args: list[str]) -> int | None:
         return None
     conn = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
     try:
+        # A process still loading, or busy with another caller's command (one paged into
+        # `less`, say), must not hold this one up: past WAIT_SECONDS it runs here. It runs
+        # there only after this side says go, so it never runs in both.
+        # The descriptors go with the go, not the request: a request left unread in a busy
+        # process's queue must not hold this process's output open after it ran here.
+        conn.settimeout(WAIT_SECONDS)
         conn.connect(path)
+        conn.sendall(len(request).to_bytes(4, "big") + request)
+        if conn.recv(1) != RUNNING:
+            conn.close()
+            return None  # declined (stale, another version or namespace): run it here
         descriptors = b"".join(fd.to_bytes(4, sys.byteorder, signed=True) for fd in (0, 1, 2))
-        conn.sendmsg([len(request).to_bytes(4, "big") + request],
-                     [(_socket.SOL_SOCKET, _socket.SCM_RIGHTS, descriptors)])
-    except OSError:
+        conn.sendmsg([GO], [(_socket.SOL_SOCKET, _socket.SCM_RIGHTS, descriptors)])
+        conn.settimeout(None)
+    except OSError:  # nothing listening, or no answer in time
         conn.close()
         return None
     return _wait(conn)
@@ -222,9 +233,7 @@ def _wait(conn: object) -> int | None:
         for sig, handler in previous.items():
             _signal.signal(sig, handler)
         conn.close()  # type: ignore[attr-defined]
-    if not answer.startswith(RUNNING):
-        return None  # declined before running anything: run it here
-    text = answer[len(RUNNING):].decode("ascii", "replace").strip()
+    text = answer.decode("ascii", "replace").strip()
     if text.lstrip("-").isdigit():
         return int(text)
     sys.stderr.write("error INTERNAL: mindex's background process stopped before the command finished; "
