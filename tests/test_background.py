@@ -6,6 +6,7 @@ that is gone or stale leaves the command to run in its own process."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -154,6 +155,12 @@ def test_ctrl_c_interrupts_the_command_it_runs(project: Path, runtime: Path) -> 
     os.close(write)
     assert proc.returncode == 130 and "Aborted" in err, (proc.returncode, out, err)
     assert _served(project, env, "status").returncode == 0  # and it serves the next one
+    doctor = _run(project, env, "doctor", "--json", "--no-hook-timing")
+    (check,) = [c for c in json.loads(doctor.stdout)["checks"] if c["check"] == "background process"]
+    (lock,) = runtime.rglob("*.lock")
+    assert f"pid {lock.read_text().strip()}, " in check["detail"] and "MB resident" in check["detail"]
+    off = _run(project, {**env, "MINDEX_BACKGROUND": "0"}, "doctor", "--json", "--no-hook-timing")
+    assert any(c["detail"].startswith("off") for c in json.loads(off.stdout)["checks"])
 
 
 def test_a_missing_or_stale_process_leaves_the_command_to_its_own_process(project: Path, runtime: Path,

@@ -61,7 +61,7 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, s
     root = tmp_path_factory.mktemp("web")
     env = {k: v for k, v in os.environ.items() if not k.startswith("MINDEX_")}
     env.update(MINDEX_CONFIG=str(root / "user-config.toml"), XDG_CACHE_HOME=str(root / "cache"),
-               MINDEX_EMBED__PROVIDER="none", HOME=str(root / "home"))
+               MINDEX_EMBED__PROVIDER="none", HOME=str(root / "home"), MINDEX_BACKGROUND="0")
     project = root / "project"
     (project / "docs").mkdir(parents=True)
     (project / "src").mkdir()

@@ -87,7 +87,7 @@ def run(db: Path | str, project: Path, settings: Any, hook_timing: bool = True) 
                 detail, hint = f"{files} runs {command}", f"the command is gone; run `mindex install {client} --{scope}` again"
             else:
                 ok = shutil.which(command) is not None
-                detail = f"{files} runs {command}" + ("" if ok else f", which is not on PATH")
+                detail = f"{files} runs {command}" + ("" if ok else ", which is not on PATH")
                 hint = (f"install mindex as a tool so `{command}` is on every PATH (`pipx install <checkout or wheel>` or "
                         f"`uv tool install <checkout or wheel>`), or `mindex install {client} --user` for this "
                         "environment's absolute path")
@@ -97,7 +97,36 @@ def run(db: Path | str, project: Path, settings: Any, hook_timing: bool = True) 
                              "run `mindex install claude-code` (or cursor, codex, vscode, claude-desktop)"))
     if hook_timing and (isinstance(db, str) or db.exists()):
         checks.append(_hook_check(project))
+    checks.append(_background_check())
     return checks
+
+
+def _background_check() -> dict[str, Any]:
+    """Whether this index's background process runs (`mindex.serve.front`), and its size."""
+    from mindex.serve import front
+
+    if not front.served(["status"]):
+        return _check("background process", "ok", "off (MINDEX_BACKGROUND=0): every command loads what it needs")
+    path = front.socket_path(["status"])
+    if path is None:
+        return _check("background process", "warn", "none: no private folder for its socket",
+                      "make $XDG_RUNTIME_DIR (or the temporary folder) a folder only you can write")
+    try:
+        pid = int(Path(path + ".lock").read_text().strip())
+        running = b"mindex.serve.background" in Path(f"/proc/{pid}/cmdline").read_bytes()
+        status = Path(f"/proc/{pid}/status").read_text()
+    except (OSError, ValueError):
+        running = False
+    if not running:
+        return _check("background process", "ok", "not running; the next search, memory or hook command starts one")
+    rss = next((line.split()[1] for line in status.splitlines() if line.startswith("VmRSS:")), "")
+    try:
+        idle = float(os.environ.get("MINDEX_BACKGROUND_IDLE", front.IDLE_SECONDS))
+    except ValueError:
+        idle = front.IDLE_SECONDS
+    size = f"{int(rss) // 1024} MB resident, " if rss.isdigit() else ""
+    return _check("background process", "ok", f"pid {pid}, {size}socket {path}; it exits after {idle:.0f} idle "
+                  f"seconds (`kill {pid}` stops it now)")
 
 
 def _source_check(name: str, kind: str, root: Path, indexed_at: float | None) -> dict[str, Any]:
