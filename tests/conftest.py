@@ -50,8 +50,11 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
-    """Remove the throwaway home and put the environment back."""
+    """Remove the throwaway home and put the environment back; stop any background process
+    this session's commands started (none should outlive its test)."""
     home = os.environ.get("_MINDEX_TEST_HOME")
+    if home:
+        _stop_background_processes(home)
     for name, value in _saved_environment.items():
         if value is None:
             os.environ.pop(name, None)
@@ -59,6 +62,18 @@ def pytest_unconfigure(config: pytest.Config) -> None:
             os.environ[name] = value
     if home:
         shutil.rmtree(home, ignore_errors=True)
+
+
+def _stop_background_processes(home: str) -> None:
+    import signal
+
+    mark = f"_MINDEX_TEST_HOME={home}".encode()
+    for entry in Path("/proc").iterdir():
+        try:
+            if b"mindex.serve.background" in (entry / "cmdline").read_bytes() and mark in (entry / "environ").read_bytes():
+                os.kill(int(entry.name), signal.SIGTERM)
+        except (OSError, ValueError):
+            continue
 
 
 @pytest.fixture(autouse=True)
