@@ -200,9 +200,10 @@ class Server:
 
         from mindex import __version__
 
-        uid = struct.unpack("3i", conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i")))[1]
-        if uid != os.getuid():
-            return True
+        if hasattr(socket, "SO_PEERCRED"):  # elsewhere (macOS) the socket's mode 0600 is the check
+            peer = conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
+            if struct.unpack("3i", peer)[1] != os.getuid():
+                return True
         fds: list[int] = []
         try:
             conn.settimeout(WAIT_SECONDS)  # the caller sends at once; one that does not is dropped

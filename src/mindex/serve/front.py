@@ -62,6 +62,8 @@ def served(args: list[str]) -> bool:
     no `-v`, no `--help`, `--version` or completion, and the background not turned off."""
     if os.environ.get("MINDEX_BACKGROUND", "1").strip().lower() in ("0", "false", "no", "off"):
         return False
+    if not hasattr(os, "getuid") or not hasattr(os, "posix_spawn"):  # Windows: every command runs here
+        return False
     if "_MINDEX_COMPLETE" in os.environ:
         return False
     words = iter(args)
@@ -249,13 +251,17 @@ def start(path: str) -> None:
     actions: list[tuple[int, ...] | tuple[int, int, str, int, int]] = [
         (os.POSIX_SPAWN_OPEN, 0, null, os.O_RDONLY, 0), (os.POSIX_SPAWN_OPEN, 1, null, os.O_WRONLY, 0),
         (os.POSIX_SPAWN_OPEN, 2, null, os.O_WRONLY, 0)]
+    # What this process inherited beyond 0-2 (a pipe a caller reads to its end, say) must
+    # not be held open for the background process's life.
+    for listing in ("/proc/self/fd", "/dev/fd"):
+        try:
+            names = os.listdir(listing)
+        except OSError:
+            continue
+        actions += [(os.POSIX_SPAWN_CLOSE, int(name)) for name in names
+                    if name.isdigit() and int(name) > 2 and _inheritable(int(name))]
+        break
     try:
-        # What this process inherited beyond 0-2 (a pipe a caller reads to its end, say)
-        # must not be held open for the background process's life.
-        for name in os.listdir("/proc/self/fd"):
-            fd = int(name)
-            if fd > 2 and _inheritable(fd):
-                actions.append((os.POSIX_SPAWN_CLOSE, fd))
         os.posix_spawn(sys.executable, [sys.executable, "-m", "mindex.serve.background", path], os.environ,
                        file_actions=actions, setsid=True)
     except (OSError, ValueError):
