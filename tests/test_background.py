@@ -76,23 +76,18 @@ def _timeless(text: str) -> str:
     return re.sub(r'(took\D{0,5})[\d.]+', r"\1#", re.sub(r"[\d.]+ ms", "# ms", text))
 
 
-def _ready(runtime: Path, timeout: float = 60.0) -> None:
-    """Wait until a background process listens in `runtime`."""
-    import socket
-
+def _ready(runtime: Path, cwd: Path, env: dict[str, str], timeout: float = 120.0) -> None:
+    """Wait until a background process listens in `runtime` and has loaded what it loads
+    first (a command sent while it loads waits 3 s at most, then runs in its own process: on a
+    busy machine the model can take longer)."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        for path in runtime.rglob("*.sock"):
-            probe = socket.socket(socket.AF_UNIX)
-            try:
-                probe.connect(str(path))
+        if list(runtime.rglob("*.sock")):
+            probe = _run(cwd, {**env, "PYTHONPROFILEIMPORTTIME": "1"}, "status")
+            if "mindex.serve.cli" not in probe.stderr:
                 return
-            except OSError:
-                pass
-            finally:
-                probe.close()
-        time.sleep(0.1)
-    raise AssertionError("no background process started")
+        time.sleep(0.2)
+    raise AssertionError("no background process answered")
 
 
 def test_the_second_command_is_answered_warm_with_the_same_output_and_exit_codes(project: Path, runtime: Path) -> None:
@@ -101,7 +96,7 @@ def test_the_second_command_is_answered_warm_with_the_same_output_and_exit_codes
     subprocess.run([MINDEX, "embed"], cwd=project, env=plain, check=True, capture_output=True, timeout=300)
     first = _run(project, env, "search", "connection pool", "--json")  # in its own process; starts one
     assert first.returncode == 0, first.stderr
-    _ready(runtime)
+    _ready(runtime, project, env)
     for args in (["search", "connection pool"], ["search", "how do I limit connections", "--mode", "hybrid"],
                  ["status"], ["get", "zzzzzzzz"], ["get", "zzzzzzzz", "--json"], ["search", "pool", "--mode", "nope"]):
         alone, warm = _run(project, plain, *args), _served(project, env, *args)
@@ -127,7 +122,7 @@ def test_a_hook_reads_its_stdin_and_a_terminal_gets_colour(project: Path, runtim
     env = _env(runtime)
     plain = {**env, "MINDEX_BACKGROUND": "0"}
     _run(project, env, "status")
-    _ready(runtime)
+    _ready(runtime, project, env)
     payload = '{"session_id": "s-1", "cwd": "%s", "source": "startup", "hook_event_name": "SessionStart"}' % project
     alone = _run(project, plain, "hook", "session-start", stdin=payload)
     warm = _served(project, env, "hook", "session-start", stdin=payload)
@@ -143,7 +138,7 @@ def test_a_hook_reads_its_stdin_and_a_terminal_gets_colour(project: Path, runtim
 def test_ctrl_c_interrupts_the_command_it_runs(project: Path, runtime: Path) -> None:
     env = _env(runtime)
     _run(project, env, "status")
-    _ready(runtime)
+    _ready(runtime, project, env)
     # A hook whose agent left stdin open waits up to two seconds for the payload: Ctrl-C there.
     read, write = os.pipe()
     proc = subprocess.Popen([MINDEX, "hook", "session-start"], cwd=project, env=env, stdin=read,
@@ -167,7 +162,7 @@ def test_a_missing_or_stale_process_leaves_the_command_to_its_own_process(projec
                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
     env = _env(runtime)
     _run(project, env, "status")
-    _ready(runtime)
+    _ready(runtime, project, env)
     (lock,) = runtime.rglob("*.lock")
     pid = int(lock.read_text())
     # Another interpreter (an upgrade, another virtual environment) is declined, and the
@@ -188,7 +183,7 @@ def test_a_missing_or_stale_process_leaves_the_command_to_its_own_process(projec
     # starts a new one.
     done = _run(project, env, "status", "--json")
     assert done.returncode == 0 and '"documents": 7' in done.stdout
-    _ready(runtime)
+    _ready(runtime, project, env)
     assert _served(project, env, "status", "--json").stdout == done.stdout
 
 
@@ -198,7 +193,7 @@ def test_the_socket_is_private_and_nothing_runs_when_turned_off(project: Path, r
     time.sleep(0.5)
     assert not list(runtime.rglob("*.sock"))  # turned off: nothing started
     _run(project, env, "status")
-    _ready(runtime)
+    _ready(runtime, project, env)
     (socket_file,) = runtime.rglob("*.sock")
     assert socket_file.parent.stat().st_mode & 0o777 == 0o700
     assert socket_file.stat().st_mode & 0o077 == 0
@@ -220,7 +215,7 @@ def test_a_locked_index_and_a_read_only_one_answer_as_in_their_own_process(proje
     env = _env(runtime, MINDEX_INDEX__LOCK_TIMEOUT="0.5")
     plain = {**env, "MINDEX_BACKGROUND": "0"}
     _run(project, env, "status")
-    _ready(runtime)
+    _ready(runtime, project, env)
     with held_by_another_process(project / ".mindex" / "index.db"):
         alone = _run(project, plain, "memory", "save", "written while another process writes", "--json")
         warm = _served(project, env, "memory", "save", "written while another process writes", "--json")
@@ -229,7 +224,9 @@ def test_a_locked_index_and_a_read_only_one_answer_as_in_their_own_process(proje
     assert "memory save" not in _run(project, plain, "memory", "list").stdout  # nothing half written
     # On read-only storage (a read-only bind mount in a private mount namespace, where the
     # background process starts too): reads answer, writes say it is read-only, exit 1.
-    script = ('mount --bind "$0" "$0" && mount -o remount,bind,ro "$0" && "$1" status >/dev/null && sleep 3 && '
+    script = ('mount --bind "$0" "$0" && mount -o remount,bind,ro "$0" && "$1" status >/dev/null && '
+              'for n in $(seq 240); do PYTHONPROFILEIMPORTTIME=1 "$1" status 2>"$2/probe" >/dev/null; '
+              'grep -q mindex.serve.cli "$2/probe" || break; sleep 0.5; done; '
               'PYTHONPROFILEIMPORTTIME=1 "$1" memory save "a decision" --json >"$2/save.out" 2>"$2/save.err"; '
               'echo $? >"$2/save.code"; PYTHONPROFILEIMPORTTIME=1 "$1" search walrus --json >"$2/search.out" '
               '2>"$2/search.err"; echo $? >"$2/search.code"')
@@ -255,7 +252,7 @@ def test_a_process_busy_with_a_blocked_command_leaves_the_next_one_to_run_here(p
         subprocess.run([MINDEX, *args], cwd=project, env=plain_env, check=True, capture_output=True, timeout=300)
     env = _env(runtime)
     _run(project, env, "status")
-    _ready(runtime)
+    _ready(runtime, project, env)
     # Every line of 20 files into a pipe nobody reads yet (a pager left open): the background
     # process blocks writing it.
     blocked = subprocess.Popen([MINDEX, "grep", ".", "-n", "100000"], cwd=project, env=env,
