@@ -28,7 +28,8 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
                 "mindex.changelog", "mindex.memory")),
     ("store", ("mindex.store",)),
     ("nouns", ("mindex.models", "mindex.config", "mindex.errors", "mindex.terms", "mindex.languages",
-               "mindex.registry", "mindex.modes", "mindex.pathglob", "mindex.textsafe", "mindex.logs")),
+               "mindex.registry", "mindex.modes", "mindex.pathglob", "mindex.textsafe", "mindex.logs",
+               "mindex.roots")),
 )
 
 

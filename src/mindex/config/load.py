@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from mindex.errors import ConfigError
+from mindex.roots import project_root
 from mindex.config.sections import DB_NAME, InvalidSettings, STATE_DIR, Section, Settings, build_section, user_dir
 
 
@@ -66,12 +67,7 @@ def _config_files() -> list[Path]:
 
 def find_project_root(start: Path) -> Path:
     """Find the project root like git does: the nearest folder holding `.mindex`, else `.git`."""
-    start = start.resolve()
-    for marker in (STATE_DIR, ".git"):
-        for folder in (start, *start.parents):
-            if (folder / marker).exists():
-                return folder
-    return start
+    return Path(project_root(str(start)))
 
 
 def read_toml(path: Path) -> dict[str, Any]:

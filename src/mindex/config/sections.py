@@ -13,8 +13,8 @@ from dataclasses import MISSING, dataclass, field, fields
 from pathlib import Path
 from typing import Any, ClassVar
 
+from mindex.roots import STATE_DIR as STATE_DIR  # re-exported: the config names it too
 
-STATE_DIR = ".mindex"
 DB_NAME = "index.db"
 # What `.mindex/.gitignore` keeps out of git from the moment the folder is made: the index
 # and its lock files are per machine; memory/, knowledge/ and config.toml are for the team.

@@ -111,22 +111,6 @@ def folder() -> str | None:
     return place
 
 
-def project_root(start: str) -> str:
-    """`mindex.config.find_project_root` without importing the config: the nearest folder
-    holding `.mindex`, else `.git`, else the folder itself."""
-    start = os.path.realpath(start)
-    for marker in (".mindex", ".git"):
-        here = start
-        while True:
-            if os.path.exists(os.path.join(here, marker)):
-                return here
-            parent = os.path.dirname(here)
-            if parent == here:
-                break
-            here = parent
-    return start
-
-
 def namespaces() -> tuple[str, ...]:
     """The mount and user namespaces this process lives in: a process in a sandbox or a
     container (a read-only project, other files) must not be served by one outside it."""
@@ -158,6 +142,7 @@ def socket_path(args: list[str]) -> str | None:
         elif arg.startswith("--db="):
             db = os.path.abspath(arg[5:])
     from mindex import __version__
+    from mindex.roots import project_root
 
     variables = sorted((key, value) for key, value in os.environ.items() if key.startswith("MINDEX_") or key in KEYED)
     key = ascii((project_root(cwd), db, variables, sys.executable, __version__, os.getuid(), namespaces())).encode()
