@@ -201,8 +201,7 @@ class State:
             return State.opener(self.db, self.settings, create)
         from mindex.index import Index
 
-        return Index(self.db, self.settings.index, create=create, embed=self.settings.embed,
-                     search=self.settings.search, memory=self.settings.memory, agents=self.settings.agents)
+        return Index.with_settings(self.db, self.settings, create=create)
 
 
 def stop_on_term() -> None:
