@@ -120,10 +120,7 @@ def _background_check() -> dict[str, Any]:
     if not running:
         return _check("background process", "ok", "not running; the next search, memory or hook command starts one")
     rss = next((line.split()[1] for line in status.splitlines() if line.startswith("VmRSS:")), "")
-    try:
-        idle = float(os.environ.get("MINDEX_BACKGROUND_IDLE", front.IDLE_SECONDS))
-    except ValueError:
-        idle = front.IDLE_SECONDS
+    idle = front.idle_seconds()
     size = f"{int(rss) // 1024} MB resident, " if rss.isdigit() else ""
     return _check("background process", "ok", f"pid {pid}, {size}socket {path}; it exits after {idle:.0f} idle "
                   f"seconds (`kill {pid}` stops it now)")

@@ -33,7 +33,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from mindex.serve.front import GO, IDLE_SECONDS, RUNNING, STALE, WAIT_SECONDS, namespaces
+from mindex.serve.front import GO, RUNNING, STALE, WAIT_SECONDS, idle_seconds, namespaces
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -45,10 +45,11 @@ REQUEST_LIMIT = 4 << 20  # bytes of a command line and environment
 
 
 class Indexes:
-    """The indexes commands opened, kept open between commands."""
+    """The indexes commands opened, kept open between commands: one per index file (or
+    server), with the settings it was opened with."""
 
     def __init__(self) -> None:
-        self.kept: dict[tuple[str, str], tuple[Index, tuple[Any, ...] | None]] = {}
+        self.kept: dict[str, tuple[Index, str, tuple[Any, ...] | None]] = {}
 
     @staticmethod
     def _identity(db: Path | str) -> tuple[Any, ...] | None:
@@ -63,31 +64,32 @@ class Indexes:
 
     @contextlib.contextmanager
     def open(self, db: Path | str, settings: Settings, create: bool) -> Iterator[Index]:
-        """`State.open` for this process: the kept index, else a new one, kept."""
+        """`State.open` for this process: the kept index, else a new one kept in its place
+        (settings changed, the file replaced or its writability changed: the old one closed)."""
         from mindex.index import Index
 
-        key = (str(db), repr(settings))
+        key, wanted = str(db), repr(settings)
         held = self.kept.get(key)
-        try:
-            identity = self._identity(db) if held is not None else None
-        except OSError:
-            identity = ()
-        if held is not None and held[1] != identity:
-            self.kept.pop(key)
-            held[0].close()
-            held = None
+        if held is not None:
+            try:
+                same = held[1] == wanted and held[2] == self._identity(db)
+            except OSError:
+                same = False
+            if not same:
+                del self.kept[key]
+                held[0].close()
+                held = None
         if held is None:
             index = Index.with_settings(db, settings, create=create)
             try:
-                self.kept[key] = (index, self._identity(db))
+                held = self.kept[key] = (index, wanted, self._identity(db))
             except OSError:
                 index.close()
                 raise
-            held = self.kept[key]
         yield held[0]
 
     def close(self) -> None:
-        for index, _ in self.kept.values():
+        for index, _, _ in self.kept.values():
             with contextlib.suppress(Exception):
                 index.close()
         self.kept.clear()
@@ -122,9 +124,7 @@ class Server:
         self.indexes = Indexes()
         self.listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         self.sources: dict[str, int] = {}
-        self.idle = IDLE_SECONDS
-        with contextlib.suppress(ValueError):
-            self.idle = max(1.0, float(os.environ.get("MINDEX_BACKGROUND_IDLE", IDLE_SECONDS)))
+        self.idle = idle_seconds()
 
     def bind(self) -> bool:
         """Take the socket: False when another process holds it."""

@@ -87,6 +87,15 @@ def served(args: list[str]) -> bool:
     return not any(arg in ("-h", "--help") for arg in args)
 
 
+def idle_seconds() -> float:
+    """How long a background process waits for a command before it exits:
+    `MINDEX_BACKGROUND_IDLE` (at least 1), else `IDLE_SECONDS`."""
+    try:
+        return max(1.0, float(os.environ.get("MINDEX_BACKGROUND_IDLE", IDLE_SECONDS)))
+    except ValueError:
+        return IDLE_SECONDS
+
+
 def folder() -> str | None:
     """The user's private folder for the sockets, made if missing; None when it is not
     safely private (another owner, open to others, a symbolic link)."""
