@@ -654,3 +654,29 @@ def test_kept_texts_and_lines_stay_within_their_size() -> None:
     assert lines(small, 2, 2) == "two" and lines(large, 19, 20) == "line\nline"
     assert list(lines.kept.items) == [large]  # the newest is kept however large; the older made room
     assert lines(pack("one\nTWO"), 2, 2) == "TWO"  # keyed by the packed bytes: never stale
+
+
+def test_a_pass_over_more_than_the_kept_size_keeps_what_fits_for_the_next_pass() -> None:
+    """grep reads every file in turn: plain LRU would push each text out before the next
+    pass asks for it again, and inflate everything every time."""
+    from mindex.store.sqlite import TextCache
+
+    texts = TextCache(200)
+    files = [f"f{n}" for n in range(6)]  # 6 x 45 = 270 characters, over the limit
+
+    def one_pass() -> int:
+        texts.new_pass()
+        missed = 0
+        for key in files:
+            if texts.get(key) is None:
+                missed += 1
+                texts.put(key, key[-1] * 45)
+        return missed
+
+    assert one_pass() == 6
+    assert [one_pass() for _ in range(3)] == [2, 2, 2]  # four of six stay (LRU: 6, 6, 6)
+    assert texts.size <= 200 and set(texts.items) == {"f0", "f1", "f2", "f3"}
+    texts.new_pass()
+    for key in ("g1", "g2", "g3", "g4"):  # another pass over other files: the old ones make room
+        texts.put(key, "g" * 45)
+    assert set(texts.items) == {"g1", "g2", "g3", "g4"}

@@ -104,6 +104,9 @@ def test_keyword_search_filters_and_lookups(store: Any, tmp_path: Path) -> None:
     assert (src, rel, lang, stored) == ("code", "src/pool.py", "python", text)
     assert list(store.code_texts('"zzz"')) == []
     assert store.chunk_spans([doc_id])[doc_id][0][:2] == (1, 9)
+    chunk_id = store.chunk_spans([doc_id])[doc_id][0][2]
+    assert store.chunks_holding([(doc_id, 1), (doc_id, 9), (doc_id, 10), (doc_id + 99, 1)]) == {
+        (doc_id, 1): chunk_id, (doc_id, 9): chunk_id, (doc_id, 10): None, (doc_id + 99, 1): None}
     assert [r[2] for r in store.symbol_rows("short", "acquire")] == ["Pool.acquire"]
     assert [r[2] for r in store.symbol_rows("short_like", "acq%")] == ["Pool.acquire"]
     assert [r[2] for r in store.symbol_rows("short_nocase", "POOL")] == ["Pool"]

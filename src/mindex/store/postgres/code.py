@@ -47,6 +47,7 @@ class PgCode(PgCore):
             f"""SELECT d.id, s.name, d.path, d.language, d.content_hash FROM documents d
                 JOIN sources s ON s.id = d.source_id
                 WHERE d.kind = 'code' AND {' AND '.join(where)} ORDER BY s.name, d.path""", params).fetchall()
+        self._texts.new_pass()
         for doc_id, name, rel, lang, digest in files:
             text = self._texts.get((doc_id, digest))
             if text is None:

@@ -121,6 +121,7 @@ class CodeTables(SQLiteCore):
             params,
         ).fetchall()
         read = self.conn.execute
+        self._texts.new_pass()
         for doc_id, name, rel, lang, digest in files:
             text = self._texts.get((doc_id, digest))
             if text is None:
@@ -166,6 +167,21 @@ class CodeTables(SQLiteCore):
             if start is not None:
                 spans.setdefault(doc_id, []).append((start, end, cid, symbol))
         return spans
+
+    def chunks_holding(self, lines: Sequence[tuple[int, int]]) -> dict[tuple[int, int], str | None]:
+        """The id of the chunk holding each (document id, line), None where none does: one
+        lookup a line, in SQL. Cheaper than `chunk_spans` for a line or two of a file, which
+        reads all of the file's chunks into Python."""
+        found: dict[tuple[int, int], str | None] = {}
+        for start in range(0, len(lines), 250):
+            part = lines[start:start + 250]
+            rows = self.conn.execute(
+                "WITH wanted (doc, line) AS (VALUES " + ",".join(["(?, ?)"] * len(part)) + ") "
+                "SELECT w.doc, w.line, (SELECT c.id FROM chunks c WHERE c.document_id = w.doc "
+                "AND c.start_line <= w.line AND c.end_line >= w.line ORDER BY c.start_line DESC LIMIT 1) "
+                "FROM wanted w", [value for pair in part for value in pair]).fetchall()
+            found.update(((doc, line), cid) for doc, line, cid in rows)
+        return found
 
     def symbol_spans(self, document_ids: Sequence[int]) -> dict[int, list[tuple[int, int, str]]]:
         """Per document, its definitions' (start line, end line, qualified name)."""

@@ -26,27 +26,43 @@ TEXT_CACHE_CHARS = 32_000_000
 class TextCache:
     """Least recently used values up to a total size in characters: inflated texts (grep),
     files' lines (chunk texts). A value over a quarter of the limit is not kept, or, with
-    `keep_any`, is kept while it is the newest, the older ones making room."""
+    `keep_any`, is kept while it is the newest, the older ones making room.
+
+    A caller that reads everything in turn (grep over every file) calls `new_pass` first:
+    values read in the current pass are then not pushed out by later ones of the same pass,
+    so a pass over more than the limit keeps the limit's worth for the next pass instead of
+    losing every value before it is asked for again (plain LRU's worst case)."""
 
     def __init__(self, limit: int, keep_any: bool = False) -> None:
         self.limit, self.size = limit, 0
         self.largest = None if keep_any else limit // 4
-        self.items: OrderedDict[Any, tuple[Any, int]] = OrderedDict()
+        self.items: OrderedDict[Any, tuple[Any, int, int]] = OrderedDict()
+        self.passes = 0  # 0: no passes, plain LRU
+
+    def new_pass(self) -> None:
+        """Start a pass over many values (see the class docstring)."""
+        self.passes += 1
 
     def get(self, key: Any) -> Any:
         found = self.items.get(key)
         if found is None:
             return None
         self.items.move_to_end(key)
+        if self.passes and found[2] != self.passes:
+            self.items[key] = (found[0], found[1], self.passes)
         return found[0]
 
     def put(self, key: Any, value: Any, size: int | None = None) -> Any:
         size = len(value) if size is None else size
-        if self.largest is None or size <= self.largest:
-            self.items[key] = (value, size)
-            self.size += size
-            while self.size > self.limit and len(self.items) > 1:
-                self.size -= self.items.popitem(last=False)[1][1]
+        if self.largest is not None and size > self.largest:
+            return value
+        while self.size + size > self.limit and self.items:
+            oldest = next(iter(self.items))
+            if self.passes and self.items[oldest][2] == self.passes:
+                return value  # full of this pass's values: keep them, not this one
+            self.size -= self.items.pop(oldest)[1]
+        self.items[key] = (value, size, self.passes)
+        self.size += size
         return value
 
 
