@@ -17,15 +17,20 @@ a worktree of the commit before the background process.
 
     python benchmarks/bench_warm_cli.py [--repeat 9] [--before /tmp/wt-old/src]
     python benchmarks/bench_warm_cli.py --grep [--repeat 5]
+    python benchmarks/bench_warm_cli.py --grep --in-process [--before /tmp/wt-old/src]
 
 `--grep` instead runs bench_speed.py's 20 grep patterns over a keyword-only index of the
 standard library (bench_code.py's copy) as whole `mindex grep` processes, alone and warm
 (CPU: the process's and the background process's for it), beside whole `rg` processes.
+With `--in-process`, each pattern runs instead in a long-lived process that holds the index
+open (the MCP server's and the background process's case: its CPU for the call, after one
+call of the same pattern), for this checkout and for `--before`'s, interleaved with `rg`.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import shutil
 import signal
@@ -124,7 +129,69 @@ def project(env: dict[str, str]) -> Path:
     return target
 
 
-def grep(runtime: Path, env: dict[str, str], repeat: int) -> None:
+IN_PROCESS = """
+import json, sys, time
+from mindex.config import IndexSettings
+from mindex.index import Index
+ix = Index(sys.argv[1], IndexSettings())
+for line in sys.stdin:
+    pattern = json.loads(line)
+    started = time.process_time()
+    found = ix.grep(pattern, limit=100_000)
+    print(json.dumps([time.process_time() - started, len(found.matches)]), flush=True)
+"""
+
+
+def grep_in_process(db: Path, tree: Path, rg: str, env: dict[str, str], repeat: int, before: Path | None) -> None:
+    """The 20 patterns in long-lived processes holding the index, beside whole rg processes."""
+    from bench_speed import GREP_PATTERNS
+
+    ways = {"now": env, **({"before": {**env, "PYTHONPATH": str(before)}} if before else {})}
+    workers = {way: subprocess.Popen([sys.executable, "-c", IN_PROCESS, str(db)], env=way_env, text=True,
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE) for way, way_env in ways.items()}
+
+    def ask(way: str, pattern: str) -> tuple[float, int]:
+        worker = workers[way]
+        assert worker.stdin and worker.stdout
+        worker.stdin.write(json.dumps(pattern) + "\n")
+        worker.stdin.flush()
+        cpu, count = json.loads(worker.stdout.readline())
+        return float(cpu), int(count)
+
+    for pattern in GREP_PATTERNS:  # every text inflated and kept, every pattern compiled once
+        for way in workers:
+            ask(way, pattern)
+    print(f"load average before: {os.getloadavg()[0]:.2f}")
+    print("\n| grep pattern | lines | " + " | ".join(f"in process ({way}): CPU" for way in workers)
+          + " | rg process: CPU | now ÷ rg |")
+    print("| --- | ---: | " + " | ".join("---:" for _ in workers) + " | ---: | ---: |")
+    ratios = []
+    for pattern in GREP_PATTERNS:
+        rows: dict[str, list[float]] = {way: [] for way in [*workers, "rg"]}
+        lines = {way: ask(way, pattern)[1] for way in workers}
+        assert len(set(lines.values())) == 1, (pattern, lines)
+        for _ in range(repeat):
+            for way in workers:
+                rows[way].append(ask(way, pattern)[0])
+            proc = subprocess.Popen([rg, "--no-config", "-n", "--no-heading", "-e", pattern, "."], cwd=tree,
+                                    stdout=subprocess.DEVNULL)
+            _, _, usage = os.wait4(proc.pid, 0)
+            rows["rg"].append(usage.ru_utime + usage.ru_stime)
+        med = {way: statistics.median(got) for way, got in rows.items()}
+        ratios.append(med["now"] / max(med["rg"], 1e-3))
+        print(f"| `{pattern}` | {lines['now']:,} | " + " | ".join(f"{med[way] * 1000:.0f} ms" for way in workers)
+              + f" | {med['rg'] * 1000:.0f} ms | {ratios[-1]:.2f}× |")
+    for worker in workers.values():
+        assert worker.stdin
+        worker.stdin.close()
+        worker.wait()
+    print(f"\nnow ÷ rg, CPU: median {statistics.median(ratios):.2f}×, best {min(ratios):.2f}×, "
+          f"worst {max(ratios):.2f}×; at or under rg on {sum(r <= 1 for r in ratios)} of {len(ratios)} patterns.")
+    print(f"load average after: {os.getloadavg()[0]:.2f}")
+
+
+def grep(runtime: Path, env: dict[str, str], repeat: int, in_process: bool = False,
+         before: Path | None = None) -> None:
     """The 20 grep patterns: whole processes alone and warm, beside rg."""
     sys.path.insert(0, str(HERE))
     from bench_code import copy_stdlib, rg_binary
@@ -139,6 +206,9 @@ def grep(runtime: Path, env: dict[str, str], repeat: int) -> None:
         subprocess.run([MINDEX, "index", "-q"], env=alone, check=True)
         subprocess.run([MINDEX, "grep", "zzz_build_the_trigrams"], env=alone, capture_output=True)
     rg = rg_binary()
+    if in_process:
+        grep_in_process(db, tree, rg, env, repeat, before)
+        return
     print(f"load average before: {os.getloadavg()[0]:.2f}")
     print("\n| grep pattern | alone: CPU | warm: CPU (process + background) | warm: wall | rg: CPU | rg: wall | "
           "warm ÷ rg, CPU |")
@@ -182,6 +252,7 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=9)
     parser.add_argument("--before", type=Path, help="another checkout's src folder, run with PYTHONPATH")
     parser.add_argument("--grep", action="store_true", help="the grep patterns beside rg instead")
+    parser.add_argument("--in-process", action="store_true", help="with --grep: in long-lived processes")
     args = parser.parse_args()
     # A user's `pip install` writes every module's bytecode; an edited editable install run
     # with PYTHONDONTWRITEBYTECODE set (as on this machine) would compile them at every start.
@@ -197,7 +268,7 @@ def main() -> None:
     env = {**os.environ, "XDG_RUNTIME_DIR": str(runtime), "MINDEX_EMBED__PROVIDER": "onnx"}
     env.pop("MINDEX_BACKGROUND", None)
     if args.grep:
-        grep(runtime, env, args.repeat)
+        grep(runtime, env, args.repeat, args.in_process, args.before)
         return
     cwd = project(env)
     print(f"load average before: {os.getloadavg()[0]:.2f}")

@@ -22,7 +22,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
                   "mindex.changelog.book", "mindex.changelog.fetch", "mindex.changelog.synergies")),
     ("engine", ("mindex.engine", "mindex.embedding", "mindex.search", "mindex.rank", "mindex.graph",
                 "mindex.graph_heirs", "mindex.graph_modules",
-                "mindex.graph_types", "mindex.grep", "mindex.ingest", "mindex.vectors", "mindex.copy",
+                "mindex.graph_types", "mindex.grep", "mindex.grep_scan", "mindex.ingest", "mindex.vectors", "mindex.copy",
                 "mindex.evaluate", "mindex.testfiles", "mindex.querylog", "mindex.rerank")),
     ("stages", ("mindex.sources", "mindex.parse", "mindex.chunk", "mindex.embed", "mindex.fetch",
                 "mindex.changelog", "mindex.memory")),

@@ -43,6 +43,9 @@ PATTERNS = [
     r"def \w+_handler\(", r"(?i)todo", r"TODO", r"retry|Backoff", r"^\s*return", r"\bPool\b", r"café",
     r"[0-9]+\.[0-9]+", r"^$", r"errors\.New\(", r"Session(Error)?", r"\w+\d", r"line$", r"c\.closed",
     r"(?:login|logout)_handler", r"[A-Z_]{4,}", r"\t\treturn", r"naïve",
+    # a newline is never part of a match, also where `\s` or `[^x]` could take one; Unicode
+    # letters are word characters (the RE2 prefilter admits every non-ASCII character)
+    r"\s+$", r"\)\s*$", r"\w+é", r"[^\x00-\x7f]+", r"(?i)CAFÉ", r"\bna\w+\b", r"\W\d", r"[^a-z ]{3}",
 ]
 
 
@@ -271,7 +274,10 @@ def test_patterns_that_may_backtrack_are_told_apart(pattern: str, expected: bool
     assert risky(compile_pattern(pattern)) is expected
 
 
-EVIL = 'x = "' + "a" * 60 + '!"\n'  # (a|aa)+$ tries each of the 10^12 splits of sixty a's: years
+EVIL = 'x = "' + "a" * 60 + '!"\n'
+# Python's `re` tries each of the 10^12 splits of sixty a's before it gives up: years. (RE2's
+# looser form, `(a|aa)+` with the lookahead dropped, finds the line, so `re` must run on it.)
+EVIL_PATTERN = "(a|aa)+(?!)"
 
 
 def test_cli_grep_stops_a_backtracking_pattern_at_its_time_limit(tmp_path: Path) -> None:
@@ -285,11 +291,17 @@ def test_cli_grep_stops_a_backtracking_pattern_at_its_time_limit(tmp_path: Path)
 
     assert mindex("add", str(tmp_path / "repo"), "--kind", "code").returncode == 0
     assert mindex("index", "-q").returncode == 0
-    done = mindex("grep", "(a|aa)+$", "--timeout", "1", "--json")
+    done = mindex("grep", EVIL_PATTERN, "--timeout", "1", "--json")
     assert done.returncode == 1, done.stderr
     error = json.loads(done.stdout)["error"]
     assert error["code"] == "GREP_TIMEOUT" and "ran past 1 s" in error["message"] and "-F" in error["hint"]
     assert "evil.py:1:" in mindex("grep", "a+!", "--timeout", "1").stdout  # fine patterns still run
+    # `(a|aa)+$` backtracks as long in `re`, but RE2 sees in linear time that no line can
+    # match it (each ends in `!"`), so `re` never runs: no match, well inside the limit.
+    ruled_out = mindex("grep", "(a|aa)+$", "--timeout", "1", "--json")
+    assert ruled_out.returncode == 3, ruled_out.stderr
+    answer = json.loads(ruled_out.stdout)
+    assert answer["matches"] == [] and answer["files_searched"] == 1 and answer["took_ms"] < 1000
 
 
 # Run in a child of the test: if the guard failed, the match would hold the GIL for good and
@@ -307,7 +319,7 @@ ix.index()
 out = {"main": ix.grep("(a+)+!").to_dict()}
 def worker():
     try:
-        ix.grep("(a|aa)+$")
+        ix.grep("(a|aa)+(?!)")
         out["evil"] = "finished"
     except Exception as exc:
         out["evil"] = type(exc).__name__
@@ -321,7 +333,7 @@ import anyio
 from mcp import Client
 async def main():
     async with Client(build_server(sys.argv[1], Settings())) as client:
-        bad = await client.call_tool("grep", {"pattern": "(a|aa)+$"})
+        bad = await client.call_tool("grep", {"pattern": "(a|aa)+(?!)"})
         good = await client.call_tool("grep", {"pattern": "x = "})
         return bad.is_error, " ".join(b.text for b in bad.content), good.is_error
 out["mcp"] = anyio.run(main)

@@ -1,0 +1,145 @@
+"""RE2 finds the lines a regex may match; Python's `re` decides: the lines reported are exactly
+those `re` finds line by line, for any pattern, flags and text."""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from mindex import Index
+from mindex.grep import compile_pattern, risky
+from mindex.grep_scan import loose_engine, loosen, scan_lines
+
+# Lines with what tells engines apart: Unicode letters and digits (word characters to Python,
+# not to RE2's `\w`), case pairs outside ASCII (ſ folds to s, the Kelvin sign to k), tabs,
+# carriage returns, no-break and other Unicode spaces, and code.
+TEXT = "\n".join([
+    "def parse_001(self, value):  # TODO: café",
+    "    return None",
+    "class Ärger_123(ValueError): pass",
+    "x = 'ſtraße' + \"KELVIN \u212a\" + '٣٤٥_678'",
+    "\tif a\u00a0and b:\r",
+    "",
+    "    ",
+    "naïve_999 = [A_VERY_LONG_NAME, B]",
+    "αβγ δεζ = 42  # ﬁle",
+    "  self.assertEqual(x, 'x'); os.path.join(a, b)",
+    "aaaaaaaaaaaaaaab",
+    "end\u2028same line",
+]) + "\n"
+
+ATOMS = [r"\w", r"\d", r"\s", r"\W", r"\D", r"\S", ".", "[a-f]", "[^x ]", "[A-Z_]", "[é0-9]", "a", "e", "s", "k",
+         "_", "é", "ß", "K", "1", r"\(", " ", ":", "'", r"\t", r"\r", "[^\\w\\s]", "[[:x]"]
+QUANTIFIERS = ["", "", "", "+", "*", "?", "{2}", "{1,3}", "+?", "*+", "{3,}"]
+
+
+def _pattern(rng: random.Random, depth: int = 0) -> str:
+    parts = []
+    for _ in range(rng.randint(1, 4)):
+        roll = rng.random()
+        if roll < 0.1 and depth < 2:
+            part = "(" + "|".join(_pattern(rng, depth + 1) for _ in range(rng.randint(1, 3))) + ")"
+        elif roll < 0.14:
+            part = rng.choice([r"\b", r"\B", "^", "$", r"\A", r"\Z", "(?=a)", "(?!_)", "(?<=_)", "(?<!x)"])
+        elif roll < 0.16 and depth < 2:
+            part = "(?i:" + _pattern(rng, depth + 1) + ")"
+        else:
+            part = rng.choice(ATOMS)
+        parts.append(part + (rng.choice(QUANTIFIERS) if part not in ("^", "$") and not part.startswith("(?")
+                             and not part.startswith("\\b") else ""))
+    return "".join(parts)
+
+
+def _per_line(regex: re.Pattern[str], text: str) -> list[tuple[int, int, str]]:
+    """The truth: each line's first match, as ripgrep reports lines."""
+    rows = text.split("\n")
+    if rows[-1] == "":
+        rows.pop()
+    return [(n, m.start() + 1, row) for n, row in enumerate(rows, start=1) if (m := regex.search(row))]
+
+
+def test_the_lines_found_through_re2_are_those_python_finds_line_by_line() -> None:
+    rng = random.Random(20261127)
+    checked = 0
+    for _ in range(3000):
+        pattern = _pattern(rng)
+        try:
+            regex = compile_pattern(pattern, ignore_case=rng.random() < 0.25)
+        except Exception:
+            continue  # not a valid Python regex: grep refuses it before any scan
+        if risky(regex):
+            continue  # may backtrack for ages in `re` on the long line of a's, the truth here
+        engine = loose_engine(regex.pattern, regex.flags)
+        if engine is None:
+            continue
+        checked += 1
+        assert scan_lines(engine, regex, TEXT) == _per_line(regex, TEXT), (pattern, loosen(regex.pattern, regex.flags))
+    assert checked > 1500, "most generated patterns take the RE2 path"
+
+
+@pytest.mark.parametrize(("pattern", "flags", "line_numbers"), [
+    (r"\w+_\d{3}\b", 0, [1, 3, 4, 8]),  # Ärger_123, '٣٤٥_678': Unicode word characters and digits
+    (r"(?i)KELVIN k", 0, [4]),  # K and the Kelvin sign fold together in `re`
+    (r"STRASSE|ſtraße", re.IGNORECASE, [4]),
+    (r"\s+$", 0, [5, 7]),  # \s takes the \r and blanks, never the line end
+    (r"a\u00a0and", 0, [5]),
+    (r"(\w)\1{5}", 0, [11]),  # a back-reference: RE2 looks for any text, `re` checks
+    (r"(?<=self\.)assert\w+", 0, [10]),  # a lookbehind: dropped for RE2, kept by `re`
+    (r"same", 0, [12]),  # U+2028 is no line end to grep
+    (r"caf\w\b", 0, [1]),  # é ends a word for `re`; RE2's ASCII `\b` would not see the boundary
+])
+def test_unicode_and_what_re2_cannot_express_are_decided_by_python(pattern: str, flags: int,
+                                                                   line_numbers: list[int]) -> None:
+    regex = re.compile(pattern, flags | re.MULTILINE)
+    engine = loose_engine(regex.pattern, regex.flags)
+    assert engine is not None
+    found = scan_lines(engine, regex, TEXT)
+    assert found is not None
+    assert [n for n, _, _ in found] == line_numbers == [n for n, _, _ in _per_line(regex, TEXT)]
+
+
+def test_patterns_without_a_loose_form_and_text_that_is_not_utf8_take_the_old_way() -> None:
+    assert loose_engine("^$", re.MULTILINE) is None  # matches the empty string: every line a candidate
+    assert loose_engine(r"x*", re.MULTILINE) is None
+    assert loose_engine(r"foo\n", re.MULTILINE) is None  # a literal line end (ripgrep refuses it too)
+    assert loose_engine(r"(?:a{900}){900}", re.MULTILINE) is None  # RE2 refuses a program that large
+    engine = loose_engine("bad", re.MULTILINE)
+    assert scan_lines(engine, re.compile("bad"), "a bad \udc80 byte\n") is None  # a lone surrogate
+    assert loosen(r"\bx{2,5000}\b(?=y)", re.MULTILINE) == "(?m)(?:x){2,}"
+
+
+GREP_WITHOUT_RE2 = """
+import json, sys
+if sys.argv[2] == "without":
+    sys.modules["re2"] = None  # as if the wheel were missing
+from mindex import Index, IndexSettings
+from mindex.config import EmbedSettings
+ix = Index(sys.argv[1], IndexSettings(workers=1), embed=EmbedSettings(provider="none"))
+out = {}
+for pattern in json.loads(sys.argv[3]):
+    out[pattern] = [(m.path, m.line, m.column, m.text, m.chunk_id, m.symbol)
+                    for m in ix.grep(pattern, limit=10_000, before=1).matches]
+print(json.dumps(out))
+"""
+
+
+def test_grep_without_the_re2_wheel_reports_the_same_lines(index: Index, tmp_path: Path) -> None:
+    (tmp_path / "repo").mkdir()
+    (tmp_path / "repo" / "mixed.py").write_text(TEXT.replace("\r", ""), encoding="utf-8")
+    index.add_source(tmp_path / "repo", name="repo", kind="code")
+    index.index()
+    patterns = [r"\w+_\d{3}\b", r"\s+$", r"(?i)kelvin", r"[A-Z_]{6,}", r"\bNone\b", r"(\w)\1{5}", r"parse_\w+\("]
+    runs = {}
+    for mode in ("with", "without"):
+        done = subprocess.run([sys.executable, "-c", GREP_WITHOUT_RE2, str(index.location), mode, json.dumps(patterns)],
+                              capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, done.stderr
+        runs[mode] = json.loads(done.stdout)
+    assert runs["with"] == runs["without"]
+    assert all(runs["with"][p] for p in patterns), "each pattern matches the file"
