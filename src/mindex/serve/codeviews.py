@@ -44,19 +44,32 @@ def print_grep(console: Console, result: GrepResult, view: View) -> None:
     def style(text: str, fg: str) -> str:
         return click.style(text, fg=fg) if color else text
 
+    # Lines go out a few hundred at a time: `click.echo` flushes each call, and 40,000
+    # matches written one by one took a second of system calls. A file's shown path is
+    # worked out once, not once a match.
+    out: list[str] = []
+    shown_as: dict[tuple[str, str], str] = {}
     last: tuple[str, str, int] | None = None
     for match in result.matches:
-        shown = places.path(match.source, match.path)
+        key = (match.source, match.path)
+        shown = shown_as.get(key)
+        if shown is None:
+            shown = shown_as[key] = style(places.path(match.source, match.path), "magenta")
         rows = [(n, t, "-") for n, t in match.before]
         rows += [(match.line + k, t, ":") for k, t in enumerate(match.text.split("\n"))]
         rows += [(n, t, "-") for n, t in match.after]
-        if context and last is not None and (last[:2] != (match.source, match.path) or rows[0][0] > last[2] + 1):
-            click.echo("--")
+        if context and last is not None and (last[:2] != key or rows[0][0] > last[2] + 1):
+            out.append("--")
         for n, text, sep in rows:
-            if last is not None and last[:2] == (match.source, match.path) and n <= last[2]:
+            if last is not None and last[:2] == key and n <= last[2]:
                 continue  # already printed as context of the previous match
-            click.echo(f"{style(shown, 'magenta')}{sep}{style(str(n), 'green')}{sep}{visible_controls(text)}")
+            out.append(f"{shown}{sep}{style(str(n), 'green')}{sep}{visible_controls(text)}")
         last = (match.source, match.path, rows[-1][0])
+        if len(out) >= 500:
+            click.echo("\n".join(out))
+            out.clear()
+    if out:
+        click.echo("\n".join(out))
 
 
 def grep_notes(console: Console, result: GrepResult, view: View) -> None:
