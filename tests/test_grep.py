@@ -180,6 +180,41 @@ def test_matches_join_their_chunk_and_symbol_and_carry_context(grep_index: Index
     assert chunk.start_line <= 9 <= chunk.end_line and "# TODO" in chunk.text
 
 
+def _functions(names: list[str], prefix: str = "") -> str:
+    return "".join(f"{prefix}def {name}():\n    value = 1  # mark\n    return value\n\n\n" for name in names)
+
+
+def test_chunks_kept_between_greps_follow_writes_here_and_in_another_process(index: Index, tmp_path: Path) -> None:
+    """A file with many matched lines has its chunk spans kept for the next grep while nothing
+    is written; an edit indexed by this process or by another one must not leave a match
+    pointing at a chunk that is gone."""
+    (tmp_path / "repo").mkdir()
+    module = tmp_path / "repo" / "many.py"
+    module.write_text(_functions([f"f{n}" for n in range(8)]))
+    index.add_source(tmp_path / "repo", name="repo", kind="code")
+    index.index()
+
+    def answer(ix: Index) -> list[tuple[int, str | None, str | None]]:
+        return [(m.line, m.chunk_id, m.symbol) for m in ix.grep("# mark").matches]
+
+    def fresh() -> list[tuple[int, str | None, str | None]]:
+        with Index(index.location, index.settings, embed=index.embed_settings) as other:
+            return answer(other)
+
+    first = answer(index)
+    assert len(first) == 8 and first == fresh() and all(chunk for _, chunk, _ in first)
+    module.write_text(_functions(["g0", "g1"]) + _functions([f"f{n}" for n in range(8)]))  # every line moves
+    index.index()
+    assert answer(index) == fresh() != first
+    module.write_text(_functions([f"h{n}" for n in range(9)]))
+    other = subprocess.run([sys.executable, "-c", "import sys; from mindex import Index, IndexSettings; "
+                            "from mindex.config import EmbedSettings; "
+                            "Index(sys.argv[1], IndexSettings(workers=1), embed=EmbedSettings(provider='none')).index()",
+                            str(index.location)], capture_output=True, text=True, timeout=120)
+    assert other.returncode == 0, other.stderr
+    assert answer(index) == fresh() and {symbol for _, _, symbol in answer(index)} == {f"h{n}" for n in range(9)}
+
+
 def test_caps_filters_and_edits(grep_index: Index, tree: Path) -> None:
     assert len(grep_index.grep(r"return", limit=2).matches) == 2
     assert grep_index.grep(r"return", limit=2).truncated

@@ -55,6 +55,7 @@ from mindex.search import (
 )
 from mindex.embedding import Embeddings
 from mindex.store import SQLiteStore, Store
+from mindex.store.base import SpanCache, written_key
 from mindex.testfiles import tests_last
 from mindex.textsafe import escape_surrogates
 
@@ -110,6 +111,7 @@ class Engine(Embeddings):
         self.agent_settings = agents or (config.agents if config else AgentSettings())
         self._reranker_obj: Reranker | None = None
         self._graph_cache: tuple[tuple[int, int | None], CodeGraph] | None = None
+        self._grep_spans = SpanCache()
         target = db_target(db_path)
         self.store: Store
         if isinstance(target, str):  # postgresql://...: the files (memory, changelogs) stay in the project
@@ -527,7 +529,7 @@ class Engine(Embeddings):
             # process that is killed at the limit, so the server never freezes.
             result = grep_in_child(self.location, pattern, options)
         else:
-            result = grep(self.store, pattern, **options)
+            result = grep(self.store, pattern, spans=self._grep_spans, **options)
         if self.agent_settings.query_log:
             self._log("grep", {"pattern": pattern, **options}, len(result.matches),
                       (time.perf_counter() - started) * 1000)
@@ -543,7 +545,7 @@ class Engine(Embeddings):
         answer the next question at once (a server, the UI)."""
         from mindex.graph import CodeGraph
 
-        key = (self.store.data_version(), getattr(getattr(self.store, "conn", None), "total_changes", None))
+        key = written_key(self.store)
         cached = self._graph_cache
         if cached is not None and cached[0] == key:
             return cached[1]

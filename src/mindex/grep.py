@@ -28,7 +28,7 @@ from typing import Any
 from mindex.errors import ConfigError, GrepTimeoutError, MindexError
 from mindex.grep_scan import loose_engine, scan_lines
 from mindex.models import Changeable
-from mindex.store.base import Store
+from mindex.store.base import SpanCache, Store
 
 from re import _constants as sre_constants  # type: ignore[attr-defined]  # re's own parser (3.11+)
 from re import _parser as sre_parse  # type: ignore[attr-defined]
@@ -349,9 +349,11 @@ def grep(
     fixed: bool = False, word: bool = False, multiline: bool = False, source: str | None = None,
     path: str | None = None, language: str | None = None, before: int = 0, after: int = 0,
     max_count: int | None = None, limit: int = 200, timeout: float | None = TIMEOUT,
+    spans: SpanCache | None = None,
 ) -> GrepResult:
     """Search the stored text of code files for `pattern` (see the module docstring).
-    `timeout`: seconds the matching may take (in the main thread: see `time_limit`).
+    `timeout`: seconds the matching may take (in the main thread: see `time_limit`);
+    `spans`: a cache of chunk spans kept between calls (the engine's).
 
     Raises:
         ConfigError: a bad regex, or a negative context or limit.
@@ -366,7 +368,7 @@ def grep(
     if query is not None and not store.trigram_index_ready():  # read-only, never built: read every file
         query = None
     result = GrepResult(pattern, narrowed=query is not None)
-    found: list[tuple[int, GrepMatch]] = []
+    found: list[Found] = []
     loose = None if multiline else loose_engine(regex.pattern, regex.flags)
     with time_limit(timeout, pattern):
         for doc_id, src, rel, lang, text in store.code_texts(query, source, path, language):
@@ -387,21 +389,23 @@ def grep(
                     result.truncated = True
                     break
                 shown = rows[first] if rows is not None else "\n".join(lines[first - 1:last])
-                found.append((doc_id, GrepMatch(
-                    src, rel, first, column, last, shown, lang,
-                    before=tuple((n, lines[n - 1]) for n in range(max(1, first - before), first)),
-                    after=tuple((n, lines[n - 1]) for n in range(last + 1, min(len(lines), last + after) + 1)))))
+                found.append((doc_id, src, rel, first, column, last, shown, lang,
+                              tuple((n, lines[n - 1]) for n in range(max(1, first - before), first)) if before else (),
+                              tuple((n, lines[n - 1]) for n in range(last + 1, min(len(lines), last + after) + 1))
+                              if after else ()))
             if result.truncated:
                 break
-    result.matches = _join_chunks(store, found)
+    result.matches = _join_chunks(store, found, spans)
     result.took_ms = (time.perf_counter() - started) * 1000
     return result
 
 
 FEW_LINES = 4  # a file with this many matched lines or fewer has them looked up one by one
+Found = tuple[int, str, str, int, int, int, str, str | None, tuple[tuple[int, str], ...], tuple[tuple[int, str], ...]]
+"""A match before its chunk is known: document id, then `GrepMatch`'s fields without chunk and symbol."""
 
 
-def _join_chunks(store: Store, found: list[tuple[int, GrepMatch]]) -> list[GrepMatch]:
+def _join_chunks(store: Store, found: list[Found], cache: SpanCache | None) -> list[GrepMatch]:
     """Each match with the id of the chunk holding its first line and the innermost
     definition around it (per file, each definition paints the matched lines it holds,
     inner ones last). A file with many matched lines has its chunks' spans read once and
@@ -409,14 +413,15 @@ def _join_chunks(store: Store, found: list[tuple[int, GrepMatch]]) -> list[GrepM
     reads no chunk into Python (`return None` in the standard library: 840 lines in 278
     files, 106 -> 30 ms)."""
     lines: dict[int, list[int]] = {}
-    for doc_id, match in found:
-        lines.setdefault(doc_id, []).append(match.line)
+    for item in found:
+        lines.setdefault(item[0], []).append(item[3])
     for doc_id, wanted in lines.items():
         lines[doc_id] = sorted(set(wanted))
     many = sorted(doc_id for doc_id, wanted in lines.items() if len(wanted) > FEW_LINES)
     chunk_of = store.chunks_holding([(doc_id, line) for doc_id, wanted in lines.items()
                                      if len(wanted) <= FEW_LINES for line in wanted])
-    spans, symbols = store.chunk_spans(many), store.symbol_spans(sorted(lines))
+    spans = cache(store, many) if cache is not None else store.chunk_spans(many)
+    symbols = store.symbol_spans(sorted(lines))
     innermost: dict[tuple[int, int], str] = {}
     for doc_id, wanted in lines.items():
         defined = symbols.get(doc_id, [])
@@ -434,8 +439,9 @@ def _join_chunks(store: Store, found: list[tuple[int, GrepMatch]]) -> list[GrepM
             while at + 1 < len(held) and held[at + 1][0] <= line:
                 at += 1
             chunk_of[doc_id, line] = held[at][2] if at >= 0 and held[at][1] >= line else None
-    return [match.but(chunk_id=chunk_of[doc_id, match.line], symbol=innermost.get((doc_id, match.line)))
-            for doc_id, match in found]
+    return [GrepMatch(src, rel, line, column, last, text, lang, chunk_of[doc_id, line], innermost.get((doc_id, line)),
+                      before, after)
+            for doc_id, src, rel, line, column, last, text, lang, before, after in found]
 
 
 def grep_in_child(location: object, pattern: str, options: dict[str, Any]) -> GrepResult:
