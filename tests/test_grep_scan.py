@@ -143,3 +143,17 @@ def test_grep_without_the_re2_wheel_reports_the_same_lines(index: Index, tmp_pat
         runs[mode] = json.loads(done.stdout)
     assert runs["with"] == runs["without"]
     assert all(runs["with"][p] for p in patterns), "each pattern matches the file"
+
+
+def test_the_public_search_finds_the_same_lines_as_the_direct_call() -> None:
+    """The scan calls the wheel's compiled object directly (a private call, for speed); a
+    release without it goes through the public `search`, with the same lines."""
+    regex = compile_pattern(r"\w+_\d{3}\b")
+    engine = loose_engine(regex.pattern, regex.flags)
+
+    class PublicOnly:  # the wheel's public surface, nothing private
+        def search(self, data: bytes, pos: int, end: int) -> object:
+            return engine.search(data, pos, end)
+
+    direct = scan_lines(engine, regex, TEXT)
+    assert direct and scan_lines(PublicOnly(), regex, TEXT) == direct

@@ -188,7 +188,11 @@ def _first_match(engine: Any) -> Callable[[bytes, int, int], int]:
 
         def direct(data: bytes, pos: int, end: int) -> int:
             return int(match(anchor, data, pos, end)[0][0])
-        return direct
+        try:  # a private call: a release that changed it gets the public one
+            if direct(b"", 0, 0) >= -1:
+                return direct
+        except Exception:  # noqa: BLE001
+            pass
 
     def public(data: bytes, pos: int, end: int) -> int:
         hit = engine.search(data, pos, end)
