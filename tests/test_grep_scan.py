@@ -14,7 +14,7 @@ import pytest
 
 from mindex import Index
 from mindex.grep import compile_pattern, risky
-from mindex.grep_scan import loose_engine, loosen, scan_lines
+from mindex.grep_scan import compile_loose, first_match, loose_engine, loosen, scan_lines
 
 # Lines with what tells engines apart: Unicode letters and digits (word characters to Python,
 # not to RE2's `\w`), case pairs outside ASCII (ſ folds to s, the Kelvin sign to k), tabs,
@@ -149,11 +149,11 @@ def test_the_public_search_finds_the_same_lines_as_the_direct_call() -> None:
     """The scan calls the wheel's compiled object directly (a private call, for speed); a
     release without it goes through the public `search`, with the same lines."""
     regex = compile_pattern(r"\w+_\d{3}\b")
-    engine = loose_engine(regex.pattern, regex.flags)
+    engine = compile_loose(regex.pattern, regex.flags)
 
     class PublicOnly:  # the wheel's public surface, nothing private
         def search(self, data: bytes, pos: int, end: int) -> object:
             return engine.search(data, pos, end)
 
-    direct = scan_lines(engine, regex, TEXT)
-    assert direct and scan_lines(PublicOnly(), regex, TEXT) == direct
+    direct = scan_lines(first_match(engine), regex, TEXT)
+    assert direct and scan_lines(first_match(PublicOnly()), regex, TEXT) == direct

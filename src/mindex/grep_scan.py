@@ -51,10 +51,20 @@ def _engine() -> Any:
     return re2
 
 
+Finder = Callable[[bytes, int, int], int]
+"""`(data, pos, end) -> where the loose pattern's first match from `pos` starts, or -1`."""
+
+
 @lru_cache(maxsize=64)
-def loose_engine(pattern: str, flags: int) -> Any:
-    """The compiled RE2 form of `re.compile(pattern, flags)` for a line scan, or None when
-    RE2 is missing or the pattern cannot be loosened (see the module docstring)."""
+def loose_engine(pattern: str, flags: int) -> Finder | None:
+    """The line finder of `re.compile(pattern, flags)`'s loose form, made once a pattern;
+    None when RE2 is missing or the pattern cannot be loosened (see the module docstring)."""
+    compiled = compile_loose(pattern, flags)
+    return None if compiled is None else first_match(compiled)
+
+
+def compile_loose(pattern: str, flags: int) -> Any:
+    """The compiled RE2 form of the pattern's loose form, or None (see `loose_engine`)."""
     re2 = _engine()
     if re2 is None:
         return None
@@ -176,11 +186,11 @@ def _ascii_members(op: Any, av: Any, fold: bool) -> tuple[int, ...]:
     return tuple(code for code in range(128) if code != 10 and regex.fullmatch(chr(code)))
 
 
-def _first_match(engine: Any) -> Callable[[bytes, int, int], int]:
-    """`(data, pos, end) -> where the first match starts, or -1`. Through the wheel's compiled
-    object directly where it has one (its `search` builds a match object for each call: a
-    third of the scan's time when thousands of lines are found), else through `search`."""
-    import re2
+def first_match(engine: Any) -> Finder:
+    """The `Finder` of a compiled RE2 pattern: through the wheel's compiled object directly
+    where it has one (its `search` builds a match object for each call: a third of the
+    scan's time when thousands of lines are found), else through `search`."""
+    import re2  # type: ignore[import-untyped,unused-ignore]
 
     low, anchor = getattr(engine, "_regexp", None), getattr(getattr(re2, "_Anchor", None), "UNANCHORED", None)
     if low is not None and anchor is not None and hasattr(low, "Match"):
@@ -200,16 +210,16 @@ def _first_match(engine: Any) -> Callable[[bytes, int, int], int]:
     return public
 
 
-def scan_lines(engine: Any, regex: re.Pattern[str], text: str) -> list[tuple[int, int, str]] | None:
+def scan_lines(first_at: Finder, regex: re.Pattern[str], text: str) -> list[tuple[int, int, str]] | None:
     """(line number, column, line) of each line of `text` that `regex` finds, 1-based,
-    visiting only the lines `engine` (from `loose_engine`) finds; None when the text is not
+    visiting only the lines `first_at` (from `loose_engine`) finds; None when the text is not
     valid UTF-8 (the caller searches it the old way)."""
     try:
         data = text.encode("utf-8")
     except UnicodeEncodeError:
         return None
     found: list[tuple[int, int, str]] = []
-    first_at, find, rfind, count = _first_match(engine), data.find, data.rfind, data.count
+    find, rfind, count = data.find, data.rfind, data.count
     at, line, pos, size = 0, 1, 0, len(data)
     while pos <= size:
         hit = first_at(data, pos, size)
