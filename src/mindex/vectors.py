@@ -8,13 +8,12 @@ import numpy as np
 import numpy.typing as npt
 
 from mindex.errors import EmbeddingMismatchError
-from mindex.store.base import Store
-
-ANN_FROM = 200_000  # vectors; the PostgreSQL store's HNSW index starts at the same size
+from mindex.store.base import ANN_FROM, Store
 
 
 class VectorIndex:
-    """One model's vectors as an in-memory float32 matrix: exact search with numpy.
+    """One model's vectors as an in-memory float32 matrix: exact search with numpy, through
+    `Lists` from `ANN_FROM` vectors.
 
     Loaded on first use. When the store changes (another process commits, or the owner calls
     `invalidate` after writing), only the difference is applied: rows of chunks that are gone

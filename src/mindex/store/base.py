@@ -146,6 +146,13 @@ ChunkSpan = tuple[int, int, str, str | None]
 """(start line, end line, chunk id, symbol) of one chunk, as `chunk_spans` returns them."""
 
 
+# From this many vectors of a model, searches approximate: the PostgreSQL store asks its HNSW
+# index in the server instead of a matrix each process loads (~1.5 KB a vector at 384
+# float32 dimensions), and a SQLite index's matrix is searched through an inverted file
+# (`mindex.vectors.Lists`).
+ANN_FROM = 200_000
+
+
 def written_key(store: Any) -> tuple[int, int | None]:
     """Changes whenever anything is written to the index, by this process or another: the key
     of what a long-lived process keeps between questions (SQLite's data version counts other

@@ -7,12 +7,10 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from typing import Any
+from mindex.store.base import ANN_FROM as ANN_FROM  # re-exported: the store's threshold
 from mindex.store.postgres.core import PgCore
 
 
-# From this many vectors of a model, searches go to the HNSW index in the server instead of a
-# matrix each process loads (exact; ~1.5 KB a vector at 384 float32 dimensions).
-ANN_FROM = 200_000
 # The HNSW search's candidate list (pgvector's default is 40): at a million vectors 64 found
 # 68% of the exact top 10 in 5 ms, 400 found 92% in 10 ms (benchmarks/bench_vectors_1m.py).
 EF_SEARCH = 400
