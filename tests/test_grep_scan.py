@@ -109,6 +109,8 @@ def test_patterns_without_a_loose_form_and_text_that_is_not_utf8_take_the_old_wa
     assert loose_engine(r"x*", re.MULTILINE) is None
     assert loose_engine(r"foo\n", re.MULTILINE) is None  # a literal line end (ripgrep refuses it too)
     assert loose_engine(r"(?:a{900}){900}", re.MULTILINE) is None  # RE2 refuses a program that large
+    deep = "(" * 300 + "a" + ")" * 300  # `re` compiles it; writing its loose form would recurse too deep
+    assert compile_pattern(deep).search("a") and loose_engine(deep, re.MULTILINE) is None
     engine = loose_engine("bad", re.MULTILINE)
     assert scan_lines(engine, re.compile("bad"), "a bad \udc80 byte\n") is None  # a lone surrogate
     assert loosen(r"\bx{2,5000}\b(?=y)", re.MULTILINE) == "(?m)(?:x){2,}"

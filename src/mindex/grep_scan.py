@@ -70,7 +70,7 @@ def compile_loose(pattern: str, flags: int) -> Any:
         return None
     try:
         source = loosen(pattern, flags)
-    except Unsupported:
+    except (Unsupported, RecursionError):  # groups nested hundreds deep: `re` alone can take them
         return None
     options = re2.Options()
     options.never_capture = True
