@@ -228,6 +228,8 @@ def test_caps_filters_and_edits(grep_index: Index, tree: Path) -> None:
     assert {m.path for m in grep_index.grep("TODO").matches} == {"src/app/handlers.py", "src/app/new.py"}
     with pytest.raises(ConfigError, match="bad regex"):
         grep_index.grep("(unclosed")
+    with pytest.raises(ConfigError, match="nest deeper"):  # re's parser would recurse past the limit
+        grep_index.grep("(" * 2000 + "a" + ")" * 2000)
 
 
 def test_line_logic_matches_ripgrep_at_the_edges() -> None:

@@ -118,6 +118,9 @@ def compile_pattern(pattern: str, ignore_case: bool = False, smart_case: bool = 
         where = f" at position {exc.pos}" if exc.pos is not None else ""
         raise ConfigError(f"bad regex {pattern!r}: {exc.msg}{where}; grep uses Python `re` syntax "
                           "(use -F to search for the text as it is)") from None
+    except RecursionError:  # `re`'s parser recurses once a group
+        raise ConfigError(f"bad regex {pattern[:60]!r}…: its groups nest deeper than Python's `re` can parse; "
+                          "flatten the pattern (use -F to search for the text as it is)") from None
 
 
 # -- required literals -----------------------------------------------------------------------
