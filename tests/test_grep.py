@@ -175,6 +175,8 @@ def test_matches_join_their_chunk_and_symbol_and_carry_context(grep_index: Index
     assert match.before == ((8, "def logout_handler(request):"),)
     assert match.after == ((10, "    return None"),)
     assert match.symbol == "logout_handler"
+    (last,) = grep_index.grep(r"^    pass$", after=2).matches  # the file's last line: nothing after it
+    assert (last.line, last.after) == (14, ())
     chunk = grep_index.get(match.chunk_id or "")
     assert chunk.start_line is not None and chunk.end_line is not None
     assert chunk.start_line <= 9 <= chunk.end_line and "# TODO" in chunk.text

@@ -387,6 +387,8 @@ def grep(
             if max_count is not None:
                 hits = hits[:max_count]
             lines = text.split("\n") if rows is None or before or after else []
+            if lines and text.endswith("\n"):
+                lines.pop()  # the empty string after the final newline is not a line
             for first, last, column in hits:
                 if len(found) >= limit:
                     result.truncated = True
