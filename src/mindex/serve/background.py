@@ -13,8 +13,9 @@ working folder and environment. It
 - runs each command as the CLI would in its own process: the caller's argv, working folder,
   environment and umask, and the caller's stdin, stdout and stderr on descriptors 0, 1 and 2;
   then sends the exit code. Ctrl-C at the caller interrupts the command here;
-- keeps each index it opened (by file and settings) and reopens it when the file was replaced
-  or its writability changed; writes take the same locks as any other process, and the index
+- keeps one index per file it opened, and opens it again when the settings changed, the
+  file was replaced or its writability changed; writes take the same locks as any other
+  process, and the index
   sees other processes' writes as a long-running MCP server does;
 - declines a caller in other mount or user namespaces (a sandbox, a container: it may see
   other files, or see them read-only); declines and exits when its code changed on disk
