@@ -105,3 +105,21 @@ def test_a_keyword_search_that_logs_nothing_never_imports_logging(small_project:
     done = subprocess.run([sys.executable, "-c", script], cwd=small_project, capture_output=True, text=True,
                           env={**os.environ, "MINDEX_EMBED__PROVIDER": "none"}, timeout=60)
     assert "retry" in done.stdout and done.stderr.endswith("LOGGING False"), done.stderr
+
+
+@pytest.mark.parametrize("given", [None, "30"])
+def test_the_mindex_command_stops_openblas_threads_spinning_unless_the_user_set_it(given: str | None) -> None:
+    """numpy's OpenBLAS threads spin on the other core after they start (0.1 s of CPU at
+    import): the command sets the shortest wait for itself and every process it starts."""
+    script = (
+        "import os, sys\nsys.argv = ['mindex', '--version']\nfrom mindex.serve import front\n"
+        "try:\n    front.main()\nexcept SystemExit:\n    pass\n"
+        "import subprocess\n"
+        "print(subprocess.run([sys.executable, '-c', 'import os; print(os.environ[\"OPENBLAS_THREAD_TIMEOUT\"])'],"
+        " capture_output=True, text=True).stdout.strip())\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_THREAD_TIMEOUT"}
+    if given is not None:
+        env["OPENBLAS_THREAD_TIMEOUT"] = given
+    done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, check=True)
+    assert done.stdout.strip().splitlines()[-1] == (given or "4")

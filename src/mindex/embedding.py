@@ -62,7 +62,8 @@ class Embeddings:
             from mindex.embed.onnx import OnnxEmbedder
 
             try:
-                self._embedder = OnnxEmbedder(model, conf.batch_size or 16, conf.threads, conf.chunk_tokens)
+                self._embedder = OnnxEmbedder(model, conf.batch_size or 16, conf.threads, conf.chunk_tokens,
+                                              prepared=conf.models_dir)
             except DependencyMissingError as exc:  # a core install: keyword search, and say how to add meaning
                 self._embedder_note = str(exc)
                 return None

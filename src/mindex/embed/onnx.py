@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -47,10 +48,12 @@ class OnnxEmbedder(Embedder):
     provider = "onnx"
 
     def __init__(self, model: OnnxModel, batch_size: int = 16, threads: int = 0,
-                 chunk_tokens: int | None = None) -> None:
+                 chunk_tokens: int | None = None, prepared: Path | None = None) -> None:
         """`chunk_tokens`: read at most this many tokens of each document text (queries keep
         the model's own limit); a shorter limit than the model's makes another set of vectors,
-        so it becomes part of `model_id`.
+        so it becomes part of `model_id`. `prepared`: the models folder, where the model's
+        optimised graph is kept to open faster next time (`mindex.embed.prepared`); None
+        loads the model file as it is.
 
         Raises:
             ConfigError: `chunk_tokens` is above the model's own limit.
@@ -61,6 +64,7 @@ class OnnxEmbedder(Embedder):
         except ImportError:
             raise DependencyMissingError("onnxruntime", "models", "local embeddings") from None
         self.model = model
+        self.prepared = prepared
         self.model_id = model.model_id
         self.query_prefix, self.document_prefix = model.query_prefix, model.document_prefix
         self.batch_size = batch_size
@@ -97,14 +101,19 @@ class OnnxEmbedder(Embedder):
     def _session(self, threads: int) -> Any:
         import onnxruntime as ort
 
-        options = ort.SessionOptions()
-        options.intra_op_num_threads = threads
-        options.inter_op_num_threads = 1
-        # Spinning threads burn the other core while Python prepares the next batch.
-        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
-        options.add_session_config_entry("session.inter_op.allow_spinning", "0")
+        from mindex.embed.prepared import open_session
+
+        def options() -> Any:
+            made = ort.SessionOptions()
+            made.intra_op_num_threads = threads
+            made.inter_op_num_threads = 1
+            # Spinning threads burn the other core while Python prepares the next batch.
+            made.add_session_config_entry("session.intra_op.allow_spinning", "0")
+            made.add_session_config_entry("session.inter_op.allow_spinning", "0")
+            return made
+
         try:
-            return ort.InferenceSession(str(self.model.onnx_path), options, providers=["CPUExecutionProvider"])
+            return open_session(self.model.onnx_path, options, self.prepared)
         except Exception as exc:  # onnxruntime's own error types: a damaged or foreign file
             cause = str(exc).splitlines()[0][:200]
             raise ConfigError(f"{self.model.onnx_path} is not an ONNX model ONNX Runtime can load ({cause}); "

@@ -14,6 +14,7 @@ import numpy as np
 
 from mindex.embed.models import find_model
 from mindex.embed.onnx import pad_batch
+from mindex.embed.prepared import open_session
 from mindex.errors import ConfigError, DependencyMissingError
 from mindex.rerank.base import Reranker
 
@@ -42,10 +43,14 @@ class LocalReranker(Reranker):
         self.tokenizer = Tokenizer.from_file(str(found.tokenizer_path))
         self.tokenizer.enable_truncation(max_length=max_length)
         self.tokenizer.no_padding()
-        options = ort.SessionOptions()
-        options.intra_op_num_threads = threads
-        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
-        self.session = ort.InferenceSession(str(found.onnx_path), options, providers=["CPUExecutionProvider"])
+
+        def options() -> ort.SessionOptions:
+            made = ort.SessionOptions()
+            made.intra_op_num_threads = threads
+            made.add_session_config_entry("session.intra_op.allow_spinning", "0")
+            return made
+
+        self.session = open_session(found.onnx_path, options, models_dir)
         if self.session.get_outputs()[0].name != "logits":
             raise ConfigError(f"{model} is an embedding model, not a cross-encoder (it has no logits output)")
         self.inputs = {i.name for i in self.session.get_inputs()}
