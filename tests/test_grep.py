@@ -92,6 +92,25 @@ def test_grep_reports_the_lines_ripgrep_reports(grep_index: Index, tree: Path, p
     assert ours == _rg(tree, pattern)
 
 
+def test_each_match_is_a_whole_grep_match(grep_index: Index) -> None:
+    """Matches are made without the dataclass's `__init__` (a fast path): each has every
+    field, equals and hashes like one made the usual way, and stays frozen."""
+    import dataclasses
+
+    from mindex.grep import GrepMatch
+
+    matches = grep_index.grep(r"return", limit=100, before=1).matches
+    assert len(matches) >= 4
+    names = [f.name for f in dataclasses.fields(GrepMatch)]
+    for match in matches:
+        assert list(match.__dict__) == names
+        usual = GrepMatch(**{name: getattr(match, name) for name in names})
+        assert match == usual and hash(match) == hash(usual) and match.to_dict() == usual.to_dict()
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            match.line = 0  # type: ignore[misc]
+    assert {m.symbol for m in matches} >= {"login_handler", "Conn.Close"} and all(m.chunk_id for m in matches)
+
+
 @pytest.mark.parametrize(("pattern", "options", "flags"), [
     ("todo", {"ignore_case": True}, ("-i",)),
     ("TODO", {"smart_case": True}, ("-S",)),

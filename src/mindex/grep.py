@@ -22,7 +22,7 @@ import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 from mindex.errors import ConfigError, GrepTimeoutError, MindexError
@@ -444,9 +444,21 @@ def _join_chunks(store: Store, found: list[Found], cache: SpanCache | None) -> l
             while at + 1 < len(held) and held[at + 1][0] <= line:
                 at += 1
             chunk_of[doc_id, line] = held[at][2] if at >= 0 and held[at][1] >= line else None
-    return [GrepMatch(src, rel, line, column, last, text, lang, chunk_of[doc_id, line], innermost.get((doc_id, line)),
-                      before, after)
+    return [_grep_match((src, rel, line, column, last, text, lang, chunk_of[doc_id, line],
+                         innermost.get((doc_id, line)), before, after))
             for doc_id, src, rel, line, column, last, text, lang, before, after in found]
+
+
+_MATCH_FIELDS = tuple(f.name for f in fields(GrepMatch))
+_new = object.__new__
+
+
+def _grep_match(values: tuple[Any, ...]) -> GrepMatch:
+    """`GrepMatch(*values)` without the frozen dataclass's `__init__`, which sets each field
+    through `object.__setattr__`: 3.3 µs a match against 1.0 (40,015 matches: 0.1 s)."""
+    made: GrepMatch = _new(GrepMatch)
+    made.__dict__.update(zip(_MATCH_FIELDS, values))
+    return made
 
 
 def grep_in_child(location: object, pattern: str, options: dict[str, Any]) -> GrepResult:
