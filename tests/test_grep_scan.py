@@ -32,9 +32,11 @@ TEXT = "\n".join([
     "  self.assertEqual(x, 'x'); os.path.join(a, b)",
     "aaaaaaaaaaaaaaab",
     "end\u2028same line",
+    "İNFO: ılık SKİ  # dotted and dotless i fold to i in `re`",
 ]) + "\n"
 
 ATOMS = [r"\w", r"\d", r"\s", r"\W", r"\D", r"\S", ".", "[a-f]", "[^x ]", "[A-Z_]", "[é0-9]", "a", "e", "s", "k",
+         "i", "I", "[h-j]", "[K]", "[r-t]",
          "_", "é", "ß", "K", "1", r"\(", " ", ":", "'", r"\t", r"\r", "[^\\w\\s]", "[[:x]"]
 QUANTIFIERS = ["", "", "", "+", "*", "?", "{2}", "{1,3}", "+?", "*+", "{3,}"]
 
@@ -102,6 +104,23 @@ def test_unicode_and_what_re2_cannot_express_are_decided_by_python(pattern: str,
     found = scan_lines(engine, regex, TEXT)
     assert found is not None
     assert [n for n, _, _ in found] == line_numbers == [n for n, _, _ in _per_line(regex, TEXT)]
+
+
+def test_the_case_partners_outside_ascii_are_every_one_re_knows() -> None:
+    """A folded ASCII class admits only FOLD_PARTNERS outside ASCII: exactly the non-ASCII
+    characters Python's `re` matches for an ASCII one under IGNORECASE, over every code point."""
+    from mindex.grep_scan import FOLD_PARTNERS
+
+    any_ascii = re.compile("[\x00-\x09\x0b-\x7f]", re.IGNORECASE)
+    folds: dict[int, set[int]] = {}
+    for code in range(0x80, 0x110000):
+        if 0xD800 <= code <= 0xDFFF or not any_ascii.fullmatch(chr(code)):
+            continue
+        for ascii_code in range(128):
+            if ascii_code != 10 and re.fullmatch(re.escape(chr(ascii_code)), chr(code), re.IGNORECASE):
+                folds.setdefault(ascii_code, set()).add(code)
+    assert {k: set(v) for k, v in FOLD_PARTNERS.items()} == folds
+    assert loosen("todo", re.IGNORECASE) == r"(?m)[\x{54}\x{74}][\x{4f}\x{6f}][\x{44}\x{64}][\x{4f}\x{6f}]"
 
 
 def test_patterns_without_a_loose_form_and_text_that_is_not_utf8_take_the_old_way() -> None:
