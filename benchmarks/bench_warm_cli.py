@@ -17,7 +17,7 @@ a worktree of the commit before the background process.
 
     python benchmarks/bench_warm_cli.py [--repeat 9] [--before /tmp/wt-old/src]
     python benchmarks/bench_warm_cli.py --grep [--repeat 5]
-    python benchmarks/bench_warm_cli.py --grep --in-process [--before /tmp/wt-old/src]
+    python benchmarks/bench_warm_cli.py --grep --in-process [--before /tmp/wt-old/src] [--ignore-case]
 
 `--grep` instead runs bench_speed.py's 20 grep patterns over a keyword-only index of the
 standard library (bench_code.py's copy) as whole `mindex grep` processes, alone and warm
@@ -135,14 +135,15 @@ from mindex.config import IndexSettings
 from mindex.index import Index
 ix = Index(sys.argv[1], IndexSettings())
 for line in sys.stdin:
-    pattern = json.loads(line)
+    pattern, ignore_case = json.loads(line)
     started = time.process_time()
-    found = ix.grep(pattern, limit=100_000)
+    found = ix.grep(pattern, limit=100_000, ignore_case=ignore_case)
     print(json.dumps([time.process_time() - started, len(found.matches)]), flush=True)
 """
 
 
-def grep_in_process(db: Path, tree: Path, rg: str, env: dict[str, str], repeat: int, before: Path | None) -> None:
+def grep_in_process(db: Path, tree: Path, rg: str, env: dict[str, str], repeat: int, before: Path | None,
+                    ignore_case: bool = False) -> None:
     """The 20 patterns in long-lived processes holding the index, beside whole rg processes."""
     from bench_speed import GREP_PATTERNS
 
@@ -153,7 +154,7 @@ def grep_in_process(db: Path, tree: Path, rg: str, env: dict[str, str], repeat: 
     def ask(way: str, pattern: str) -> tuple[float, int]:
         worker = workers[way]
         assert worker.stdin and worker.stdout
-        worker.stdin.write(json.dumps(pattern) + "\n")
+        worker.stdin.write(json.dumps([pattern, ignore_case]) + "\n")
         worker.stdin.flush()
         cpu, count = json.loads(worker.stdout.readline())
         return float(cpu), int(count)
@@ -173,8 +174,8 @@ def grep_in_process(db: Path, tree: Path, rg: str, env: dict[str, str], repeat: 
         for _ in range(repeat):
             for way in workers:
                 rows[way].append(ask(way, pattern)[0])
-            proc = subprocess.Popen([rg, "--no-config", "-n", "--no-heading", "-e", pattern, "."], cwd=tree,
-                                    stdout=subprocess.DEVNULL)
+            proc = subprocess.Popen([rg, "--no-config", "-n", "--no-heading", *(["-i"] if ignore_case else []),
+                                     "-e", pattern, "."], cwd=tree, stdout=subprocess.DEVNULL)
             _, _, usage = os.wait4(proc.pid, 0)
             rows["rg"].append(usage.ru_utime + usage.ru_stime)
         med = {way: statistics.median(got) for way, got in rows.items()}
@@ -191,7 +192,7 @@ def grep_in_process(db: Path, tree: Path, rg: str, env: dict[str, str], repeat: 
 
 
 def grep(runtime: Path, env: dict[str, str], repeat: int, in_process: bool = False,
-         before: Path | None = None) -> None:
+         before: Path | None = None, ignore_case: bool = False) -> None:
     """The 20 grep patterns: whole processes alone and warm, beside rg."""
     sys.path.insert(0, str(HERE))
     from bench_code import copy_stdlib, rg_binary
@@ -207,7 +208,7 @@ def grep(runtime: Path, env: dict[str, str], repeat: int, in_process: bool = Fal
         subprocess.run([MINDEX, "grep", "zzz_build_the_trigrams"], env=alone, capture_output=True)
     rg = rg_binary()
     if in_process:
-        grep_in_process(db, tree, rg, env, repeat, before)
+        grep_in_process(db, tree, rg, env, repeat, before, ignore_case)
         return
     print(f"load average before: {os.getloadavg()[0]:.2f}")
     print("\n| grep pattern | alone: CPU | warm: CPU (process + background) | warm: wall | rg: CPU | rg: wall | "
@@ -253,6 +254,7 @@ def main() -> None:
     parser.add_argument("--before", type=Path, help="another checkout's src folder, run with PYTHONPATH")
     parser.add_argument("--grep", action="store_true", help="the grep patterns beside rg instead")
     parser.add_argument("--in-process", action="store_true", help="with --grep: in long-lived processes")
+    parser.add_argument("--ignore-case", action="store_true", help="with --grep --in-process: every pattern with -i")
     args = parser.parse_args()
     # A user's `pip install` writes every module's bytecode; an edited editable install run
     # with PYTHONDONTWRITEBYTECODE set (as on this machine) would compile them at every start.
@@ -268,7 +270,7 @@ def main() -> None:
     env = {**os.environ, "XDG_RUNTIME_DIR": str(runtime), "MINDEX_EMBED__PROVIDER": "onnx"}
     env.pop("MINDEX_BACKGROUND", None)
     if args.grep:
-        grep(runtime, env, args.repeat, args.in_process, args.before)
+        grep(runtime, env, args.repeat, args.in_process, args.before, args.ignore_case)
         return
     cwd = project(env)
     print(f"load average before: {os.getloadavg()[0]:.2f}")
