@@ -73,7 +73,9 @@ def test_keyword_search_grep_and_graph_into_a_pipe_load_no_heavy_package(small_p
     """Without a terminal, lines print without rich; a command imports its own module only."""
     for args, own in ((["search", "retry backoff", "--mode", "keyword"], {"render", "opscli"}),
                       (["grep", "backoff"], {"opscli"}), (["graph", "callers", "retry_with_backoff"], {"codecmd", "opscli"}),
-                      (["search", "retry", "--json"], {"opscli"})):
+                      (["search", "retry", "--json"], {"opscli"}),
+                      # a kind filter checks the name, not the kind's reader (pathspec, parsers)
+                      (["search", "retry", "--kind", "code", "--json"], {"opscli"})):
         heavy, modules = probe(args, small_project)
         assert heavy == set() and modules == own, (args, heavy, modules)
 

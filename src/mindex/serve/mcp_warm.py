@@ -83,12 +83,13 @@ def run_stdio(db: Path | str, settings: Settings) -> None:
         if not line:
             return  # the client left during the handshake
         answer = _answer(manifest, line, initialized=bool(swallow))
+        answered_fast = False
         if answer is None:
             reply = _read_fast(line, warmer, warmed, settings.serve.token_budget) if ready else None
             if reply is None:
                 pending.append(line)  # the SDK answers this one, and everything after it
                 continue
-            loader.start()
+            answered_fast = True
         else:
             reply, replayed = answer
             if replayed:
@@ -101,6 +102,8 @@ def run_stdio(db: Path | str, settings: Settings) -> None:
         if reply is not None:
             wire.write(json.dumps(reply, ensure_ascii=False, separators=(",", ":")) + "\n")
             wire.flush()
+        if answered_fast:  # the SDK's import, on the other core, after the answer is out
+            loader.start()
     quiet.cancel()
     loader.start()
     loader.thread.join()
