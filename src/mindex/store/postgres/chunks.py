@@ -150,18 +150,20 @@ class PgChunks(PgCore):
                      clean(json.dumps(doc.metadata, ensure_ascii=False)), now,
                      doc.metadata.get("language") if doc.kind == "code" else None)).fetchone()
                 self._insert_chunks(db, doc_id, [_clean_chunk(c) for c in doc.chunks], 0)
-                db.executemany(
-                    """INSERT INTO symbols (document_id, name, short, kind, start_line, end_line, signature, exported)
-                       VALUES (?, ?, ?, ?, ?, ?, ?, ?)""",
-                    [(doc_id, clean(name), clean(name.rsplit(".", 1)[-1]), kind, first, last, clean(signature),
-                      int(exported)) for name, kind, first, last, signature, exported in doc.symbols])
-                db.executemany(
-                    "INSERT INTO refs (document_id, n, kind, name, qualifier, alias, line, scope) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                    [(doc_id, n, kind, clean(name), clean(qualifier), clean(alias), line, clean(scope))
-                     for n, (kind, name, qualifier, alias, line, scope) in enumerate(doc.refs)])
+                db.copy("symbols", ("document_id", "name", "short", "kind", "start_line", "end_line", "signature",
+                                    "exported"),
+                        [(doc_id, clean(name), clean(name.rsplit(".", 1)[-1]), kind, first, last, clean(signature),
+                          int(exported)) for name, kind, first, last, signature, exported in doc.symbols])
+                db.copy("refs", ("document_id", "n", "kind", "name", "qualifier", "alias", "line", "scope"),
+                        [(doc_id, n, kind, clean(name), clean(qualifier), clean(alias), line, clean(scope))
+                         for n, (kind, name, qualifier, alias, line, scope) in enumerate(doc.refs)])
                 if doc.text is not None:
                     db.execute("INSERT INTO code_text (document_id, text) VALUES (?, ?)", (doc_id, clean(doc.text)))
+
+    @staticmethod
+    def _append(db: Any, table: str, columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> None:
+        """Rows in by COPY (a document's chunks: no statement planned and run a row)."""
+        db.copy(table, columns, rows)
 
     def append_chunks(self, source_id: int, path: str, before: tuple[int, int], after: tuple[int, int],
                       place: Callable[[int], tuple[Sequence[Chunk], int]]) -> bool:

@@ -8,6 +8,7 @@ import json
 import sqlite3
 import time
 from collections.abc import Callable, Sequence
+from typing import Any
 
 from mindex.errors import (
     NotFoundError,
@@ -26,6 +27,9 @@ from mindex.store.sqlite.queries import BATCH_CHUNK_TEXT, CHUNK_JOINS, filter_sq
 # says more about what a chunk is about than the same word in its body; terms are the words
 # inside the body's camelCase names.
 BM25_WEIGHTS = (8.0, 4.0, 1.0, 1.0)
+# A chunk row as `_insert_chunks` writes it.
+CHUNK_COLUMNS = ("id", "document_id", "ordinal", "title", "context", "text", "hash", "start_line", "end_line", "page",
+                 "symbol_kind", "terms", "at", "facets")
 
 
 class ChunkTables(CodeTables):
@@ -157,7 +161,12 @@ class ChunkTables(CodeTables):
                 self._file_lines.given.clear()
 
     @staticmethod
-    def _insert_chunks(db: sqlite3.Connection, doc_id: int, chunks: Sequence[Chunk], last_seq: int,
+    def _append(db: Any, table: str, columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> None:
+        """Insert rows into a table (PostgreSQL's store copies them in instead)."""
+        db.executemany(f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})", rows)
+
+    @classmethod
+    def _insert_chunks(cls, db: sqlite3.Connection, doc_id: int, chunks: Sequence[Chunk], last_seq: int,
                        first: int | None = None, lines: list[str] | None = None,
                        given: dict[str, str] | None = None) -> None:
         """Insert a document's chunks (numbered from `first` when given, else by their own
@@ -173,10 +182,8 @@ class ChunkTables(CodeTables):
                     stored[n] = ""
                     if given is not None:
                         given[c.id] = c.text
-        db.executemany(
-            """INSERT INTO chunks (id, document_id, ordinal, title, context, text, hash,
-               start_line, end_line, page, symbol_kind, terms, at, facets)
-               VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+        cls._append(
+            db, "chunks", CHUNK_COLUMNS,
             [(c.id, doc_id, c.ordinal if first is None else first + n, c.title, c.context, stored[n], c.hash,
               c.start_line, c.end_line, c.page, c.symbol_kind, c.terms, c.at,
               json.dumps(c.facets, ensure_ascii=False) if c.facets is not None else None)
