@@ -115,6 +115,29 @@ def test_keyword_search_filters_and_lookups(store: Any, tmp_path: Path) -> None:
     assert store.code_files_without_text() == 0
 
 
+def test_text_with_tabs_backslashes_and_line_ends_reads_back_as_written(store: Any, tmp_path: Path) -> None:
+    """Rows go in by COPY on PostgreSQL, whose text format escapes tabs, line ends and
+    backslashes (and reads a lone `\\N` as NULL): every field comes back as written."""
+    code = _source(store, tmp_path, "code", kind="code")
+    awkward = "a\tb\\N\\n\r\nc \\ d 'q' \"dq\" é ✓\n\\."
+    text = f"def f():\n    return '{awkward}'\n"
+    doc = Document(
+        path="src/odd.py", kind="code", title="odd", size=len(text), mtime_ns=1,
+        content_hash=hashlib.sha256(text.encode()).hexdigest(), metadata={"language": "python"}, text=text,
+        chunks=(_chunk("src/odd.py", 0, text, title="f\\N\tg", symbol_kind="function", terms="\\N"),),
+        symbols=(Symbol("f\\N", "function", 1, 2, f"def f({awkward})"),),
+        refs=(Reference("call", "\\N", "q\tr", "\\", 2, "f\\N"),))
+    store.write_batch(code.id, upserts=[doc])
+    [(doc_id, _, _, _, stored)] = list(store.code_texts(None))
+    assert stored == text
+    chunk = store.get_chunk(doc.chunks[0].id)
+    assert (chunk.text, chunk.title) == (text, "f\\N\tg")
+    [symbol] = store.symbol_rows("short", "f\\N")
+    assert symbol[2] == "f\\N" and symbol[6] == f"def f({awkward})"
+    [ref] = store.ref_rows("name", "\\N", kind="call")
+    assert ref[2:5] == ("\\N", "q\tr", "\\") and ref[6] == "f\\N"
+
+
 def test_vectors_meta_and_data_version(store: Any, tmp_path: Path, db_target: Path | str) -> None:
     docs = _source(store, tmp_path, "docs")
     store.write_batch(docs.id, upserts=[_doc("a.md", "one", "two", "three")])
