@@ -30,16 +30,20 @@ class PgCopy(PgVectors):
         if table == "vectors":
             import numpy as np
 
-            db.executemany("INSERT INTO vectors (model, hash, embedding) VALUES (?, ?, ?::halfvec)",
-                           [(model, digest, "[" + ",".join(map(str, np.frombuffer(blob, dtype="<f2").tolist())) + "]"
-                             if blob else None) for model, digest, blob in rows])
+            # COPY's text form of a halfvec is its literal, which the server parses as the cast did
+            db.copy("vectors", ("model", "hash", "embedding"),
+                    [(model, digest, "[" + ",".join(map(str, np.frombuffer(blob, dtype="<f2").tolist())) + "]"
+                      if blob else None) for model, digest, blob in rows])
             return
         from mindex.store.sqlite import copy_table
 
         _, _, columns = copy_table(table)
         fixed = [tuple(clean(v) if isinstance(v, str) else v for v in row) for row in rows]
-        verb = "INSERT OR REPLACE" if table == "schema_meta" else "INSERT"
-        db.executemany(f"{verb} INTO {table} ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})", fixed)
+        if table == "schema_meta":  # rows the target has already: replaced
+            db.executemany(f"INSERT OR REPLACE INTO {table} ({', '.join(columns)}) VALUES "
+                           f"({', '.join('?' * len(columns))})", fixed)
+        else:  # by COPY: no statement planned and run a row
+            db.copy(table, columns, fixed)
 
     def clear_all(self) -> None:
         from mindex.store.sqlite import COPY_TABLES
