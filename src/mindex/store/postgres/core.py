@@ -116,7 +116,7 @@ class _Db:
 
     def copy(self, table: str, columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> None:
         """Append rows with COPY: no statement planned and run a row, as `executemany` does
-        (a file's references, 180 rows on average, in a fifth of the time)."""
+        (a file's references, 180 rows on average, in half the time; its chunks too)."""
         if rows:
             with _explained(), self.conn.cursor() as cur, \
                     cur.copy(f"COPY {table} ({', '.join(columns)}) FROM STDIN") as copying:
