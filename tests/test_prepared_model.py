@@ -119,6 +119,26 @@ def test_a_replaced_model_file_gets_a_new_copy_and_a_deleted_one_loses_its_copy(
     assert json.loads((left / "prepared.json").read_text())["source"] == str(second.onnx_path)
 
 
+def test_installs_with_different_onnx_runtimes_keep_a_copy_each(model: OnnxModel,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two installs sharing the models folder do not make each other's copy again at every load."""
+    import onnxruntime
+
+    models = model.onnx_path.parent.parent
+    OnnxEmbedder(model, prepared=models)
+    (ours,) = _copies(models)
+    real = onnxruntime.__version__
+    monkeypatch.setattr(onnxruntime, "__version__", real + ".other")
+    OnnxEmbedder(model, prepared=models)
+    assert len(_copies(models)) == 2
+    theirs = next(p for p in _copies(models) if p != ours)
+    assert _loaded_from(OnnxEmbedder(model, prepared=models)) == theirs / "model.onnx"
+    monkeypatch.setattr(onnxruntime, "__version__", real)
+    made = (ours / "weights.bin").stat().st_mtime_ns
+    assert _loaded_from(OnnxEmbedder(model, prepared=models)) == ours / "model.onnx"
+    assert (ours / "weights.bin").stat().st_mtime_ns == made and len(_copies(models)) == 2
+
+
 def test_a_models_folder_it_cannot_write_in_loads_the_model_file(model: OnnxModel) -> None:
     models = model.onnx_path.parent.parent
     expected = OnnxEmbedder(model).embed_documents(TEXTS)

@@ -11,12 +11,12 @@ the optimisations off, and ONNX Runtime maps the weights file instead of reading
 converting it (0.02-0.08 s, and less resident memory). The model's outputs are the same
 (compared in tests/test_prepared_model.py).
 
-The key is the model file's path; `prepared.json` records the file's size and modification
-time and ONNX Runtime's version, so a model replaced or an ONNX Runtime upgraded makes a new
-copy. A copy is written to a folder of its own and renamed into place, so two processes
-loading at once never see half of one. Anything that goes wrong (a read-only or full disk,
-a damaged copy) falls back to loading the model file as before: a slower load, never a
-failed one.
+The key is the model file's path and ONNX Runtime's version (two installs with different
+runtimes keep a copy each); `prepared.json` records the file's size and modification time
+too, so a replaced model makes a new copy. A copy is written to a folder of its own and
+renamed into place, so two processes loading at once never see half of one. Anything that
+goes wrong (a read-only or full disk, a damaged copy) falls back to loading the model file
+as before: a slower load, never a failed one.
 """
 
 from __future__ import annotations
@@ -51,7 +51,9 @@ def open_session(onnx_path: Path, options: Callable[[], Any], folder: Path | Non
         source = onnx_path.stat()
     except OSError:
         return _plain(onnx_path, options())
-    key = hashlib.sha256(str(onnx_path.resolve()).encode()).hexdigest()[:20]
+    # One copy a model file and ONNX Runtime version: two installs of mindex with different
+    # runtimes share the models folder without making each other's copy again at every load.
+    key = hashlib.sha256(f"{onnx_path.resolve()}\0{ort.__version__}".encode()).hexdigest()[:20]
     place = folder / ".prepared" / key
     wanted = {"source": str(onnx_path.resolve()), "size": source.st_size, "mtime_ns": source.st_mtime_ns,
               "onnxruntime": ort.__version__}
