@@ -38,7 +38,9 @@ def model(added_minilm: Path, tmp_path: Path) -> OnnxModel:
 
 
 def _copies(models: Path) -> list[Path]:
-    return sorted(p for p in (models / ".prepared").iterdir()) if (models / ".prepared").is_dir() else []
+    """The whole copies (half-made ones are hidden folders)."""
+    folder = models / ".prepared"
+    return sorted(p for p in folder.iterdir() if not p.name.startswith(".")) if folder.is_dir() else []
 
 
 def _loaded_from(embedder: OnnxEmbedder) -> Path:
@@ -112,11 +114,17 @@ def test_a_replaced_model_file_gets_a_new_copy_and_a_deleted_one_loses_its_copy(
     OnnxEmbedder(second, prepared=models)
     assert len(_copies(models)) == 2
     shutil.rmtree(model.onnx_path.parent)  # a model folder deleted by hand
+    killed, working = models / ".prepared" / ".making-killed", models / ".prepared" / ".making-now"
+    for half_made in (killed, working):  # a process killed while making a copy, one making one now
+        half_made.mkdir()
+        (half_made / "weights.bin").write_bytes(b"\0" * 1000)
+    os.utime(killed, (1, 1))
     stat = second.onnx_path.stat()
     os.utime(second.onnx_path, ns=(stat.st_atime_ns, stat.st_mtime_ns + 10**9))
-    OnnxEmbedder(second, prepared=models)  # the next copy made removes the orphan
+    OnnxEmbedder(second, prepared=models)  # the next copy made removes the orphan and the dead one's work
     (left,) = _copies(models)
     assert json.loads((left / "prepared.json").read_text())["source"] == str(second.onnx_path)
+    assert not killed.exists() and working.exists()
 
 
 def test_installs_with_different_onnx_runtimes_keep_a_copy_each(model: OnnxModel,

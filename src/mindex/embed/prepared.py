@@ -27,12 +27,14 @@ import json
 import os
 import shutil
 import tempfile
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 WEIGHTS = "weights.bin"
 RECORD = "prepared.json"
+STALE_SECONDS = 3600.0  # a half-made copy this old was left by a process that died making it
 
 
 def open_session(onnx_path: Path, options: Callable[[], Any], folder: Path | None) -> Any:
@@ -116,11 +118,18 @@ def _prepare(onnx_path: Path, options: Callable[[], Any], place: Path, wanted: d
 
 
 def _forget_orphans(prepared: Path) -> None:
-    """Remove the copies of model files that are gone (a model folder deleted by hand)."""
+    """Remove the copies of model files that are gone (a model folder deleted by hand), and
+    half-made copies a killed process left (older than `STALE_SECONDS`: one being made now
+    by another process is younger)."""
     for record in prepared.glob(f"*/{RECORD}"):
         found = _read_record(record.parent)
         if found is not None and isinstance(found.get("source"), str) and not Path(found["source"]).exists():
             shutil.rmtree(record.parent, ignore_errors=True)
+    now = time.time()
+    for left in (*prepared.glob(".making-*"), *prepared.glob(".old-*")):
+        with contextlib.suppress(OSError):
+            if now - left.stat().st_mtime > STALE_SECONDS:
+                shutil.rmtree(left, ignore_errors=True)
 
 
 def _swap(work: Path, place: Path) -> None:
