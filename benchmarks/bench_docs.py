@@ -22,6 +22,7 @@ import time
 from pathlib import Path
 
 from mindex import Index, IndexSettings, __version__
+from tables import pct
 
 DEFAULT_CORPUS = Path("/usr/share/doc/postgresql-doc-15/html")
 _TITLE = re.compile(r"<title>(.*?)</title>", re.S | re.I)
@@ -43,11 +44,6 @@ def page_queries(corpus: Path, count: int) -> list[tuple[str, str]]:
         if len(out) == count:
             break
     return out
-
-
-def percentile(values: list[float], pct: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(round(pct / 100 * (len(ordered) - 1))))]
 
 
 def main() -> None:
@@ -97,7 +93,7 @@ def main() -> None:
     print(f"| database size | {db_bytes / 1e6:.1f} MB ({db_bytes / max(report.bytes, 1):.2f}× the source) |")
     print(f"| re-index, nothing changed (median of 5) | {statistics.median(reindex) * 1000:.0f} ms |")
     print(f"| keyword query latency p50 / p95 ({len(latencies)} queries) | "
-          f"{percentile(latencies, 50):.2f} ms / {percentile(latencies, 95):.2f} ms |")
+          f"{pct(latencies, 50):.2f} ms / {pct(latencies, 95):.2f} ms |")
     print(f"| page title → its page in the top 10 | {found}/{len(queries)} |")
 
 

@@ -28,6 +28,9 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
+
+from tables import pct
 
 HERE = Path(__file__).resolve().parent
 WORK = HERE / ".work" / "scale"
@@ -80,11 +83,6 @@ def server_cpu(pids_of: Path) -> float:
     return total
 
 
-def pct(values: list[float], p: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(round(p / 100 * (len(ordered) - 1))))]
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--copies", type=float, nargs="+", default=[0.125, 1, 4, 13])
@@ -115,16 +113,16 @@ def main() -> None:
     print(f"\nload average after: {os.getloadavg()[0]:.2f}")
 
 
-def measure(stdlib: Path, copies: float, asked: list[str], env: dict[str, str], server: object) -> None:
+def measure(stdlib: Path, copies: float, asked: list[str], env: dict[str, str], server: Any) -> None:
     """One size: make the tree, index it as a process, search it in process; print a row."""
     shutil.rmtree(WORK, ignore_errors=True)
     tree = WORK / "tree"
     db: Path | str = WORK / "index.db"
     if server is not None:
-        db = server.create(f"scale_{str(copies).replace('.', '_')}")  # type: ignore[attr-defined]
+        db = server.create(f"scale_{str(copies).replace('.', '_')}")
     size = make_tree(stdlib, copies, tree)
     run_env = {**env, "MINDEX_DB": str(db)}
-    before = server_cpu(server.data) if server is not None else 0.0  # type: ignore[attr-defined]
+    before = server_cpu(server.data) if server is not None else 0.0
     subprocess.run([sys.executable, "-m", "mindex", "add", str(tree), "--kind", "code"], env=run_env,
                    check=True, capture_output=True)
     started = time.perf_counter()
@@ -133,7 +131,7 @@ def measure(stdlib: Path, copies: float, asked: list[str], env: dict[str, str], 
     wall = time.perf_counter() - started
     assert os.waitstatus_to_exitcode(status) == 0
     cpu = usage.ru_utime + usage.ru_stime
-    served = server_cpu(server.data) - before if server is not None else 0.0  # type: ignore[attr-defined]
+    served = server_cpu(server.data) - before if server is not None else 0.0
 
     from mindex import Index, IndexSettings
     from mindex.config import EmbedSettings
