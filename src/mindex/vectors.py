@@ -133,7 +133,6 @@ class Lists:
 
     def __init__(self, centroids: npt.NDArray[np.float32], ids: npt.NDArray[np.int32]) -> None:
         self.centroids, self.ids = centroids, ids  # ids: each row's list, ascending; len(centroids) = added
-        self.made = len(ids)
         self.probe = max(8, -(-len(centroids) // 16))
 
     @classmethod

@@ -48,16 +48,17 @@ def open_session(onnx_path: Path, options: Callable[[], Any], folder: Path | Non
     import onnxruntime as ort
 
     if folder is None:
-        return _plain(onnx_path, options())
+        return _session(onnx_path, options())
     try:
         source = onnx_path.stat()
     except OSError:
-        return _plain(onnx_path, options())
+        return _session(onnx_path, options())
     # One copy a model file and ONNX Runtime version: two installs of mindex with different
     # runtimes share the models folder without making each other's copy again at every load.
-    key = hashlib.sha256(f"{onnx_path.resolve()}\0{ort.__version__}".encode()).hexdigest()[:20]
+    resolved = str(onnx_path.resolve())
+    key = hashlib.sha256(f"{resolved}\0{ort.__version__}".encode()).hexdigest()[:20]
     place = folder / ".prepared" / key
-    wanted = {"source": str(onnx_path.resolve()), "size": source.st_size, "mtime_ns": source.st_mtime_ns,
+    wanted = {"source": resolved, "size": source.st_size, "mtime_ns": source.st_mtime_ns,
               "onnxruntime": ort.__version__}
     found = _read_record(place)
     if found is not None and all(found.get(k) == v for k, v in wanted.items()):
@@ -67,12 +68,12 @@ def open_session(onnx_path: Path, options: Callable[[], Any], folder: Path | Non
                 loaded = options()
                 loaded.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
                 with contextlib.suppress(Exception):  # a damaged copy: made again below
-                    return ort.InferenceSession(str(place / "model.onnx"), loaded,
-                                                providers=["CPUExecutionProvider"])
+                    return _session(place / "model.onnx", loaded)
     return _prepare(onnx_path, options, place, wanted)
 
 
-def _plain(onnx_path: Path, options: Any) -> Any:
+def _session(onnx_path: Path, options: Any) -> Any:
+    """A session on the CPU for an ONNX file, as the options say."""
     import onnxruntime as ort
 
     return ort.InferenceSession(str(onnx_path), options, providers=["CPUExecutionProvider"])
@@ -95,7 +96,7 @@ def _prepare(onnx_path: Path, options: Callable[[], Any], place: Path, wanted: d
         place.parent.mkdir(parents=True, exist_ok=True)
         work = Path(tempfile.mkdtemp(prefix=".making-", dir=place.parent))
     except OSError:  # a read-only models folder: load as before
-        return _plain(onnx_path, options())
+        return _session(onnx_path, options())
     try:
         making = options()
         making.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_EXTENDED
@@ -103,9 +104,9 @@ def _prepare(onnx_path: Path, options: Callable[[], Any], place: Path, wanted: d
         making.add_session_config_entry("session.optimized_model_external_initializers_file_name", WEIGHTS)
         making.add_session_config_entry("session.optimized_model_external_initializers_min_size_in_bytes", "1024")
         try:
-            session = ort.InferenceSession(str(onnx_path), making, providers=["CPUExecutionProvider"])
+            session = _session(onnx_path, making)
         except Exception:  # a full disk while writing the copy, or a model this cannot save
-            return _plain(onnx_path, options())
+            return _session(onnx_path, options())
         with contextlib.suppress(OSError):
             weights = (work / WEIGHTS).stat()
             record = {**wanted, "weights_size": weights.st_size, "weights_mtime_ns": weights.st_mtime_ns}

@@ -15,8 +15,7 @@ working folder and environment. It
   then sends the exit code. Ctrl-C at the caller interrupts the command here;
 - keeps one index per file it opened, and opens it again when the settings changed, the
   file was replaced or its writability changed; writes take the same locks as any other
-  process, and the index
-  sees other processes' writes as a long-running MCP server does;
+  process, and the index sees other processes' writes as a long-running MCP server does;
 - declines a caller in other mount or user namespaces (a sandbox, a container: it may see
   other files, or see them read-only); declines and exits when its code changed on disk
   since it started, or another process took its socket; exits after `MINDEX_BACKGROUND_IDLE` seconds without a command (900).
