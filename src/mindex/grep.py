@@ -380,6 +380,16 @@ def grep(
             rows: dict[int, str] | None = None  # the matched lines' text, when the scan kept it
             if scanned is None:
                 hits = match_lines(regex, text, multiline, literal)
+            elif not scanned:
+                continue
+            elif not (before or after):  # the common case, made without a line table
+                room = limit - len(found)
+                kept = scanned[:min(room, max_count or room)]
+                found += [(doc_id, src, rel, n, column, n, row, lang, (), ()) for n, column, row in kept]
+                if len(found) >= limit and len(kept) < len(scanned[:max_count]):
+                    result.truncated = True
+                    break
+                continue
             else:
                 hits, rows = [(n, n, column) for n, column, _ in scanned], {n: row for n, _, row in scanned}
             if not hits:
@@ -416,37 +426,49 @@ def _join_chunks(store: Store, found: list[Found], cache: SpanCache | None) -> l
     inner ones last). A file with many matched lines has its chunks' spans read once and
     walked in line order; one with a few has each line's chunk looked up in SQL, which
     reads no chunk into Python (`return None` in the standard library: 840 lines in 278
-    files, 106 -> 30 ms)."""
-    lines: dict[int, list[int]] = {}
-    for item in found:
-        lines.setdefault(item[0], []).append(item[3])
-    for doc_id, wanted in lines.items():
-        lines[doc_id] = sorted(set(wanted))
-    many = sorted(doc_id for doc_id, wanted in lines.items() if len(wanted) > FEW_LINES)
-    chunk_of = store.chunks_holding([(doc_id, line) for doc_id, wanted in lines.items()
-                                     if len(wanted) <= FEW_LINES for line in wanted])
+    files, 106 -> 30 ms). `found` comes a file at a time; each file's lines are worked on
+    as lists in line order, not as a dictionary keyed by (file, line)."""
+    runs: list[tuple[int, int, int, list[int]]] = []  # (document id, first match, end, its lines in order)
+    begin = 0
+    for at in range(1, len(found) + 1):
+        if at == len(found) or found[at][0] != found[begin][0]:
+            lines = [item[3] for item in found[begin:at]]
+            if any(a >= b for a, b in zip(lines, lines[1:])):
+                lines = sorted(set(lines))
+            runs.append((found[begin][0], begin, at, lines))
+            begin = at
+    many = sorted(doc_id for doc_id, _, _, lines in runs if len(lines) > FEW_LINES)
+    chunk_of = store.chunks_holding([(doc_id, line) for doc_id, _, _, lines in runs
+                                     if len(lines) <= FEW_LINES for line in lines])
     spans = cache(store, many) if cache is not None else store.chunk_spans(many)
-    symbols = store.symbol_spans(sorted(lines))
-    innermost: dict[tuple[int, int], str] = {}
-    for doc_id, wanted in lines.items():
-        defined = symbols.get(doc_id, [])
-        if len(wanted) <= FEW_LINES:
-            for line in wanted:  # the last of the innermost, as the painting below finds it
-                if around := [span for span in defined if span[0] <= line <= span[1]]:
-                    innermost[doc_id, line] = max(reversed(around), key=lambda s: (s[0], -s[1]))[2]
-            continue
-        for start, end, name in sorted(defined, key=lambda s: (s[0], -s[1])):
-            for line in wanted[bisect.bisect_left(wanted, start):bisect.bisect_right(wanted, end)]:
-                innermost[doc_id, line] = name
-        # as `chunk_at`: the last chunk starting at or before the line, if it reaches it
-        held, at = spans.get(doc_id, []), -1
-        for line in wanted:
-            while at + 1 < len(held) and held[at + 1][0] <= line:
-                at += 1
-            chunk_of[doc_id, line] = held[at][2] if at >= 0 and held[at][1] >= line else None
-    return [_grep_match((src, rel, line, column, last, text, lang, chunk_of[doc_id, line],
-                         innermost.get((doc_id, line)), before, after))
-            for doc_id, src, rel, line, column, last, text, lang, before, after in found]
+    documents = sorted({doc_id for doc_id, _, _, _ in runs})
+    symbols = cache.symbols(store, documents) if cache is not None else store.symbol_spans(documents)
+    made: list[GrepMatch] = []
+    left, right = bisect.bisect_left, bisect.bisect_right
+    for doc_id, begin, end, lines in runs:
+        names: list[str | None] = [None] * len(lines)
+        for start, stop, name in sorted(symbols.get(doc_id, ()), key=lambda s: (s[0], -s[1])):
+            low, high = left(lines, start), right(lines, stop)
+            if low < high:
+                names[low:high] = [name] * (high - low)
+        if len(lines) <= FEW_LINES:
+            ids = [chunk_of[doc_id, line] for line in lines]
+        else:  # as `chunk_at`: the last chunk starting at or before the line, if it reaches it
+            held, at, ids = spans.get(doc_id, []), -1, []
+            for line in lines:
+                while at + 1 < len(held) and held[at + 1][0] <= line:
+                    at += 1
+                ids.append(held[at][2] if at >= 0 and held[at][1] >= line else None)
+        if len(lines) == end - begin:  # one match a line, in order: the k-th match is the k-th line
+            made += [_grep_match((src, rel, line, column, last, text, lang, cid, name, before, after))
+                     for (_, src, rel, line, column, last, text, lang, before, after), cid, name
+                     in zip(found[begin:end], ids, names)]
+        else:
+            where = {line: k for k, line in enumerate(lines)}
+            made += [_grep_match((src, rel, line, column, last, text, lang, ids[where[line]], names[where[line]],
+                                  before, after))
+                     for _, src, rel, line, column, last, text, lang, before, after in found[begin:end]]
+    return made
 
 
 _MATCH_FIELDS = tuple(f.name for f in fields(GrepMatch))
