@@ -104,6 +104,7 @@ def test_unicode_and_what_re2_cannot_express_are_decided_by_python(pattern: str,
     found = scan_lines(engine, regex, TEXT)
     assert found is not None
     assert [n for n, _, _ in found] == line_numbers == [n for n, _, _ in _per_line(regex, TEXT)]
+    assert scan_lines(engine, regex, TEXT.encode()) == found  # the store's bytes: the same lines
 
 
 def test_the_case_partners_outside_ascii_are_every_one_re_knows() -> None:
@@ -132,6 +133,11 @@ def test_patterns_without_a_loose_form_and_text_that_is_not_utf8_take_the_old_wa
     assert compile_pattern(deep).search("a") and loose_engine(deep, re.MULTILINE) is None
     engine = loose_engine("bad", re.MULTILINE)
     assert scan_lines(engine, re.compile("bad"), "a bad \udc80 byte\n") is None  # a lone surrogate
+    # ... also as the store keeps it (UTF-8 with surrogates passed through), while Hangul,
+    # which shares the lead byte, is searched
+    stored = "a bad \udc80 byte\n".encode("utf-8", "surrogatepass")
+    assert scan_lines(engine, re.compile("bad"), stored) is None
+    assert scan_lines(engine, re.compile("bad"), "\ud55c bad\n".encode()) == [(1, 3, "\ud55c bad")]
     assert loosen(r"\bx{2,5000}\b(?=y)", re.MULTILINE) == "(?m)(?:x){2,}"
 
 

@@ -664,19 +664,21 @@ def test_a_pass_over_more_than_the_kept_size_keeps_what_fits_for_the_next_pass()
     texts = TextCache(200)
     files = [f"f{n}" for n in range(6)]  # 6 x 45 = 270 characters, over the limit
 
-    def one_pass() -> int:
-        texts.new_pass()
+    def one_pass(keys: list[str]) -> int:
+        texts.new_pass(keys)
         missed = 0
-        for key in files:
+        for key in keys:
             if texts.get(key) is None:
                 missed += 1
                 texts.put(key, key[-1] * 45)
         return missed
 
-    assert one_pass() == 6
-    assert [one_pass() for _ in range(3)] == [2, 2, 2]  # four of six stay (LRU: 6, 6, 6)
+    assert one_pass(files) == 6
+    assert [one_pass(files) for _ in range(3)] == [2, 2, 2]  # four of six stay (LRU: 6, 6, 6)
     assert texts.size <= 200 and set(texts.items) == {"f0", "f1", "f2", "f3"}
-    texts.new_pass()
-    for key in ("g1", "g2", "g3", "g4"):  # another pass over other files: the old ones make room
-        texts.put(key, "g" * 45)
-    assert set(texts.items) == {"g1", "g2", "g3", "g4"}
+    # a narrower pass (grep over the files holding a literal) makes room from what it does not
+    # ask for; the next full pass then misses only what does not fit (LRU with passes: 6)
+    assert one_pass(["f3", "f4", "f5"]) == 2 and set(texts.items) == {"f2", "f3", "f4", "f5"}
+    assert [one_pass(files) for _ in range(2)] == [2, 2]
+    assert one_pass(["g1", "g2", "g3", "g4"]) == 4  # another pass over other files: the old ones make room
+    assert set(texts.items) == {"g1", "g2", "g3", "g4"} and texts.size <= 200

@@ -374,11 +374,13 @@ def grep(
     found: list[Found] = []
     loose = None if multiline else loose_engine(regex.pattern, regex.flags)
     with time_limit(timeout, pattern):
-        for doc_id, src, rel, lang, text in store.code_texts(query, source, path, language):
+        for doc_id, src, rel, lang, data in store.code_texts(query, source, path, language):
             result.files_searched += 1
-            scanned = scan_lines(loose, regex, text) if loose is not None else None
+            scanned = scan_lines(loose, regex, data) if loose is not None else None
             rows: dict[int, str] | None = None  # the matched lines' text, when the scan kept it
+            text = ""  # the whole text, decoded only where it is needed
             if scanned is None:
+                text = data.decode("utf-8", "surrogatepass")
                 hits = match_lines(regex, text, multiline, literal)
             elif not scanned:
                 continue
@@ -396,6 +398,7 @@ def grep(
                 continue
             if max_count is not None:
                 hits = hits[:max_count]
+            text = text or data.decode("utf-8", "surrogatepass")
             lines = text.split("\n") if rows is None or before or after else []
             if lines and text.endswith("\n"):
                 lines.pop()  # the empty string after the final newline is not a line

@@ -36,7 +36,7 @@ class PgCode(PgCore):
     def code_texts(
         self, match: str | None, source: str | None = None, path: str | None = None,
         language: str | None = None,
-    ) -> Iterator[tuple[int, str, str, str | None, str]]:
+    ) -> Iterator[tuple[int, str, str, str | None, bytes]]:
         where, params = filter_sql(source, None, path, language)
         if match is not None:
             grams, gram_params = trigram_filter(match)
@@ -47,14 +47,14 @@ class PgCode(PgCore):
             f"""SELECT d.id, s.name, d.path, d.language, d.content_hash FROM documents d
                 JOIN sources s ON s.id = d.source_id
                 WHERE d.kind = 'code' AND {' AND '.join(where)} ORDER BY s.name, d.path""", params).fetchall()
-        self._texts.new_pass()
+        self._texts.new_pass((doc_id, digest) for doc_id, _, _, _, digest in files)
         for doc_id, name, rel, lang, digest in files:
             text = self._texts.get((doc_id, digest))
             if text is None:
                 row = self.conn.execute("SELECT text FROM code_text WHERE document_id = ?", (doc_id,)).fetchone()
                 if row is None:
                     continue
-                text = self._texts.put((doc_id, digest), row[0])
+                text = self._texts.put((doc_id, digest), row[0].encode("utf-8", "surrogatepass"))
             yield doc_id, name, rel, lang, text
 
     def symbol_spans(self, document_ids: Sequence[int]) -> dict[int, list[tuple[int, int, str]]]:

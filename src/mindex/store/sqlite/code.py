@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import sqlite3
 import time
+import zlib
 from collections.abc import Iterator, Sequence
 
 from mindex.errors import (
@@ -16,7 +17,6 @@ from mindex.errors import (
 from mindex.models import ReferenceRow, SymbolRow
 from mindex.store.base import (
     ChunkSpan,
-    inflate,
     pack_refs,
     pack_symbols,
     ref_fields,
@@ -104,9 +104,11 @@ class CodeTables(SQLiteCore):
     def code_texts(
         self, match: str | None, source: str | None = None, path: str | None = None,
         language: str | None = None,
-    ) -> Iterator[tuple[int, str, str, str | None, str]]:
+    ) -> Iterator[tuple[int, str, str, str | None, bytes]]:
         """(document id, source, path, language, text) of stored code files, by source and
-        path; with `match`, only files whose trigram index entry matches that FTS5 query."""
+        path; with `match`, only files whose trigram index entry matches that FTS5 query. The
+        text comes as `pack` stored it, UTF-8 (lone surrogates passed through): grep scans the
+        bytes and decodes only what it shows."""
         where, params = filter_sql(source, None, path, language)
         if match is not None and self.trigram_index_ready():  # else every file: none is in the index
             where.append("d.id IN (SELECT rowid FROM code_trigrams WHERE code_trigrams MATCH ?)")
@@ -121,14 +123,14 @@ class CodeTables(SQLiteCore):
             params,
         ).fetchall()
         read = self.conn.execute
-        self._texts.new_pass()
+        self._texts.new_pass((doc_id, digest) for doc_id, _, _, _, digest in files)
         for doc_id, name, rel, lang, digest in files:
             text = self._texts.get((doc_id, digest))
             if text is None:
                 row = read("SELECT packed FROM code_text WHERE document_id = ?", (doc_id,)).fetchone()
                 if row is None:
                     continue
-                text = self._texts.put((doc_id, digest), inflate(row[0]))
+                text = self._texts.put((doc_id, digest), zlib.decompress(row[0]))
             yield doc_id, name, rel, lang, text
 
     def trigram_index_ready(self) -> bool:

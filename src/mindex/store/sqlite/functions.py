@@ -5,7 +5,7 @@ cached), and the aggregates that pack a document's references and definitions.""
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from mindex.models import ReferenceRow, SymbolRow
@@ -28,28 +28,31 @@ class TextCache:
     files' lines (chunk texts). A value over a quarter of the limit is not kept, or, with
     `keep_any`, is kept while it is the newest, the older ones making room.
 
-    A caller that reads everything in turn (grep over every file) calls `new_pass` first:
-    values read in the current pass are then not pushed out by later ones of the same pass,
-    so a pass over more than the limit keeps the limit's worth for the next pass instead of
-    losing every value before it is asked for again (plain LRU's worst case)."""
+    A caller that reads many values in turn (grep over every file) names them first
+    (`new_pass`): until the next pass, a value the pass asks for is never pushed out to make
+    room, so a pass over more than the limit keeps the limit's worth for the next pass instead
+    of losing every value before it is asked for again (plain LRU's worst case), and a
+    narrower pass (grep over the files holding a literal) makes room only from values it does
+    not ask for. Before, a narrow pass's new values pushed out the next full pass's, which then
+    pushed out one another: a full grep after a narrow one inflated nearly every file."""
 
     def __init__(self, limit: int, keep_any: bool = False) -> None:
         self.limit, self.size = limit, 0
         self.largest = None if keep_any else limit // 4
-        self.items: OrderedDict[Any, tuple[Any, int, int]] = OrderedDict()
-        self.passes = 0  # 0: no passes, plain LRU
+        self.items: OrderedDict[Any, tuple[Any, int]] = OrderedDict()
+        self.wanted: set[Any] = set()  # what the current pass asks for
+        self.spare = 0  # values held that the current pass does not ask for
 
-    def new_pass(self) -> None:
-        """Start a pass over many values (see the class docstring)."""
-        self.passes += 1
+    def new_pass(self, keys: Iterable[Any]) -> None:
+        """Start a pass over these keys (see the class docstring)."""
+        self.wanted = set(keys)
+        self.spare = sum(1 for key in self.items if key not in self.wanted)
 
     def get(self, key: Any) -> Any:
         found = self.items.get(key)
         if found is None:
             return None
         self.items.move_to_end(key)
-        if self.passes and found[2] != self.passes:
-            self.items[key] = (found[0], found[1], self.passes)
         return found[0]
 
     def put(self, key: Any, value: Any, size: int | None = None) -> Any:
@@ -58,11 +61,19 @@ class TextCache:
             return value
         while self.size + size > self.limit and self.items:
             oldest = next(iter(self.items))
-            if self.passes and self.items[oldest][2] == self.passes:
-                return value  # full of this pass's values: keep them, not this one
+            if oldest in self.wanted:
+                if self.spare <= 0:
+                    return value  # all that is held is asked for in this pass: keep it, not this one
+                self.items.move_to_end(oldest)
+                continue
             self.size -= self.items.pop(oldest)[1]
-        self.items[key] = (value, size, self.passes)
+            self.spare -= 1
+        if key in self.items:
+            self.size -= self.items.pop(key)[1]
+            self.spare -= key not in self.wanted
+        self.items[key] = (value, size)
         self.size += size
+        self.spare += key not in self.wanted
         return value
 
 
