@@ -118,6 +118,20 @@ def test_the_second_command_is_answered_warm_with_the_same_output_and_exit_codes
     assert "exponentially with jitter" in journal and "walrus migration" in journal
 
 
+def test_a_project_whose_files_share_a_standard_module_name_is_still_served(project: Path, runtime: Path) -> None:
+    """The background process starts in the user's working folder: a project holding a
+    `json.py` (or an `importlib/`, as a copy of the standard library does) must not stand in
+    for the standard library's, which would stop it at start, every time."""
+    (project / "json.py").write_text("raise SystemExit('the project stood in for the json module')\n")
+    (project / "importlib").mkdir()
+    (project / "importlib" / "__init__.py").write_text("raise SystemExit('the project stood in for importlib')\n")
+    env = _env(runtime, MINDEX_EMBED__PROVIDER="none")
+    assert _run(project, env, "status").returncode == 0  # in its own process; starts one
+    _ready(runtime, project, env, timeout=60)
+    served = _served(project, env, "search", "connection pool", "--json")
+    assert served.returncode == 0 and json.loads(served.stdout)["results"], served.stderr
+
+
 def test_a_hook_reads_its_stdin_and_a_terminal_gets_colour(project: Path, runtime: Path) -> None:
     env = _env(runtime)
     plain = {**env, "MINDEX_BACKGROUND": "0"}

@@ -405,8 +405,12 @@ print(json.dumps(out))
 def test_a_backtracking_pattern_in_a_server_thread_runs_in_a_child_that_is_stopped(tmp_path: Path) -> None:
     (tmp_path / "repo").mkdir()
     (tmp_path / "repo" / "evil.py").write_text(EVIL)
-    done = subprocess.run([sys.executable, "-c", THREADED, str(tmp_path / "t.db"), str(tmp_path / "repo")],
-                          capture_output=True, text=True, timeout=120)
+    # The child starts in the server's working folder, a user's project: a `json.py` there
+    # must not stand in for the standard library's in the child (`-P` here too, as the
+    # console script that starts a server does not put its folder on the path either).
+    (tmp_path / "json.py").write_text("raise SystemExit('the project stood in for the json module')\n")
+    done = subprocess.run([sys.executable, "-P", "-c", THREADED, str(tmp_path / "t.db"), str(tmp_path / "repo")],
+                          capture_output=True, text=True, timeout=120, cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     out = json.loads(done.stdout)
     assert out["evil"] == "GrepTimeoutError"

@@ -501,7 +501,7 @@ def grep_in_child(location: object, pattern: str, options: dict[str, Any]) -> Gr
     args = [flag for key, flag in flags.items() if options.get(key)]
     args += [part for key, flag in values.items() if options.get(key) is not None
              for part in (flag, str(options[key]))]
-    command = [sys.executable, "-m", "mindex", "grep", "--json", "--timeout", str(timeout), *args, "--", pattern]
+    command = [sys.executable, "-P", "-m", "mindex", "grep", "--json", "--timeout", str(timeout), *args, "--", pattern]
     # The index by environment, not argument: a server URL's password stays out of `ps`.
     env = {**os.environ, "MINDEX_DB": str(location)}
     try:

@@ -182,7 +182,7 @@ def _hook_check(project: Path) -> dict[str, Any]:
     for _ in range(3):
         started = time.perf_counter()
         try:
-            done = subprocess.run([sys.executable, "-m", "mindex", "hook", "session-start", "--format", "text"],
+            done = subprocess.run([sys.executable, "-P", "-m", "mindex", "hook", "session-start", "--format", "text"],
                                   cwd=project, capture_output=True, text=True, timeout=30, stdin=subprocess.DEVNULL)
         except subprocess.TimeoutExpired:
             return _check("session-start hook", "fail", "took over 30 s", "see `mindex -v hook session-start`")

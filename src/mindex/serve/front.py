@@ -245,7 +245,9 @@ def _wait(conn: object) -> int | None:
 def start(path: str) -> None:
     """Start the background process for `path` (it exits at once if another holds it): its
     own session, no terminal, stdin and output on /dev/null. `posix_spawn`, not `subprocess`
-    (whose import alone costs the command 5 ms): descriptors Python opened are not inherited."""
+    (whose import alone costs the command 5 ms): descriptors Python opened are not inherited.
+    `-P`: the working folder, a user's project, is not put first on the module path, where a
+    `json.py` or an `email/` of the project would stand in for the standard library's."""
     null = os.devnull
     actions: list[tuple[int, ...] | tuple[int, int, str, int, int]] = [
         (os.POSIX_SPAWN_OPEN, 0, null, os.O_RDONLY, 0), (os.POSIX_SPAWN_OPEN, 1, null, os.O_WRONLY, 0),
@@ -261,7 +263,7 @@ def start(path: str) -> None:
                     if name.isdigit() and int(name) > 2 and _inheritable(int(name))]
         break
     try:
-        os.posix_spawn(sys.executable, [sys.executable, "-m", "mindex.serve.background", path], os.environ,
+        os.posix_spawn(sys.executable, [sys.executable, "-P", "-m", "mindex.serve.background", path], os.environ,
                        file_actions=actions, setsid=True)
     except (OSError, ValueError):
         pass

@@ -260,7 +260,7 @@ def record() -> dict[str, Any]:
                     *({"jsonrpc": "2.0", "id": n, "method": method} for n, method in enumerate(LISTS, 2))]
         # One request at a time, each answered before the next: the SDK drops what is in
         # flight when stdin closes.
-        proc = subprocess.Popen([sys.executable, "-m", "mindex", "serve"], stdin=subprocess.PIPE,
+        proc = subprocess.Popen([sys.executable, "-P", "-m", "mindex", "serve"], stdin=subprocess.PIPE,
                                 stdout=subprocess.PIPE, text=True, env=env)
         assert proc.stdin is not None and proc.stdout is not None
         answers: dict[int, Any] = {}
