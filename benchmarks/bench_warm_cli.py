@@ -19,8 +19,12 @@ a worktree of the commit before the background process.
     python benchmarks/bench_warm_cli.py --grep [--repeat 5]
     python benchmarks/bench_warm_cli.py --grep --in-process [--before /tmp/wt-old/src] [--ignore-case]
 
+    python benchmarks/bench_warm_cli.py --grep --share 0.625 [--in-process]
+
 `--grep` instead runs bench_speed.py's 20 grep patterns over a keyword-only index of the
-standard library (bench_code.py's copy) as whole `mindex grep` processes, alone and warm
+standard library (bench_code.py's copy; `--share F`: every file whose place in path order
+falls in the first F of each run of 8, 0.625 making a tree the size of Django's, which the
+issue's target names and which is kept for independent checks) as whole `mindex grep` processes, alone and warm
 (CPU: the process's and the background process's for it), beside whole `rg` processes.
 With `--in-process`, each pattern runs instead in a long-lived process that holds the index
 open (the MCP server's and the background process's case: its CPU for the call, after one
@@ -191,8 +195,23 @@ def grep_in_process(db: Path, tree: Path, rg: str, env: dict[str, str], repeat: 
     print(f"load average after: {os.getloadavg()[0]:.2f}")
 
 
+def share_of(tree: Path, share: float) -> Path:
+    """A copy of `tree` with `share` of its files: in path order, the first `share` x 8 of
+    every 8 (made once, kept beside the index)."""
+    target = WORK / f"tree-{share:g}"
+    if not target.exists():
+        files = sorted(p for p in tree.rglob("*") if p.is_file())
+        keep = round(share * 8)
+        for n, path in enumerate(files):
+            if n % 8 < keep:
+                out = target / path.relative_to(tree)
+                out.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(path, out)
+    return target
+
+
 def grep(runtime: Path, env: dict[str, str], repeat: int, in_process: bool = False,
-         before: Path | None = None, ignore_case: bool = False) -> None:
+         before: Path | None = None, ignore_case: bool = False, share: float = 1.0) -> None:
     """The 20 grep patterns: whole processes alone and warm, beside rg."""
     sys.path.insert(0, str(HERE))
     from bench_code import copy_stdlib, rg_binary
@@ -200,6 +219,10 @@ def grep(runtime: Path, env: dict[str, str], repeat: int, in_process: bool = Fal
 
     tree = copy_stdlib(HERE / ".cache" / "stdlib")
     db = WORK / "stdlib.db"
+    if share < 1:
+        tree, db = share_of(tree, share), WORK / f"stdlib-{share:g}.db"
+    size = sum(p.stat().st_size for p in tree.rglob("*.py") if p.is_file())
+    print(f"tree {tree.name}: {size / 1e6:.1f} MB of .py files")
     env = {**env, "MINDEX_EMBED__PROVIDER": "none", "MINDEX_DB": str(db)}
     if not db.exists():
         alone = {**env, "MINDEX_BACKGROUND": "0"}
@@ -255,6 +278,7 @@ def main() -> None:
     parser.add_argument("--grep", action="store_true", help="the grep patterns beside rg instead")
     parser.add_argument("--in-process", action="store_true", help="with --grep: in long-lived processes")
     parser.add_argument("--ignore-case", action="store_true", help="with --grep --in-process: every pattern with -i")
+    parser.add_argument("--share", type=float, default=1.0, help="with --grep: this share of the tree's files")
     args = parser.parse_args()
     # A user's `pip install` writes every module's bytecode; an edited editable install run
     # with PYTHONDONTWRITEBYTECODE set (as on this machine) would compile them at every start.
@@ -270,7 +294,7 @@ def main() -> None:
     env = {**os.environ, "XDG_RUNTIME_DIR": str(runtime), "MINDEX_EMBED__PROVIDER": "onnx"}
     env.pop("MINDEX_BACKGROUND", None)
     if args.grep:
-        grep(runtime, env, args.repeat, args.in_process, args.before, args.ignore_case)
+        grep(runtime, env, args.repeat, args.in_process, args.before, args.ignore_case, args.share)
         return
     cwd = project(env)
     print(f"load average before: {os.getloadavg()[0]:.2f}")
