@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from mindex import Index, IndexSettings
+from mindex.config import EmbedSettings
 from mindex.errors import SourceExistsError, SourceNotFoundError, SourcePathError
 from mindex.sources.docs import LoadTask, load
 from mindex.sources.walk import FileEntry
@@ -220,3 +221,65 @@ def test_real_docs_tree_git_release_notes(index: Index) -> None:
     span = "\n".join(lines[hit.start_line - 1 : hit.end_line])
     assert hit.text.split("\n")[0] in span and hit.text.split("\n")[-1] in span
     assert index.index()["git"].unchanged == len(files)
+
+
+def _module(names: list[str], body: str = "return {n}") -> str:
+    return "".join(f"def {name}(value):\n    '''Compute the {name} of a value.'''\n    "
+                   f"{body.format(n=repr(name))}\n\n\n" for name in names)
+
+
+def test_a_reindexed_file_keeps_its_unchanged_chunks_and_answers_as_a_fresh_index(tmp_path: Path) -> None:
+    """An edit above most of a file's chunks moves them; their rows stay (same seq, lines brought
+    up to date) and only the changed ones leave and enter the full-text index. Whatever was kept,
+    the index must answer exactly as a fresh index of the same files: the same hits, lines,
+    texts and scores (BM25's counts and lengths included)."""
+    repo = tmp_path / "repo"
+    (repo / "pkg").mkdir(parents=True)
+    files = {
+        "pkg/walrus.py": _module([f"walrus_{n}" for n in range(12)]),
+        "pkg/narwhal.py": _module([f"narwhal_{n}" for n in range(6)]),
+        "pkg/gone.py": _module(["quokka_only"]),
+        "notes.md": "# Pools\n\nThe pelican pool holds ten.\n\n# Retries\n\nBack off with jitter.\n",
+    }
+    for rel, text in files.items():
+        (repo / rel).write_text(text)
+    edits = {  # lines added on top (everything moves), one body changed, a word removed, a section added
+        "pkg/walrus.py": "import os\nimport sys\n\n\n" + files["pkg/walrus.py"],
+        "pkg/narwhal.py": files["pkg/narwhal.py"].replace("return 'narwhal_3'", "return os.sep  # tusk"),
+        "pkg/gone.py": _module(["other_only"]),
+        "notes.md": "# Intro\n\nA cormorant note.\n\n" + files["notes.md"],
+    }
+    queries = ["walrus", "walrus_7", "narwhal", "tusk", "narwhal_3", "quokka", "other_only", "compute value",
+               "pelican pool", "jitter", "cormorant", "import os sys", "return"]
+
+    def answers(ix: Index) -> list[list[tuple[float, str, int | None, int | None, str]]]:
+        """Every hit of each query; equal scores in any order (they part by row number)."""
+        return [sorted((-round(h.score, 9), h.path, h.start_line, h.end_line, ix.get(h.id).text)
+                       for h in ix.search(q, 100, mode="keyword").hits) for q in queries]
+
+    def seqs(ix: Index) -> dict[str, int]:
+        return dict(ix.store.conn.execute("SELECT id, seq FROM chunks"))  # type: ignore[attr-defined]
+
+    settings = IndexSettings(workers=1)
+    with Index(tmp_path / "a.db", settings, embed=EmbedSettings(provider="none")) as ix:
+        ix.add_source(repo, name="repo", kind="code")
+        ix.index()
+        before = seqs(ix)
+        for rel, text in edits.items():
+            (repo / rel).write_text(text)
+        assert ix.index()["repo"].updated == 4
+        after, got = seqs(ix), answers(ix)
+        fts = ix.store.conn.execute("SELECT count(*) FROM chunks_fts").fetchone()[0]  # type: ignore[attr-defined]
+        assert fts == len(after)
+    with Index(tmp_path / "b.db", settings, embed=EmbedSettings(provider="none")) as fresh:
+        fresh.add_source(repo, name="repo", kind="code")
+        fresh.index()
+        assert got == answers(fresh) and {cid for cid in seqs(fresh)} == set(after)
+    kept = {cid for cid in before if after.get(cid) == before[cid]}
+    with Index(tmp_path / "a.db", settings, embed=EmbedSettings(provider="none")) as ix:
+        titles = {ix.get(cid).title for cid in kept}
+    # the twelve walrus functions moved down four lines and kept their rows, and so did the
+    # five narwhal functions whose text is the same; the notes (one chunk) changed
+    assert titles == {f"walrus_{n}" for n in range(12)} | {f"narwhal_{n}" for n in range(6) if n != 3}
+    assert not got[queries.index("quokka")] and got[queries.index("tusk")]
+    assert got[queries.index("walrus_7")][0][2:4] == (40, 42)  # its new lines

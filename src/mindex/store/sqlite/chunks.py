@@ -121,12 +121,17 @@ class ChunkTables(CodeTables):
     ) -> None:
         """Replace whole documents, refresh markers of unchanged ones, drop deleted ones.
 
-        One transaction: after a crash either all of the batch is there or none of it.
+        A document indexed before keeps its row and the rows of its chunks whose text did not
+        change, their lines and order brought up to date (an edit above them moves them): only
+        the other chunks leave and enter the full-text index, which tokenizes every text it
+        adds or removes. One transaction: after a crash either all of the batch is there or
+        none of it.
         """
         now = time.time()
         with self.transaction() as db:
-            for path in (*deletes, *(doc.path for doc in upserts)):
+            for path in deletes:
                 self._delete_document(db, source_id, path)
+            kept = {doc.path: self._keep_unchanged(db, source_id, doc) for doc in upserts}
             db.executemany(
                 "UPDATE documents SET size = ?, mtime_ns = ? WHERE source_id = ? AND path = ?",
                 [(size, mtime, source_id, path) for path, size, mtime in touches],
@@ -135,17 +140,25 @@ class ChunkTables(CodeTables):
             (last_seq,) = db.execute("SELECT coalesce(max(seq), 0) FROM chunks").fetchone()
             trigrams = trigrams_built(db)  # else the first grep indexes every text at once
             for doc in upserts:
-                cursor = db.execute(
-                    """INSERT INTO documents (source_id, path, kind, title, size, mtime_ns,
-                       content_hash, metadata, indexed_at, language) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
-                    (source_id, doc.path, doc.kind, doc.title, doc.size, doc.mtime_ns,
-                     doc.content_hash, json.dumps(doc.metadata, ensure_ascii=False), now,
-                     doc.metadata.get("language") if doc.kind == "code" else None),
-                )
-                doc_id = cursor.lastrowid
-                assert doc_id is not None
+                fields = (doc.kind, doc.title, doc.size, doc.mtime_ns, doc.content_hash,
+                          json.dumps(doc.metadata, ensure_ascii=False), now,
+                          doc.metadata.get("language") if doc.kind == "code" else None)
+                chunks: Sequence[Chunk] = doc.chunks
+                if (previous := kept[doc.path]) is None:
+                    cursor = db.execute(
+                        """INSERT INTO documents (source_id, path, kind, title, size, mtime_ns, content_hash, metadata,
+                           indexed_at, language) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""", (source_id, doc.path, *fields))
+                    doc_id = cursor.lastrowid
+                    assert doc_id is not None
+                else:
+                    doc_id, moved = previous
+                    db.execute("""UPDATE documents SET kind = ?, title = ?, size = ?, mtime_ns = ?, content_hash = ?,
+                                  metadata = ?, indexed_at = ?, language = ? WHERE id = ?""", (*fields, doc_id))
+                    self._move(db, [(c.ordinal, c.start_line, c.end_line, c.page, c.at, moved[c.id])
+                                    for c in doc.chunks if c.id in moved])
+                    chunks = [c for c in doc.chunks if c.id not in moved]
                 lines = doc.text.split("\n") if doc.text is not None else None
-                self._insert_chunks(db, doc_id, doc.chunks, last_seq, lines=lines, given=self._file_lines.given)
+                self._insert_chunks(db, doc_id, chunks, last_seq, lines=lines, given=self._file_lines.given)
                 self._insert_symbols(db, doc_id, doc.symbols, doc.packed_symbols)
                 self._insert_refs(db, doc_id, doc.refs, doc.packed_refs)
                 if doc.text is not None and lines is not None:
@@ -231,6 +244,49 @@ class ChunkTables(CodeTables):
         each file again (and replaces its rows one transaction at a time)."""
         with self.transaction() as db:
             db.execute("UPDATE documents SET size = -1, content_hash = '' WHERE source_id = ?", (source_id,))
+
+    def _keep_unchanged(self, db: sqlite3.Connection, source_id: int, doc: Document) -> tuple[int, dict[str, int]] | None:
+        """Before `doc` replaces the document at its path: None when there is none (the
+        document is new), else its id and the chunks it keeps, {chunk id: seq}: those whose
+        text, title, context, search terms, facets and kind are unchanged and stored the same
+        way. Everything else of the old document is deleted here, its other chunks first
+        (their full-text rows are removed with the file's old text still stored)."""
+        row = db.execute("SELECT id FROM documents WHERE source_id = ? AND path = ?", (source_id, doc.path)).fetchone()
+        if row is None:
+            return None
+        doc_id = row[0]
+        lines = doc.text.split("\n") if doc.text is not None else None
+        wanted = {c.id: (c.title, c.context, c.terms, c.hash, c.symbol_kind,
+                         json.dumps(c.facets, ensure_ascii=False) if c.facets is not None else None,
+                         "" if lines is not None and in_file(c.text, lines, c.start_line, c.end_line) else c.text)
+                  for c in doc.chunks}
+        kept: dict[str, int] = {}
+        gone: list[tuple[int]] = []
+        for seq, cid, *stored in db.execute(
+                "SELECT seq, id, title, context, terms, hash, symbol_kind, facets, text FROM chunks WHERE document_id = ?",
+                (doc_id,)):
+            if cid not in kept and wanted.get(cid) == tuple(stored):
+                kept[cid] = seq
+            else:
+                gone.append((seq,))
+        db.executemany("DELETE FROM chunks WHERE seq = ?", gone)
+        for table in self._DOCUMENT_TABLES:
+            if table in ("ref_names", "symbol_names"):
+                self._delete_names(db, doc_id, table)
+            elif table != "chunks":
+                db.execute(f"DELETE FROM {table} WHERE document_id = ?", (doc_id,))
+        return doc_id, kept
+
+    def _move(self, db: sqlite3.Connection, rows: list[tuple[int, int | None, int | None, int | None, Any, int]]) -> None:
+        """Bring kept chunks' (ordinal, lines, page, time) up to date by seq. Their full-text
+        rows stay as they are (`mindex_moving()` holds the update trigger back): the text they
+        were made from is the same, wherever its lines went."""
+        self._moving = 1
+        try:
+            db.executemany("UPDATE chunks SET ordinal = ?, start_line = ?, end_line = ?, page = ?, at = ? WHERE seq = ?",
+                           rows)
+        finally:
+            self._moving = 0
 
     def _delete_document(self, db: sqlite3.Connection, source_id: int, path: str) -> None:
         row = db.execute(

@@ -183,6 +183,8 @@ class SQLiteCore:
                 self._file_lines = FileLines()
                 conn.create_function("mindex_lines", 3, self._file_lines, deterministic=True)
                 conn.create_function("mindex_given_text", 1, self._file_lines.given_text)
+                self._moving = 0  # 1 while kept chunks move (`write_batch`): the update trigger holds back
+                conn.create_function("mindex_moving", 0, lambda: self._moving)
                 # the migration to v15 (typeshed knows only one-argument aggregates returning int)
                 conn.create_aggregate("mindex_pack_refs", 7, PackRefs)  # type: ignore[arg-type]
                 conn.create_aggregate("mindex_pack_symbols", 7, PackSymbols)  # type: ignore[arg-type]
