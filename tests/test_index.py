@@ -245,7 +245,8 @@ def test_a_reindexed_file_keeps_its_unchanged_chunks_and_answers_as_a_fresh_inde
         (repo / rel).write_text(text)
     edits = {  # lines added on top (everything moves), one body changed, a word removed, a section added
         "pkg/walrus.py": "import os\nimport sys\n\n\n" + files["pkg/walrus.py"],
-        "pkg/narwhal.py": files["pkg/narwhal.py"].replace("return 'narwhal_3'", "return os.sep  # tusk"),
+        "pkg/narwhal.py": files["pkg/narwhal.py"].replace("return 'narwhal_3'", "return os.sep  # tusk")
+        + _module(["Narwhal_0"], "return narwhal_1(value)"),  # a name differing in case only, a new call
         "pkg/gone.py": _module(["other_only"]),
         "notes.md": "# Intro\n\nA cormorant note.\n\n" + files["notes.md"],
     }
@@ -256,6 +257,14 @@ def test_a_reindexed_file_keeps_its_unchanged_chunks_and_answers_as_a_fresh_inde
         """Every hit of each query; equal scores in any order (they part by row number)."""
         return [sorted((-round(h.score, 9), h.path, h.start_line, h.end_line, ix.get(h.id).text)
                        for h in ix.search(q, 100, mode="keyword").hits) for q in queries]
+
+    def names(ix: Index) -> set[tuple[str, ...]]:
+        """Who defines and who calls each name (symbol_names compares names without case)."""
+        conn = ix.store.conn  # type: ignore[attr-defined]
+        return ({("defines", short.lower(), path) for short, path in conn.execute(
+                    "SELECT n.short, d.path FROM symbol_names n JOIN documents d ON d.id = n.document_id")}
+                | {("calls", name, path) for name, path in conn.execute(
+                    "SELECT n.name, d.path FROM ref_names n JOIN documents d ON d.id = n.document_id")})
 
     def seqs(ix: Index) -> dict[str, int]:
         return dict(ix.store.conn.execute("SELECT id, seq FROM chunks"))  # type: ignore[attr-defined]
@@ -268,13 +277,15 @@ def test_a_reindexed_file_keeps_its_unchanged_chunks_and_answers_as_a_fresh_inde
         for rel, text in edits.items():
             (repo / rel).write_text(text)
         assert ix.index()["repo"].updated == 4
-        after, got = seqs(ix), answers(ix)
+        after, got, named = seqs(ix), answers(ix), names(ix)
         fts = ix.store.conn.execute("SELECT count(*) FROM chunks_fts").fetchone()[0]  # type: ignore[attr-defined]
         assert fts == len(after)
     with Index(tmp_path / "b.db", settings, embed=EmbedSettings(provider="none")) as fresh:
         fresh.add_source(repo, name="repo", kind="code")
         fresh.index()
         assert got == answers(fresh) and {cid for cid in seqs(fresh)} == set(after)
+        assert named == names(fresh) and ("calls", "narwhal_1", "pkg/narwhal.py") in named
+        assert ("defines", "quokka_only", "pkg/gone.py") not in named
     kept = {cid for cid in before if after.get(cid) == before[cid]}
     with Index(tmp_path / "a.db", settings, embed=EmbedSettings(provider="none")) as ix:
         titles = {ix.get(cid).title for cid in kept}

@@ -15,9 +15,7 @@ from mindex.errors import (
     SourceExistsError,
 )
 from mindex.models import Chunk, Document, Facets, Hit, SkippedFile, Source, SourceStats
-from mindex.store.base import (
-    pack,
-)
+from mindex.store.base import pack, short_name
 from mindex.store.sqlite.code import CodeTables, in_file
 from mindex.store.sqlite.core import trigrams_built
 from mindex.store.sqlite.queries import BATCH_CHUNK_TEXT, CHUNK_JOINS, filter_sql, hit_of_row, facet_rows
@@ -28,6 +26,9 @@ from mindex.store.sqlite.queries import BATCH_CHUNK_TEXT, CHUNK_JOINS, filter_sq
 # inside the body's camelCase names.
 BM25_WEIGHTS = (8.0, 4.0, 1.0, 1.0)
 # A chunk row as `_insert_chunks` writes it.
+Kept = tuple[int, dict[str, int], dict[str, set[str]]]
+"""What a re-indexed document keeps (`_keep_unchanged`): its id, {chunk id: seq}, and per
+name table the names already there."""
 CHUNK_COLUMNS = ("id", "document_id", "ordinal", "title", "context", "text", "hash", "start_line", "end_line", "page",
                  "symbol_kind", "terms", "at", "facets")
 
@@ -144,6 +145,7 @@ class ChunkTables(CodeTables):
                           json.dumps(doc.metadata, ensure_ascii=False), now,
                           doc.metadata.get("language") if doc.kind == "code" else None)
                 chunks: Sequence[Chunk] = doc.chunks
+                present: dict[str, set[str]] = {}
                 if (previous := kept[doc.path]) is None:
                     cursor = db.execute(
                         """INSERT INTO documents (source_id, path, kind, title, size, mtime_ns, content_hash, metadata,
@@ -151,7 +153,7 @@ class ChunkTables(CodeTables):
                     doc_id = cursor.lastrowid
                     assert doc_id is not None
                 else:
-                    doc_id, moved = previous
+                    doc_id, moved, present = previous
                     db.execute("""UPDATE documents SET kind = ?, title = ?, size = ?, mtime_ns = ?, content_hash = ?,
                                   metadata = ?, indexed_at = ?, language = ? WHERE id = ?""", (*fields, doc_id))
                     self._move(db, [(c.ordinal, c.start_line, c.end_line, c.page, c.at, moved[c.id])
@@ -159,8 +161,8 @@ class ChunkTables(CodeTables):
                     chunks = [c for c in doc.chunks if c.id not in moved]
                 lines = doc.text.split("\n") if doc.text is not None else None
                 self._insert_chunks(db, doc_id, chunks, last_seq, lines=lines, given=self._file_lines.given)
-                self._insert_symbols(db, doc_id, doc.symbols, doc.packed_symbols)
-                self._insert_refs(db, doc_id, doc.refs, doc.packed_refs)
+                self._insert_symbols(db, doc_id, doc.symbols, doc.packed_symbols, present.get("symbol_names", ()))
+                self._insert_refs(db, doc_id, doc.refs, doc.packed_refs, present.get("ref_names", ()))
                 if doc.text is not None and lines is not None:
                     packed = doc.packed if doc.packed is not None else pack(doc.text)
                     db.execute("INSERT INTO code_text (document_id, packed) VALUES (?, ?)", (doc_id, packed))
@@ -245,12 +247,13 @@ class ChunkTables(CodeTables):
         with self.transaction() as db:
             db.execute("UPDATE documents SET size = -1, content_hash = '' WHERE source_id = ?", (source_id,))
 
-    def _keep_unchanged(self, db: sqlite3.Connection, source_id: int, doc: Document) -> tuple[int, dict[str, int]] | None:
+    def _keep_unchanged(self, db: sqlite3.Connection, source_id: int, doc: Document) -> Kept | None:
         """Before `doc` replaces the document at its path: None when there is none (the
-        document is new), else its id and the chunks it keeps, {chunk id: seq}: those whose
-        text, title, context, search terms, facets and kind are unchanged and stored the same
-        way. Everything else of the old document is deleted here, its other chunks first
-        (their full-text rows are removed with the file's old text still stored)."""
+        document is new), else its id, the chunks it keeps, {chunk id: seq} (those whose text,
+        title, context, search terms, facets and kind are unchanged and stored the same way),
+        and per name table the names it keeps. Everything else of the old document is deleted
+        here, its other chunks first (their full-text rows are removed with the file's old
+        text still stored)."""
         row = db.execute("SELECT id FROM documents WHERE source_id = ? AND path = ?", (source_id, doc.path)).fetchone()
         if row is None:
             return None
@@ -270,12 +273,14 @@ class ChunkTables(CodeTables):
             else:
                 gone.append((seq,))
         db.executemany("DELETE FROM chunks WHERE seq = ?", gone)
+        names = {"ref_names": {ref[1] for ref in doc.refs}, "symbol_names": {short_name(s[0]) for s in doc.symbols}}
+        present: dict[str, set[str]] = {}
         for table in self._DOCUMENT_TABLES:
-            if table in ("ref_names", "symbol_names"):
-                self._delete_names(db, doc_id, table)
+            if table in names:
+                present[table] = self._delete_names(db, doc_id, table, names[table])
             elif table != "chunks":
                 db.execute(f"DELETE FROM {table} WHERE document_id = ?", (doc_id,))
-        return doc_id, kept
+        return doc_id, kept, present
 
     def _move(self, db: sqlite3.Connection, rows: list[tuple[int, int | None, int | None, int | None, Any, int]]) -> None:
         """Bring kept chunks' (ordinal, lines, page, time) up to date by seq. Their full-text

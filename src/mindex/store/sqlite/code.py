@@ -7,7 +7,7 @@ from __future__ import annotations
 import sqlite3
 import time
 import zlib
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 
 from mindex.errors import (
     IndexLockedError,
@@ -35,8 +35,9 @@ def symbol_id(doc_id: int, n: int) -> int:
 
 
 def _nocase(text: str) -> str:
-    """`text` as NOCASE compares it (ASCII letters lower-cased)."""
-    return text.translate(ASCII_LOWER)
+    """`text` as NOCASE compares it (ASCII letters lower-cased; `lower()` where the text is
+    all ASCII, the same there and 20 times faster than the translation table)."""
+    return text.lower() if text.isascii() else text.translate(ASCII_LOWER)
 
 
 def in_file(text: str, lines: list[str], first: int | None, last: int | None) -> bool:
@@ -56,39 +57,42 @@ class CodeTables(SQLiteCore):
 
     @staticmethod
     def _insert_refs(db: sqlite3.Connection, doc_id: int, refs: Sequence[ReferenceRow],
-                     packed: bytes | None = None) -> None:
+                     packed: bytes | None = None, present: Collection[str] = ()) -> None:
         """A new document's references, (kind, name, qualifier, alias, line, scope) each, in its
         order: one packed row (`packed` when a worker packed them), and a ref_names row per
-        name it calls."""
+        name it calls (but those `present` already, kept from the document's last version)."""
         if not refs:
             return
         db.execute("INSERT INTO refs (document_id, packed) VALUES (?, ?)", (doc_id, packed or pack_refs(refs)))
         db.executemany("INSERT OR IGNORE INTO ref_names (name, document_id) VALUES (?, ?)",
-                       [(name, doc_id) for name in {ref[1] for ref in refs}])
+                       [(name, doc_id) for name in {ref[1] for ref in refs} if name not in present])
 
     @staticmethod
     def _insert_symbols(db: sqlite3.Connection, doc_id: int, symbols: Sequence[SymbolRow],
-                        packed: bytes | None = None) -> None:
+                        packed: bytes | None = None, present: Collection[str] = ()) -> None:
         """A new document's definitions, (name, kind, start, end, signature, exported) each, in
         its order: one packed row (`packed` when a worker packed them), and a symbol_names
-        row per short name it defines."""
+        row per short name it defines (but those `present` already)."""
         if not symbols:
             return
         db.execute("INSERT INTO symbols (document_id, packed) VALUES (?, ?)",
                    (doc_id, packed or pack_symbols(symbols)))
         # of names that differ only in case, the first in code point order is kept
         db.executemany("INSERT OR IGNORE INTO symbol_names (short, document_id) VALUES (?, ?)",
-                       [(short, doc_id) for short in sorted({short_name(symbol[0]) for symbol in symbols})])
+                       [(short, doc_id) for short in sorted({short_name(symbol[0]) for symbol in symbols})
+                        if _nocase(short) not in present])
 
     @staticmethod
-    def _delete_names(db: sqlite3.Connection, doc_id: int, table: str) -> None:
+    def _delete_names(db: sqlite3.Connection, doc_id: int, table: str, keep: Collection[str] = ()) -> set[str]:
         """Delete a document's rows of `table` (ref_names or symbol_names) by their key, the
         names its packed references or definitions hold (neither has an index by document:
-        that would double its size)."""
+        that would double its size), but those in `keep` (its next version has them too).
+        Returns the names kept, as the table's key compares them (symbol_names: without the
+        case of ASCII letters)."""
         packed_in, column = ("refs", "name") if table == "ref_names" else ("symbols", "short")
         row = db.execute(f"SELECT packed FROM {packed_in} WHERE document_id = ?", (doc_id,)).fetchone()
         if row is None:
-            return
+            return set()
         try:
             if packed_in == "refs":
                 strings, columns = ref_fields(row[0])
@@ -97,9 +101,12 @@ class CodeTables(SQLiteCore):
                 names = {short_name(symbol[0]) for symbol in unpack_symbols(row[0])}
         except StoreError:  # a damaged row: find its names the slow way, and the file heals
             db.execute(f"DELETE FROM {table} WHERE document_id = ?", (doc_id,))
-            return
+            return set()
+        key: Callable[[str], str] = _nocase if table == "symbol_names" else str
+        kept = {key(name) for name in keep}
         db.executemany(f"DELETE FROM {table} WHERE {column} = ? AND document_id = ?",
-                       [(name, doc_id) for name in names])
+                       [(name, doc_id) for name in names if key(name) not in kept])
+        return {key(name) for name in names} & kept
 
     def code_texts(
         self, match: str | None, source: str | None = None, path: str | None = None,
