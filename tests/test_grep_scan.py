@@ -87,6 +87,8 @@ def test_the_lines_found_through_re2_are_those_python_finds_line_by_line() -> No
 
 @pytest.mark.parametrize(("pattern", "flags", "line_numbers"), [
     (r"\w+_\d{3}\b", 0, [1, 3, 4, 8]),  # Ärger_123, '٣٤٥_678': Unicode word characters and digits
+    # a line start then a literal: RE2 looks for the literal anywhere, `re` keeps line starts
+    (r"^class \w+", 0, [3]), (r"^ValueError", 0, []), (r"^self\.", 0, []), (r"^  self\.assert", 0, [10]),
     (r"(?i)KELVIN k", 0, [4]),  # K and the Kelvin sign fold together in `re`
     (r"STRASSE|ſtraße", re.IGNORECASE, [4]),
     (r"\s+$", 0, [5, 7]),  # \s takes the \r and blanks, never the line end
