@@ -292,6 +292,9 @@ def test_cli_prints_ripgrep_layout_and_exit_codes(grep_index: Index, tree: Path,
     assert done.output.splitlines() == [
         "src/net/conn.go-4-", "src/net/conn.go:5:var ErrClosed = errors.New(\"closed\")", "src/net/conn.go-6-",
         "--", "src/net/conn.go-8-\tif c.closed {", "src/net/conn.go:9:\t\treturn ErrClosed", "src/net/conn.go-10-\t}"]
+    done = runner.invoke(cli, [*db, "grep", "-U", "logout_handler\\(request\\):\\n    #"])  # a match of two lines
+    assert done.output.splitlines() == ["src/app/handlers.py:8:def logout_handler(request):",
+                                        "src/app/handlers.py:9:    # TODO: clear the session"]
     done = runner.invoke(cli, [*db, "grep", "TODO", "-l"])
     assert done.output.splitlines() == ["src/app/handlers.py", "src/net/pool.rs"]
     done = runner.invoke(cli, [*db, "grep", "TODO", "--json"])

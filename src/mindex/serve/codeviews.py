@@ -49,6 +49,20 @@ def print_grep(console: Console, result: GrepResult, view: View) -> None:
     # worked out once, not once a match.
     out: list[str] = []
     shown_as: dict[tuple[str, str], str] = {}
+    if not context and not color and not any("\n" in m.text for m in result.matches):
+        # The common case, a line a match and nothing around it: 1 µs a line instead of 2.7.
+        for match in result.matches:
+            key = (match.source, match.path)
+            shown = shown_as.get(key)
+            if shown is None:
+                shown = shown_as[key] = places.path(match.source, match.path)
+            out.append(f"{shown}:{match.line}:{visible_controls(match.text)}")
+            if len(out) >= 500:
+                click.echo("\n".join(out))
+                out.clear()
+        if out:
+            click.echo("\n".join(out))
+        return
     last: tuple[str, str, int] | None = None
     for match in result.matches:
         key = (match.source, match.path)
