@@ -26,11 +26,11 @@ from mindex.store.sqlite.queries import BATCH_CHUNK_TEXT, CHUNK_JOINS, filter_sq
 # inside the body's camelCase names.
 BM25_WEIGHTS = (8.0, 4.0, 1.0, 1.0)
 # A chunk row as `_insert_chunks` writes it.
+CHUNK_COLUMNS = ("id", "document_id", "ordinal", "title", "context", "text", "hash", "start_line", "end_line", "page",
+                 "symbol_kind", "terms", "at", "facets")
 Kept = tuple[int, dict[str, int], dict[str, set[str]]]
 """What a re-indexed document keeps (`_keep_unchanged`): its id, {chunk id: seq}, and per
 name table the names already there."""
-CHUNK_COLUMNS = ("id", "document_id", "ordinal", "title", "context", "text", "hash", "start_line", "end_line", "page",
-                 "symbol_kind", "terms", "at", "facets")
 
 
 class ChunkTables(CodeTables):
