@@ -35,6 +35,8 @@ TEXT = "\n".join([
     "İNFO: ılık SKİ  # dotted and dotless i fold to i in `re`",
 ]) + "\n"
 
+DATA = TEXT.encode()  # as the store keeps a file's text
+
 ATOMS = [r"\w", r"\d", r"\s", r"\W", r"\D", r"\S", ".", "[a-f]", "[^x ]", "[A-Z_]", "[é0-9]", "a", "e", "s", "k",
          "i", "I", "[h-j]", "[K]", "[r-t]",
          "_", "é", "ß", "K", "1", r"\(", " ", ":", "'", r"\t", r"\r", "[^\\w\\s]", "[[:x]"]
@@ -81,7 +83,7 @@ def test_the_lines_found_through_re2_are_those_python_finds_line_by_line() -> No
         if engine is None:
             continue
         checked += 1
-        assert scan_lines(engine, regex, TEXT) == _per_line(regex, TEXT), (pattern, loosen(regex.pattern, regex.flags))
+        assert scan_lines(engine, regex, DATA) == _per_line(regex, TEXT), (pattern, loosen(regex.pattern, regex.flags))
     assert checked > 1500, "most generated patterns take the RE2 path"
 
 
@@ -103,10 +105,9 @@ def test_unicode_and_what_re2_cannot_express_are_decided_by_python(pattern: str,
     regex = re.compile(pattern, flags | re.MULTILINE)
     engine = loose_engine(regex.pattern, regex.flags)
     assert engine is not None
-    found = scan_lines(engine, regex, TEXT)
+    found = scan_lines(engine, regex, DATA)
     assert found is not None
     assert [n for n, _, _ in found] == line_numbers == [n for n, _, _ in _per_line(regex, TEXT)]
-    assert scan_lines(engine, regex, TEXT.encode()) == found  # the store's bytes: the same lines
 
 
 def test_the_case_partners_outside_ascii_are_every_one_re_knows() -> None:
@@ -134,9 +135,8 @@ def test_patterns_without_a_loose_form_and_text_that_is_not_utf8_take_the_old_wa
     deep = "(" * 300 + "a" + ")" * 300  # `re` compiles it; writing its loose form would recurse too deep
     assert compile_pattern(deep).search("a") and loose_engine(deep, re.MULTILINE) is None
     engine = loose_engine("bad", re.MULTILINE)
-    assert scan_lines(engine, re.compile("bad"), "a bad \udc80 byte\n") is None  # a lone surrogate
-    # ... also as the store keeps it (UTF-8 with surrogates passed through), while Hangul,
-    # which shares the lead byte, is searched
+    # a lone surrogate as the store keeps it (UTF-8 with surrogates passed through), while
+    # Hangul, which shares the lead byte, is searched
     stored = "a bad \udc80 byte\n".encode("utf-8", "surrogatepass")
     assert scan_lines(engine, re.compile("bad"), stored) is None
     assert scan_lines(engine, re.compile("bad"), "\ud55c bad\n".encode()) == [(1, 3, "\ud55c bad")]
@@ -184,5 +184,5 @@ def test_the_public_search_finds_the_same_lines_as_the_direct_call() -> None:
         def search(self, data: bytes, pos: int, end: int) -> object:
             return engine.search(data, pos, end)
 
-    direct = scan_lines(first_match(engine), regex, TEXT)
-    assert direct and scan_lines(first_match(PublicOnly()), regex, TEXT) == direct
+    direct = scan_lines(first_match(engine), regex, DATA)
+    assert direct and scan_lines(first_match(PublicOnly()), regex, DATA) == direct

@@ -235,20 +235,13 @@ def first_match(engine: Any) -> Finder:
 _SURROGATE = re.compile(rb"\xed[\xa0-\xbf]")
 
 
-def scan_lines(first_at: Finder, regex: re.Pattern[str], text: str | bytes) -> list[tuple[int, int, str]] | None:
-    """(line number, column, line) of each line of `text` (or of its UTF-8 bytes, as the store
-    keeps them) that `regex` finds, 1-based, visiting only the lines `first_at` (from
-    `loose_engine`) finds; None when the text is not valid UTF-8 (the caller searches it the
-    old way)."""
-    if isinstance(text, bytes):
-        data = text
-        if b"\xed" in data and _SURROGATE.search(data):
-            return None
-    else:
-        try:
-            data = text.encode("utf-8")
-        except UnicodeEncodeError:
-            return None
+def scan_lines(first_at: Finder, regex: re.Pattern[str], data: bytes) -> list[tuple[int, int, str]] | None:
+    """(line number, column, line) of each line of a text's UTF-8 bytes (as the store keeps
+    them) that `regex` finds, 1-based, visiting only the lines `first_at` (from
+    `loose_engine`) finds; None when the bytes are not valid UTF-8 (a lone surrogate kept
+    from a bad file: the caller searches the text the old way)."""
+    if b"\xed" in data and _SURROGATE.search(data):
+        return None
     found: list[tuple[int, int, str]] = []
     find, rfind, count = data.find, data.rfind, data.count
     at, line, pos, size = 0, 1, 0, len(data)

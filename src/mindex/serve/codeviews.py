@@ -4,6 +4,8 @@ a token budget for an agent."""
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterable, Iterator
+from itertools import islice
 from typing import TYPE_CHECKING, Any
 
 from mindex.serve.words import Places, count, impact_verb, within_budget
@@ -12,7 +14,7 @@ from mindex.textsafe import markup_escape as escape, visible_controls
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from mindex.grep import GrepResult
+    from mindex.grep import GrepMatch, GrepResult
     from mindex.ops.code import CallGraph, Definitions, FileSymbols, Impact
     from mindex.serve.opscli import View
 
@@ -44,46 +46,40 @@ def print_grep(console: Console, result: GrepResult, view: View) -> None:
     def style(text: str, fg: str) -> str:
         return click.style(text, fg=fg) if color else text
 
-    # Lines go out a few hundred at a time: `click.echo` flushes each call, and 40,000
-    # matches written one by one took a second of system calls. A file's shown path is
-    # worked out once, not once a match.
-    out: list[str] = []
+    # A file's shown path is worked out once, not once a match.
     shown_as: dict[tuple[str, str], str] = {}
-    if not context and not color and not any("\n" in m.text for m in result.matches):
-        # The common case, a line a match and nothing around it: 1 µs a line instead of 2.7.
+
+    def shown(match: GrepMatch) -> str:
+        key = (match.source, match.path)
+        if key not in shown_as:
+            shown_as[key] = style(places.path(match.source, match.path), "magenta")
+        return shown_as[key]
+
+    def laid_out() -> Iterator[str]:
+        last: tuple[str, str, int] | None = None
         for match in result.matches:
             key = (match.source, match.path)
-            shown = shown_as.get(key)
-            if shown is None:
-                shown = shown_as[key] = places.path(match.source, match.path)
-            out.append(f"{shown}:{match.line}:{visible_controls(match.text)}")
-            if len(out) >= 500:
-                click.echo("\n".join(out))
-                out.clear()
-        if out:
-            click.echo("\n".join(out))
-        return
-    last: tuple[str, str, int] | None = None
-    for match in result.matches:
-        key = (match.source, match.path)
-        shown = shown_as.get(key)
-        if shown is None:
-            shown = shown_as[key] = style(places.path(match.source, match.path), "magenta")
-        rows = [(n, t, "-") for n, t in match.before]
-        rows += [(match.line + k, t, ":") for k, t in enumerate(match.text.split("\n"))]
-        rows += [(n, t, "-") for n, t in match.after]
-        if context and last is not None and (last[:2] != key or rows[0][0] > last[2] + 1):
-            out.append("--")
-        for n, text, sep in rows:
-            if last is not None and last[:2] == key and n <= last[2]:
-                continue  # already printed as context of the previous match
-            out.append(f"{shown}{sep}{style(str(n), 'green')}{sep}{visible_controls(text)}")
-        last = (match.source, match.path, rows[-1][0])
-        if len(out) >= 500:
-            click.echo("\n".join(out))
-            out.clear()
-    if out:
-        click.echo("\n".join(out))
+            rows = [(n, t, "-") for n, t in match.before]
+            rows += [(match.line + k, t, ":") for k, t in enumerate(match.text.split("\n"))]
+            rows += [(n, t, "-") for n, t in match.after]
+            if context and last is not None and (last[:2] != key or rows[0][0] > last[2] + 1):
+                yield "--"
+            for n, text, sep in rows:
+                if last is not None and last[:2] == key and n <= last[2]:
+                    continue  # already printed as context of the previous match
+                yield f"{shown(match)}{sep}{style(str(n), 'green')}{sep}{visible_controls(text)}"
+            last = (match.source, match.path, rows[-1][0])
+
+    if not context and not color and not any("\n" in m.text for m in result.matches):
+        # The common case, a line a match and nothing around it: 1 µs a line instead of 2.7.
+        lines: Iterable[str] = (f"{shown(m)}:{m.line}:{visible_controls(m.text)}" for m in result.matches)
+    else:
+        lines = laid_out()
+    # A few hundred lines a write: `click.echo` flushes each call, and 40,000 matches written
+    # one by one took a second of system calls.
+    pending = iter(lines)
+    while batch := list(islice(pending, 500)):
+        click.echo("\n".join(batch))
 
 
 def grep_notes(console: Console, result: GrepResult, view: View) -> None:

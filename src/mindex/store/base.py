@@ -181,18 +181,21 @@ class SpanCache:
 
     def __call__(self, store: Any, document_ids: Sequence[int]) -> dict[int, list[ChunkSpan]]:
         self._fresh(store)
-        if missing := [doc_id for doc_id in document_ids if doc_id not in self.spans]:
-            found = store.chunk_spans(missing)
-            self.spans.update((doc_id, found.get(doc_id, [])) for doc_id in missing)
-        return self.spans
+        return self._fill(self.spans, store.chunk_spans, document_ids)
 
     def symbols(self, store: Any, document_ids: Sequence[int]) -> dict[int, list[tuple[int, int, str]]]:
         """`store.symbol_spans(document_ids)`, the files read before taken from the cache."""
         self._fresh(store)
-        if missing := [doc_id for doc_id in document_ids if doc_id not in self.defined]:
-            found = store.symbol_spans(missing)
-            self.defined.update((doc_id, found.get(doc_id, [])) for doc_id in missing)
-        return self.defined
+        return self._fill(self.defined, store.symbol_spans, document_ids)
+
+    @staticmethod
+    def _fill(held: dict[int, Any], read: Callable[[list[int]], dict[int, Any]],
+              document_ids: Sequence[int]) -> dict[int, Any]:
+        """`held` with the documents it lacks read in (none where `read` has nothing)."""
+        if missing := [doc_id for doc_id in document_ids if doc_id not in held]:
+            found = read(missing)
+            held.update((doc_id, found.get(doc_id, [])) for doc_id in missing)
+        return held
 
 
 def chunk_at(spans: Sequence[ChunkSpan], line: int) -> str | None:

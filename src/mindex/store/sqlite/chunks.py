@@ -132,7 +132,8 @@ class ChunkTables(CodeTables):
         with self.transaction() as db:
             for path in deletes:
                 self._delete_document(db, source_id, path)
-            kept = {doc.path: self._keep_unchanged(db, source_id, doc) for doc in upserts}
+            lines_of = {doc.path: doc.text.split("\n") if doc.text is not None else None for doc in upserts}
+            kept = {doc.path: self._keep_unchanged(db, source_id, doc, lines_of[doc.path]) for doc in upserts}
             db.executemany(
                 "UPDATE documents SET size = ?, mtime_ns = ? WHERE source_id = ? AND path = ?",
                 [(size, mtime, source_id, path) for path, size, mtime in touches],
@@ -159,7 +160,7 @@ class ChunkTables(CodeTables):
                     self._move(db, [(c.ordinal, c.start_line, c.end_line, c.page, c.at, moved[c.id])
                                     for c in doc.chunks if c.id in moved])
                     chunks = [c for c in doc.chunks if c.id not in moved]
-                lines = doc.text.split("\n") if doc.text is not None else None
+                lines = lines_of[doc.path]
                 self._insert_chunks(db, doc_id, chunks, last_seq, lines=lines, given=self._file_lines.given)
                 self._insert_symbols(db, doc_id, doc.symbols, doc.packed_symbols, present.get("symbol_names", ()))
                 self._insert_refs(db, doc_id, doc.refs, doc.packed_refs, present.get("ref_names", ()))
@@ -247,18 +248,18 @@ class ChunkTables(CodeTables):
         with self.transaction() as db:
             db.execute("UPDATE documents SET size = -1, content_hash = '' WHERE source_id = ?", (source_id,))
 
-    def _keep_unchanged(self, db: sqlite3.Connection, source_id: int, doc: Document) -> Kept | None:
+    def _keep_unchanged(self, db: sqlite3.Connection, source_id: int, doc: Document,
+                        lines: list[str] | None) -> Kept | None:
         """Before `doc` replaces the document at its path: None when there is none (the
         document is new), else its id, the chunks it keeps, {chunk id: seq} (those whose text,
         title, context, search terms, facets and kind are unchanged and stored the same way),
         and per name table the names it keeps. Everything else of the old document is deleted
         here, its other chunks first (their full-text rows are removed with the file's old
-        text still stored)."""
+        text still stored). `lines`: the new text's lines (None without a stored text)."""
         row = db.execute("SELECT id FROM documents WHERE source_id = ? AND path = ?", (source_id, doc.path)).fetchone()
         if row is None:
             return None
         doc_id = row[0]
-        lines = doc.text.split("\n") if doc.text is not None else None
         wanted = {c.id: (c.title, c.context, c.terms, c.hash, c.symbol_kind,
                          json.dumps(c.facets, ensure_ascii=False) if c.facets is not None else None,
                          "" if lines is not None and in_file(c.text, lines, c.start_line, c.end_line) else c.text)
