@@ -423,3 +423,51 @@ def test_a_backtracking_pattern_in_a_server_thread_runs_in_a_child_that_is_stopp
     assert out["safe"]["matches"][0]["path"] == "evil.py"
     bad_is_error, bad_text, good_is_error = out["mcp"]
     assert bad_is_error and "ran past 1 s" in bad_text and not good_is_error  # and the server answers on
+
+
+def test_definitions_flattened_into_runs_name_each_line_as_painting_them_in_order_does() -> None:
+    """`painted` gives each line the name that painting every definition over its lines, in
+    order of first line (longer first), leaves there: the innermost of nested definitions,
+    the later of two that overlap, the last of two alike, none between or after them."""
+    import bisect
+    import random
+
+    from mindex.store.base import painted
+
+    rng = random.Random(1127)
+    for _ in range(2000):
+        spans = []
+        for n in range(rng.randint(0, 12)):
+            start = rng.randint(1, 40)
+            spans.append((start, start + rng.choice([0, 1, 3, 8, 20, 40]), f"d{n}"))
+        if spans and rng.random() < 0.2:
+            spans.append(spans[0][:2] + ("twin",))
+        truth: dict[int, str] = {}
+        for start, stop, name in sorted(spans, key=lambda s: (s[0], -s[1])):
+            truth.update((line, name) for line in range(start, stop + 1))
+        starts, names = painted(spans)
+        assert starts[0] == 0 and starts == sorted(set(starts))
+        for line in range(1, 100):
+            assert names[bisect.bisect_right(starts, line) - 1] == truth.get(line), (spans, line)
+
+
+def test_a_result_makes_its_matches_when_read_and_outlives_its_index(grep_index: Index) -> None:
+    """The text layout reads `lines()` and `count`, which make no match; `matches` makes them
+    (chunk and definition included) from what the grep read, so a result read after its
+    index closed has them all, and the same as one read at once."""
+    from mindex.grep import GrepResult
+
+    at_once = grep_index.grep(r"return|def ", limit=1000, before=1)
+    at_once_matches = list(at_once.matches)
+    later = grep_index.grep(r"return|def ", limit=1000, before=1)
+    shown = list(later.lines())
+    assert later.count == len(shown) == len(at_once_matches) >= 6
+    grep_index.close()
+    assert later.matches == at_once_matches
+    assert shown == [(m.source, m.path, m.line, m.text) for m in later.matches] == list(later.lines())
+    assert all(m.chunk_id for m in later.matches) and {m.symbol for m in later.matches} >= {"login_handler"}
+    assert later.count == len(later.matches)
+    copied = GrepResult.from_dict(later.to_dict())
+    assert copied.matches == later.matches and copied.to_dict() == later.to_dict() and "login_handler" in repr(copied)
+    assert GrepResult(later.pattern, later.matches, later.files_searched, later.narrowed, later.truncated,
+                      later.took_ms, later.note) == later

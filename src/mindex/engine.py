@@ -531,7 +531,7 @@ class Engine(Embeddings):
         else:
             result = grep(self.store, pattern, spans=self._grep_spans, **options)
         if self.agent_settings.query_log:
-            self._log("grep", {"pattern": pattern, **options}, len(result.matches),
+            self._log("grep", {"pattern": pattern, **options}, result.count,
                       (time.perf_counter() - started) * 1000)
         missing = self.store.code_files_without_text() if self.store.get_meta(CODE_TEXT_MISSING) else 0
         if missing:

@@ -20,15 +20,15 @@ import re
 import signal
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass
 from typing import Any
 
 from mindex.errors import ConfigError, GrepTimeoutError, MindexError
-from mindex.grep_scan import loose_engine, scan_lines
+from mindex.grep_scan import literal_of, loose_engine, scan_lines, scan_literal
 from mindex.models import Changeable
-from mindex.store.base import SpanCache, Store
+from mindex.store.base import ChunkSpan, Painted, SpanCache, Store, painted
 
 from re import _constants as sre_constants  # type: ignore[attr-defined]  # re's own parser (3.11+)
 from re import _parser as sre_parse  # type: ignore[attr-defined]
@@ -68,17 +68,59 @@ class GrepMatch(Changeable):
         }
 
 
-@dataclass
 class GrepResult:
-    """Matches in path order, plus what a caller needs to judge them."""
+    """Matches in path order, plus what a caller needs to judge them.
 
-    pattern: str
-    matches: list[GrepMatch] = field(default_factory=list)
-    files_searched: int = 0
-    narrowed: bool = False  # the trigram index picked the candidate files
-    truncated: bool = False  # stopped at the limit
-    took_ms: float = 0.0
-    note: str | None = None  # why the answer may be incomplete, and what to do
+    A grep's matches are made when `matches` is first read: each gets the chunk and the
+    innermost definition holding its line, line by line in Python (half of a grep matching
+    24,000 lines), and `mindex grep`'s text layout shows neither: it reads `lines()`. What
+    that join needs from the index is read during the grep, so a result outlives its index."""
+
+    def __init__(self, pattern: str, matches: list[GrepMatch] | None = None, files_searched: int = 0,
+                 narrowed: bool = False, truncated: bool = False, took_ms: float = 0.0,
+                 note: str | None = None) -> None:
+        self.pattern, self.files_searched, self.narrowed = pattern, files_searched, narrowed
+        self.truncated = truncated  # stopped at the limit
+        self.took_ms = took_ms
+        self.note = note  # why the answer may be incomplete, and what to do
+        self._matches = matches if matches is not None else []
+        self._found: list[Found] = []  # the matches still to be made, while `_join` is set
+        self._join: Callable[[], list[GrepMatch]] | None = None
+
+    @property
+    def matches(self) -> list[GrepMatch]:
+        """Each match with its chunk and definition (made now if the grep left them)."""
+        if self._join is not None:
+            self._matches, self._join, self._found = self._join(), None, []
+        return self._matches
+
+    @matches.setter
+    def matches(self, value: list[GrepMatch]) -> None:
+        self._matches, self._join, self._found = value, None, []
+
+    @property
+    def count(self) -> int:
+        """How many matches, without making them."""
+        return len(self._found) if self._join is not None else len(self._matches)
+
+    def lines(self) -> Iterator[tuple[str, str, int, str]]:
+        """(source, path, first line, text) of each match in order, without making matches."""
+        if self._join is not None:
+            return ((found[1], found[2], found[3], found[6]) for found in self._found)
+        return ((m.source, m.path, m.line, m.text) for m in self._matches)
+
+    def _fields(self) -> tuple[Any, ...]:
+        return (self.pattern, self.matches, self.files_searched, self.narrowed, self.truncated, self.took_ms,
+                self.note)
+
+    def __eq__(self, other: object) -> bool:
+        return self._fields() == other._fields() if isinstance(other, GrepResult) else NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, as the dataclass it was
+
+    def __repr__(self) -> str:
+        names = ("pattern", "matches", "files_searched", "narrowed", "truncated", "took_ms", "note")
+        return "GrepResult(" + ", ".join(f"{n}={v!r}" for n, v in zip(names, self._fields())) + ")"
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON shape of a grep answer."""
@@ -372,11 +414,13 @@ def grep(
         query = None
     result = GrepResult(pattern, narrowed=query is not None)
     found: list[Found] = []
-    loose = None if multiline else loose_engine(regex.pattern, regex.flags)
+    plain = None if multiline else literal_of(regex.pattern, regex.flags)
+    loose = None if multiline or plain is not None else loose_engine(regex.pattern, regex.flags)
     with time_limit(timeout, pattern):
         for doc_id, src, rel, lang, data in store.code_texts(query, source, path, language):
             result.files_searched += 1
-            scanned = scan_lines(loose, regex, data) if loose is not None else None
+            scanned = (scan_literal(plain, data) if plain is not None
+                       else scan_lines(loose, regex, data) if loose is not None else None)
             rows: dict[int, str] | None = None  # the matched lines' text, when the scan kept it
             text = ""  # the whole text, decoded only where it is needed
             if scanned is None:
@@ -413,7 +457,7 @@ def grep(
                               if after else ()))
             if result.truncated:
                 break
-    result.matches = _join_chunks(store, found, spans)
+    result._found, result._join = found, _join_chunks(store, found, spans)
     result.took_ms = (time.perf_counter() - started) * 1000
     return result
 
@@ -423,14 +467,15 @@ Found = tuple[int, str, str, int, int, int, str, str | None, tuple[tuple[int, st
 """A match before its chunk is known: document id, then `GrepMatch`'s fields without chunk and symbol."""
 
 
-def _join_chunks(store: Store, found: list[Found], cache: SpanCache | None) -> list[GrepMatch]:
-    """Each match with the id of the chunk holding its first line and the innermost
-    definition around it (per file, each definition paints the matched lines it holds,
-    inner ones last). A file with many matched lines has its chunks' spans read once and
-    walked in line order; one with a few has each line's chunk looked up in SQL, which
-    reads no chunk into Python (`return None` in the standard library: 840 lines in 278
-    files, 106 -> 30 ms). `found` comes a file at a time; each file's lines are worked on
-    as lists in line order, not as a dictionary keyed by (file, line)."""
+def _join_chunks(store: Store, found: list[Found], cache: SpanCache | None) -> Callable[[], list[GrepMatch]]:
+    """What makes each match, with the id of the chunk holding its first line and the
+    innermost definition around it (per file, from the definitions' runs of lines:
+    `painted`); what it needs from the index is read now. A file with many matched lines
+    has its chunks' spans read once and walked in line order; one with a few has each
+    line's chunk looked up in SQL, which reads no chunk into Python (`return None` in the
+    standard library: 840 lines in 278 files, 106 -> 30 ms). `found` comes a file at a time;
+    each file's lines are worked on as lists in line order, not as a dictionary keyed by
+    (file, line)."""
     runs: list[tuple[int, int, int, list[int]]] = []  # (document id, first match, end, its lines in order)
     begin = 0
     for at in range(1, len(found) + 1):
@@ -445,44 +490,53 @@ def _join_chunks(store: Store, found: list[Found], cache: SpanCache | None) -> l
                                      if len(lines) <= FEW_LINES for line in lines])
     spans = cache(store, many) if cache is not None else store.chunk_spans(many)
     documents = sorted({doc_id for doc_id, _, _, _ in runs})
-    symbols = cache.symbols(store, documents) if cache is not None else store.symbol_spans(documents)
+    symbols = (cache.innermost(store, documents) if cache is not None
+               else {doc_id: painted(held) for doc_id, held in store.symbol_spans(documents).items()})
+    return lambda: _made(found, runs, chunk_of, spans, symbols)
+
+
+def _made(found: list[Found], runs: list[tuple[int, int, int, list[int]]], chunk_of: dict[tuple[int, int], str | None],
+          spans: dict[int, list[ChunkSpan]], symbols: dict[int, Painted]) -> list[GrepMatch]:
+    """The matches `_join_chunks` prepared."""
     made: list[GrepMatch] = []
-    left, right = bisect.bisect_left, bisect.bisect_right
+    right = bisect.bisect_right
+    nothing: Painted = ([0], [None])
     for doc_id, begin, end, lines in runs:
-        names: list[str | None] = [None] * len(lines)
-        for start, stop, name in sorted(symbols.get(doc_id, ()), key=lambda s: (s[0], -s[1])):
-            low, high = left(lines, start), right(lines, stop)
-            if low < high:
-                names[low:high] = [name] * (high - low)
+        starts, named = symbols.get(doc_id, nothing)
+        names = [named[right(starts, line) - 1] for line in lines] if len(starts) > 1 else [None] * len(lines)
         if len(lines) <= FEW_LINES:
             ids = [chunk_of[doc_id, line] for line in lines]
         else:  # as `chunk_at`: the last chunk starting at or before the line, if it reaches it
             held, at, ids = spans.get(doc_id, []), -1, []
+            last_at = len(held) - 1
             for line in lines:
-                while at + 1 < len(held) and held[at + 1][0] <= line:
+                while at < last_at and held[at + 1][0] <= line:
                     at += 1
                 ids.append(held[at][2] if at >= 0 and held[at][1] >= line else None)
         if len(lines) == end - begin:  # one match a line, in order: the k-th match is the k-th line
-            made += [_grep_match((src, rel, line, column, last, text, lang, cid, name, before, after))
+            made += [_grep_match({"source": src, "path": rel, "line": line, "column": column, "end_line": last,
+                                  "text": text, "language": lang, "chunk_id": cid, "symbol": name,
+                                  "before": before, "after": after})
                      for (_, src, rel, line, column, last, text, lang, before, after), cid, name
                      in zip(found[begin:end], ids, names)]
         else:
             where = {line: k for k, line in enumerate(lines)}
-            made += [_grep_match((src, rel, line, column, last, text, lang, ids[where[line]], names[where[line]],
-                                  before, after))
+            made += [_grep_match({"source": src, "path": rel, "line": line, "column": column, "end_line": last,
+                                  "text": text, "language": lang, "chunk_id": ids[where[line]],
+                                  "symbol": names[where[line]], "before": before, "after": after})
                      for _, src, rel, line, column, last, text, lang, before, after in found[begin:end]]
     return made
 
 
-_MATCH_FIELDS = tuple(f.name for f in fields(GrepMatch))
-_new = object.__new__
+_new, _set = object.__new__, object.__setattr__
 
 
-def _grep_match(values: tuple[Any, ...]) -> GrepMatch:
-    """`GrepMatch(*values)` without the frozen dataclass's `__init__`, which sets each field
-    through `object.__setattr__`: 3.3 µs a match against 1.0 (40,015 matches: 0.1 s)."""
+def _grep_match(values: dict[str, Any]) -> GrepMatch:
+    """`GrepMatch(**values)` (every field given) without the frozen dataclass's `__init__`,
+    which sets each field through `object.__setattr__`: 3.3 µs a match against 0.4 (40,015
+    matches: 0.1 s)."""
     made: GrepMatch = _new(GrepMatch)
-    made.__dict__.update(zip(_MATCH_FIELDS, values))
+    _set(made, "__dict__", values)
     return made
 
 

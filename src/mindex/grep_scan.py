@@ -230,6 +230,30 @@ def first_match(engine: Any) -> Finder:
     return public
 
 
+@lru_cache(maxsize=64)
+def literal_of(pattern: str, flags: int) -> str | None:
+    """The text `re.compile(pattern, flags)` matches when that is one fixed string (`import
+    socket`, `self\\.assertEqual\\(`, any `-F` pattern without `-i`/`-w`), else None. Such a
+    pattern needs no regex engine: `bytes.find` finds its lines and the first place on each,
+    where RE2 and `re` took two thirds of a scan's time on a pattern matching 24,000 lines."""
+    if flags & re.IGNORECASE:
+        return None
+    try:
+        parsed = sre_parse.parse(pattern, flags)
+    except (re.error, RecursionError):
+        return None
+    if parsed.state.flags & re.IGNORECASE or not len(parsed.data):
+        return None
+    if not all(op is c.LITERAL and av != 10 for op, av in parsed.data):
+        return None
+    text = "".join(chr(av) for _, av in parsed.data)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate: the stored bytes spell it otherwise
+        return None
+    return text
+
+
 # A lone surrogate as `pack` stores it ("surrogatepass"): not UTF-8, so RE2 would not see it
 # as one character where `re` does.
 _SURROGATE = re.compile(rb"\xed[\xa0-\xbf]")
@@ -259,4 +283,28 @@ def scan_lines(first_at: Finder, regex: re.Pattern[str], data: bytes) -> list[tu
         if confirmed is not None:
             found.append((line, confirmed.start() + 1, row))
         pos = end + 1
+    return found
+
+
+def scan_literal(literal: str, data: bytes) -> list[tuple[int, int, str]] | None:
+    """`scan_lines` for a pattern that is the fixed string `literal` (`literal_of`): each
+    line holding it, with the column of its first occurrence; None for bytes that are not
+    valid UTF-8."""
+    if b"\xed" in data and _SURROGATE.search(data):
+        return None
+    found: list[tuple[int, int, str]] = []
+    needle = literal.encode("utf-8")
+    find, rfind, count = data.find, data.rfind, data.count
+    at, line = 0, 1
+    hit = find(needle)
+    while hit >= 0:
+        start = rfind(b"\n", 0, hit) + 1
+        end = find(b"\n", hit)
+        if end == -1:
+            end = len(data)
+        line += count(b"\n", at, start)
+        at = start
+        row = data[start:end].decode("utf-8")
+        found.append((line, row.find(literal) + 1, row))
+        hit = find(needle, end + 1)
     return found

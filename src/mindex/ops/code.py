@@ -175,7 +175,7 @@ OPERATIONS = (
         text=f"{_VIEWS}:print_grep",
         stderr=f"{_VIEWS}:grep_notes",
         schema="mindex.serve.mcp_models:GrepOut",
-        missing="matches",
+        missing="count",
         params=(
             Param("pattern", str, "A Python regex (or text with -F).", argument=True,
                   agent_help="a Python regex (or plain text with fixed=true)"),
