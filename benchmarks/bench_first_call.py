@@ -26,30 +26,11 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(HERE))
 
-CLIENT = """
-import json, os, subprocess, sys, time
-def cpu(pid):
-    fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-started = time.perf_counter()
-proc = subprocess.Popen(sys.argv[1:], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-def send(obj):
-    proc.stdin.write(json.dumps(obj) + "\\n"); proc.stdin.flush()
-send({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18",
-      "capabilities": {}, "clientInfo": {"name": "bench", "version": "1"}}})
-proc.stdout.readline()
-before = cpu(proc.pid)
-send({"jsonrpc": "2.0", "method": "notifications/initialized"})
-send({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
-      "params": {"name": "search_docs", "arguments": {"query": "how are chunks kept whole around code blocks"}}})
-answer = json.loads(proc.stdout.readline())
-spent, wall = cpu(proc.pid) - before, time.perf_counter() - started
-assert "result" in answer and not answer["result"].get("isError"), answer
-assert "hybrid" in json.dumps(answer["result"]), answer
-proc.stdin.close(); proc.wait()
-print(json.dumps([spent, wall]))
-"""
+from bench_speed import MCP_CLIENT  # noqa: E402
+
+QUERY = "how are chunks kept whole around code blocks"
 OLD_SERVE = "import sys; from mindex.serve.cli import main; sys.argv[0] = 'mindex'; main()"
 
 
@@ -86,9 +67,10 @@ def main() -> None:
         print(f"load average before: {os.getloadavg()[0]:.2f}", file=sys.stderr)
         for _ in range(args.rounds):
             for key, (project, db, env, cli) in setups.items():
-                done = subprocess.run([sys.executable, "-c", CLIENT, *cli, "serve"], cwd=project,
+                done = subprocess.run([sys.executable, "-c", MCP_CLIENT, "0", QUERY, *cli, "serve"], cwd=project,
                                       env={**env, "MINDEX_DB": db}, capture_output=True, text=True, check=True)
-                spent, wall = json.loads(done.stdout)
+                _, wall, spent, mode = json.loads(done.stdout)
+                assert mode == "hybrid", (key, mode)
                 results[key].append((spent, wall))
         print(f"load average after: {os.getloadavg()[0]:.2f}", file=sys.stderr)
         print("\n| index | checkout | server CPU after the handshake, median (range) | answer, wall from start |")

@@ -241,18 +241,14 @@ def indexing(tree: Path, work: Path, env: dict[str, str]) -> Path:
     return db
 
 
-def mcp_first_answer(project: Path, env: dict[str, str], repeat: int) -> None:
-    """Wall time to the answer to `initialize` and to a first search, and the server's CPU
-    time after the handshake, for a search sent at once and one sent after a 3 s pause (an
-    agent calls its first tool seconds after connecting)."""
-    script = """
+MCP_CLIENT = """
 import json, os, subprocess, sys, time
-pause = float(sys.argv[1])
+pause, query = float(sys.argv[1]), sys.argv[2]
 def cpu(pid):
     fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 started = time.perf_counter()
-proc = subprocess.Popen(sys.argv[2:], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+proc = subprocess.Popen(sys.argv[3:], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
 def send(obj):
     proc.stdin.write(json.dumps(obj) + "\\n"); proc.stdin.flush()
 send({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18",
@@ -261,13 +257,25 @@ proc.stdout.readline(); first = time.perf_counter() - started
 send({"jsonrpc": "2.0", "method": "notifications/initialized"})
 time.sleep(pause)
 before = cpu(proc.pid)
-send({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "search_docs", "arguments": {"query": "fusion"}}})
-proc.stdout.readline(); search = time.perf_counter() - started - pause; spent = cpu(proc.pid) - before
+send({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "search_docs", "arguments": {"query": query}}})
+answer = json.loads(proc.stdout.readline()); search = time.perf_counter() - started - pause; spent = cpu(proc.pid) - before
+assert "result" in answer and not answer["result"].get("isError"), answer
 proc.stdin.close(); proc.wait()
-print(json.dumps([first, search, spent]))
+print(json.dumps([first, search, spent, (answer["result"].get("structuredContent") or {}).get("mode")]))
 """
-    def runs(pause: float) -> list[list[float]]:
-        return [json.loads(subprocess.run([sys.executable, "-c", script, str(pause), *mindex("serve")], cwd=project,
+"""An MCP client over stdio (`python -c MCP_CLIENT PAUSE QUERY COMMAND...`): `initialize`,
+then, PAUSE seconds after the handshake, a `search_docs` for QUERY; prints the wall time to
+each answer, the server's CPU from the handshake's end (after the pause) to the search's
+answer, and the search's mode."""
+
+
+def mcp_first_answer(project: Path, env: dict[str, str], repeat: int) -> None:
+    """Wall time to the answer to `initialize` and to a first search, and the server's CPU
+    time after the handshake, for a search sent at once and one sent after a 3 s pause (an
+    agent calls its first tool seconds after connecting)."""
+    def runs(pause: float) -> list[list[float | str]]:
+        return [json.loads(subprocess.run([sys.executable, "-c", MCP_CLIENT, str(pause), "fusion", *mindex("serve")],
+                                          cwd=project,
                                           env=env, capture_output=True, text=True, check=True).stdout)
                 for _ in range(repeat)]
 
