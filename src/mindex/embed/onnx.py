@@ -59,7 +59,7 @@ class OnnxEmbedder(Embedder):
             ConfigError: `chunk_tokens` is above the model's own limit.
         """
         try:
-            import onnxruntime as ort
+            import onnxruntime  # noqa: F401  # here, so a missing extra is named before any work
             from tokenizers import Tokenizer
         except ImportError:
             raise DependencyMissingError("onnxruntime", "models", "local embeddings") from None
@@ -99,21 +99,10 @@ class OnnxEmbedder(Embedder):
         self.dimensions = int(output.shape[-1])
 
     def _session(self, threads: int) -> Any:
-        import onnxruntime as ort
-
-        from mindex.embed.prepared import open_session
-
-        def options() -> Any:
-            made = ort.SessionOptions()
-            made.intra_op_num_threads = threads
-            made.inter_op_num_threads = 1
-            # Spinning threads burn the other core while Python prepares the next batch.
-            made.add_session_config_entry("session.intra_op.allow_spinning", "0")
-            made.add_session_config_entry("session.inter_op.allow_spinning", "0")
-            return made
+        from mindex.embed.prepared import cpu_options, open_session
 
         try:
-            return open_session(self.model.onnx_path, options, self.prepared)
+            return open_session(self.model.onnx_path, cpu_options(threads), self.prepared)
         except Exception as exc:  # onnxruntime's own error types: a damaged or foreign file
             cause = str(exc).splitlines()[0][:200]
             raise ConfigError(f"{self.model.onnx_path} is not an ONNX model ONNX Runtime can load ({cause}); "

@@ -37,6 +37,22 @@ RECORD = "prepared.json"
 STALE_SECONDS = 3600.0  # a half-made copy this old was left by a process that died making it
 
 
+def cpu_options(threads: int) -> Callable[[], Any]:
+    """What makes the `SessionOptions` of a model run on `threads` threads of the CPU, with
+    no thread spinning: a spinning thread burns the other core while Python prepares the next
+    batch (an embedder's or a reranker's)."""
+    import onnxruntime as ort
+
+    def options() -> Any:
+        made = ort.SessionOptions()
+        made.intra_op_num_threads = threads
+        made.inter_op_num_threads = 1
+        made.add_session_config_entry("session.intra_op.allow_spinning", "0")
+        made.add_session_config_entry("session.inter_op.allow_spinning", "0")
+        return made
+    return options
+
+
 def open_session(onnx_path: Path, options: Callable[[], Any], folder: Path | None) -> Any:
     """An `onnxruntime.InferenceSession` on the CPU for `onnx_path`, from its prepared copy
     under `folder` when there is one (made now when there is not). `options` makes a fresh

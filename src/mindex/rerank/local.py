@@ -14,7 +14,7 @@ import numpy as np
 
 from mindex.embed.models import find_model
 from mindex.embed.onnx import pad_batch
-from mindex.embed.prepared import open_session
+from mindex.embed.prepared import cpu_options, open_session
 from mindex.errors import ConfigError, DependencyMissingError
 from mindex.rerank.base import Reranker
 
@@ -27,7 +27,7 @@ class LocalReranker(Reranker):
     def __init__(self, model: str, models_dir: Path | None = None, batch_size: int = 16,
                  max_length: int = 256, threads: int = 0) -> None:
         try:
-            import onnxruntime as ort
+            import onnxruntime  # noqa: F401  # here, so a missing extra is named before any work
             from tokenizers import Tokenizer
         except ImportError:
             raise DependencyMissingError("onnxruntime", "models", "the local reranker") from None
@@ -43,14 +43,7 @@ class LocalReranker(Reranker):
         self.tokenizer = Tokenizer.from_file(str(found.tokenizer_path))
         self.tokenizer.enable_truncation(max_length=max_length)
         self.tokenizer.no_padding()
-
-        def options() -> ort.SessionOptions:
-            made = ort.SessionOptions()
-            made.intra_op_num_threads = threads
-            made.add_session_config_entry("session.intra_op.allow_spinning", "0")
-            return made
-
-        self.session = open_session(found.onnx_path, options, models_dir)
+        self.session = open_session(found.onnx_path, cpu_options(threads), models_dir)
         if self.session.get_outputs()[0].name != "logits":
             raise ConfigError(f"{model} is an embedding model, not a cross-encoder (it has no logits output)")
         self.inputs = {i.name for i in self.session.get_inputs()}
