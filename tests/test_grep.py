@@ -442,6 +442,8 @@ def test_definitions_flattened_into_runs_name_each_line_as_painting_them_in_orde
             spans.append((start, start + rng.choice([0, 1, 3, 8, 20, 40]), f"d{n}"))
         if spans and rng.random() < 0.2:
             spans.append(spans[0][:2] + ("twin",))
+        if rng.random() < 0.1:
+            spans.append((30, 20, "backwards"))  # holds no line
         truth: dict[int, str] = {}
         for start, stop, name in sorted(spans, key=lambda s: (s[0], -s[1])):
             truth.update((line, name) for line in range(start, stop + 1))

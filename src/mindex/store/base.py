@@ -232,7 +232,8 @@ def painted(spans: Iterable[tuple[int, int, str]]) -> Painted:
                 open_.pop()
             mark(end + 1, open_[-1][1] if open_ else None)
 
-    for start, stop, name in sorted(spans, key=lambda span: (span[0], -span[1])):
+    # (A span ending before it starts holds no line, as painting would leave it.)
+    for start, stop, name in sorted((s for s in spans if s[1] >= s[0]), key=lambda span: (span[0], -span[1])):
         close_before(start)
         mark(start, name)
         open_.append((stop, name))
