@@ -161,7 +161,8 @@ class Engine(Embeddings):
         include: Iterable[str] = (),
         exclude: Iterable[str] = (),
     ) -> Source:
-        """Register a folder as a source (indexing happens in `index`).
+        """Register a folder as a source (indexing happens in `index`); `kind` "auto" takes
+        the kind the folder's files suggest (`mindex.sources.guess`).
 
         Raises:
             SourcePathError: the folder does not exist or is not a folder.
@@ -170,8 +171,8 @@ class Engine(Embeddings):
         """
         from mindex.sources import SOURCE_KINDS
 
-        if kind not in SOURCE_KINDS:
-            raise ConfigError(f"unknown source kind {kind!r}; choose one of: {', '.join(SOURCE_KINDS)}")
+        if kind not in SOURCE_KINDS and kind != "auto":
+            raise ConfigError(f"unknown source kind {kind!r}; choose one of: {', '.join(SOURCE_KINDS)}, or auto")
         root = Path(path).expanduser().resolve()
         if escape_surrogates(str(root)) != str(root):
             raise SourcePathError(f"{escape_surrogates(str(root))}: the folder's path is not valid UTF-8; "
@@ -180,6 +181,10 @@ class Engine(Embeddings):
             raise SourcePathError(f"{path} is not a folder; pass the folder that holds the docs")
         if not os.access(root, os.R_OK | os.X_OK):
             raise SourcePathError(f"{root} is not readable; fix its permissions and retry")
+        if kind == "auto":
+            from mindex.sources.guess import guess_kind
+
+            kind = guess_kind(root).kind
         taken = {stats.source.name for stats in self.sources()}
         if name is None:
             name = self._free_name(root.name or "root", taken)

@@ -165,8 +165,9 @@ def cli(ctx: click.Context, db: Path | None, verbose: int) -> None:
 @cli.command()
 @click.argument("path", type=click.Path(path_type=Path))
 @click.option("--name", help="Name for the source (default: the folder's name).")
-@click.option("--kind", default="docs", show_default=True, type=click.Choice(["docs", "code"]),
-              help="What the folder holds: docs, or code (a repository: git-aware, parsed with tree-sitter).")
+@click.option("--kind", default="auto", show_default=True, type=click.Choice(["auto", "docs", "code"]),
+              help="What the folder holds: docs, or code (a repository: git-aware, parsed with tree-sitter); "
+                   "auto: code when it holds more source files of code than docs files.")
 @click.option("--include", multiple=True, metavar="GLOB", help="Only index files matching GLOB (repeatable).")
 @click.option("--exclude", multiple=True, metavar="GLOB", help="Skip files matching GLOB (repeatable).")
 @json_option
@@ -181,14 +182,22 @@ def add(state: State, path: Path, name: str | None, kind: str, include: tuple[st
       mindex add ./docs
       mindex add ~/src/django/docs --name django --exclude 'releases/**'
       mindex add ./site --include '**/*.html'
-      mindex add . --kind code --exclude 'tests/fixtures/**'
+      mindex add . --exclude 'tests/fixtures/**'
+      mindex add ./examples --kind code
     """
+    from mindex.sources.guess import guess_kind
+
+    guess = guess_kind(path) if kind == "auto" else None
     with state.open(create=True) as index:
-        source = index.add_source(path, name=name, kind=kind, include=include, exclude=exclude)
+        source = index.add_source(path, name=name, kind=guess.kind if guess else kind, include=include,
+                                  exclude=exclude)
     if as_json:
-        emit_json({"name": source.name, "kind": source.kind, "root": source.root})
+        emit_json({"name": source.name, "kind": source.kind, "root": source.root, "kind_guessed": guess is not None})
     else:
-        out.print(f"Added source [bold]{escape(source.name)}[/] → {escape(source.root)}. Next: [bold]mindex index[/]")
+        why = (f" as {source.kind} ({guess.reason()}; --kind {'docs' if source.kind == 'code' else 'code'} "
+               "to read it the other way)") if guess else ""
+        out.print(f"Added source [bold]{escape(source.name)}[/]{escape(why)} → {escape(source.root)}. "
+                  "Next: [bold]mindex index[/]")
 
 
 @cli.command()

@@ -1,0 +1,83 @@
+"""What a folder holds, for `mindex add` without `--kind`: code or docs.
+
+A docs source reads Markdown, reStructuredText, HTML, text and PDF files and nothing else, so
+a folder of Python added as docs was indexed as its few Markdown files, and a search for its
+code found nothing, without a word said. The guess counts the files a docs source would read
+against the source files of a language mindex parses (data and style files, such as JSON,
+YAML, TOML and CSS, count for neither) and picks code when those are more. It looks at the
+first `LOOK_AT` files (in at most `LOOK_AT` folders) of a walk that skips tooling, vendored and
+hidden folders and follows no link; an explicit `--kind` is never second-guessed.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from functools import cache
+
+from mindex.parse import BINARY_SUFFIXES, PARSERS
+from mindex.sources.walk import SKIP_DIRS
+
+LOOK_AT = 5000
+NOT_CODE = frozenset({"markdown", "html", "css", "scss", "yaml", "toml", "json"})
+
+
+@dataclass(frozen=True)
+class Guess:
+    """The kind a folder looks like, and the counts that say so."""
+
+    kind: str  # "code" or "docs"
+    code_files: int
+    doc_files: int
+
+    def reason(self) -> str:
+        """Why, in a few words (for `mindex add`'s message)."""
+        return (f"{self.code_files:,} source file{'s' * (self.code_files != 1)} of code, "
+                f"{self.doc_files:,} of docs")
+
+
+@cache
+def _code_names() -> tuple[frozenset[str], frozenset[str]]:
+    """The suffixes and file names of the languages whose files are code."""
+    from mindex.languages import LANGUAGES
+
+    code = [lang for lang in LANGUAGES if lang.name not in NOT_CODE]
+    return (frozenset(s for lang in code for s in lang.suffixes),
+            frozenset(n for lang in code for n in lang.filenames))
+
+
+def guess_kind(folder: str | os.PathLike[str]) -> Guess:
+    """Code when the folder holds more source files of code than files a docs source
+    reads, else docs (also for a folder that is missing or unreadable: adding it says why)."""
+    doc_suffixes = {*PARSERS, *BINARY_SUFFIXES}
+    code_suffixes, code_names = _code_names()
+    code = docs = seen = looked = 0
+    # Depth first in name order, with a list of folders to visit rather than recursion: a
+    # folder nested thousands deep is no reason to fail (`os.walk` recurses on Python 3.11).
+    waiting = [os.fspath(folder)]
+    while waiting and seen < LOOK_AT and looked < LOOK_AT:
+        looked += 1
+        try:
+            with os.scandir(waiting.pop()) as listing:
+                entries = sorted(listing, key=lambda entry: entry.name)
+        except OSError:  # missing, unreadable, or past the system's path limit
+            continue
+        inner = []
+        for entry in entries:
+            try:
+                if entry.is_dir(follow_symlinks=False):  # a link to a folder is not followed
+                    if entry.name not in SKIP_DIRS and not entry.name.startswith("."):
+                        inner.append(entry.path)
+                    continue
+                if not entry.is_file(follow_symlinks=False):
+                    continue
+            except OSError:
+                continue
+            suffix = os.path.splitext(entry.name)[1].lower()
+            if suffix in doc_suffixes:
+                docs += 1
+            elif suffix in code_suffixes or entry.name in code_names:
+                code += 1
+            seen += 1
+        waiting.extend(reversed(inner))
+    return Guess("code" if code > docs else "docs", code, docs)

@@ -1,0 +1,97 @@
+"""`mindex add` without `--kind` reads a folder of code as code: a folder of Python added as
+docs was indexed as its few Markdown files, and grep and search found none of its code."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from mindex import Index
+from mindex.serve.cli import cli
+from mindex.sources.guess import LOOK_AT, guess_kind
+
+
+def _write(root: Path, files: dict[str, str]) -> Path:
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text, encoding="utf-8")
+    return root
+
+
+CODE = {"README.md": "# Tool\n\nRetries with jitter.\n", "docs/usage.md": "# Usage\n",
+        "tool/__init__.py": "", "tool/retry.py": "def backoff_with_jitter(attempt):\n    return 2 ** attempt\n",
+        "tool/cli.py": "import sys\n", "tests/test_retry.py": "def test_backoff():\n    pass\n",
+        "settings.json": "{}", "ci.yaml": "on: push\n"}
+DOCS = {"index.md": "# Guide\n", "pooling.md": "# Pooling\n\nIdle connections.\n", "faq.rst": "FAQ\n===\n",
+        "page.html": "<h1>Page</h1>", "notes.txt": "notes", "conf.py": "project = 'x'\n"}
+
+
+def _run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *args: str) -> str:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("MINDEX_EMBED__PROVIDER", "none")
+    done = CliRunner().invoke(cli, list(args), catch_exceptions=False)
+    assert done.exit_code == 0, done.output + done.stderr
+    return done.stdout
+
+
+def test_a_folder_of_code_is_added_as_code_and_its_code_is_found(tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    project = _write(tmp_path / "project", CODE)
+    said = _run(tmp_path, monkeypatch, "add", str(project))
+    assert "as code (4 source files of code, 2 of docs; --kind docs" in said
+    assert json.loads(_run(tmp_path, monkeypatch, "sources", "--json"))["sources"][0]["kind"] == "code"
+    _run(tmp_path, monkeypatch, "index", "-q")
+    found = json.loads(_run(tmp_path, monkeypatch, "grep", "def backoff_with_jitter", "--json"))
+    assert [(m["path"], m["line"]) for m in found["matches"]] == [("tool/retry.py", 1)]
+    hits = json.loads(_run(tmp_path, monkeypatch, "search", "backoff jitter", "--json"))["results"]
+    assert "tool/retry.py" in {hit["path"] for hit in hits}
+
+
+def test_a_folder_of_docs_stays_docs_and_a_kind_given_is_kept(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    docs, again = _write(tmp_path / "guide", DOCS), _write(tmp_path / "guide2", DOCS)
+    code, code2 = _write(tmp_path / "project", CODE), _write(tmp_path / "project2", CODE)
+    added = json.loads(_run(tmp_path, monkeypatch, "add", str(docs), "--json"))
+    assert (added["kind"], added["kind_guessed"]) == ("docs", True)
+    assert "as docs (1 source file of code, 5 of docs; --kind code" in _run(tmp_path, monkeypatch, "add", str(again))
+    kept = json.loads(_run(tmp_path, monkeypatch, "add", str(code), "--kind", "docs", "--json"))
+    assert (kept["kind"], kept["kind_guessed"]) == ("docs", False)
+    assert "source files" not in _run(tmp_path, monkeypatch, "add", str(code2), "--kind", "code")
+    kinds = {s["name"]: s["kind"] for s in json.loads(_run(tmp_path, monkeypatch, "sources", "--json"))["sources"]}
+    assert kinds == {"guide": "docs", "guide2": "docs", "project": "docs", "project2": "code"}
+
+
+def test_the_guess_skips_tooling_and_vendored_folders_and_links(tmp_path: Path) -> None:
+    folder = _write(tmp_path / "site", {"a.md": "", "b.md": "", "c.rst": "", "app.py": "",
+                                        "node_modules/lib/x.js": "", "node_modules/lib/y.js": "",
+                                        ".venv/lib/z.py": "", ".hidden/w.py": "", "__pycache__/v.py": ""})
+    elsewhere = _write(tmp_path / "elsewhere", {f"m{n}.py": "" for n in range(10)})
+    os.symlink(elsewhere, folder / "linked", target_is_directory=True)
+    guess = guess_kind(folder)
+    assert (guess.kind, guess.code_files, guess.doc_files) == ("docs", 1, 3)
+    assert guess_kind(tmp_path / "missing") == guess_kind(tmp_path / "missing")  # no error: adding it says why
+    assert guess_kind(tmp_path / "missing").kind == "docs"
+
+
+def test_the_guess_looks_at_a_bounded_number_of_files(tmp_path: Path) -> None:
+    big = tmp_path / "big"
+    (big / "a").mkdir(parents=True)
+    (big / "b").mkdir()
+    for n in range(LOOK_AT):  # the first folder (in name order) holds code only
+        (big / "a" / f"f{n}.py").touch()
+    for n in range(LOOK_AT + 10):
+        (big / "b" / f"p{n}.md").touch()
+    guess = guess_kind(big)
+    assert (guess.kind, guess.code_files, guess.doc_files) == ("code", LOOK_AT, 0)
+
+
+def test_the_python_api_takes_auto_too(tmp_path: Path) -> None:
+    project = _write(tmp_path / "project", CODE)
+    with Index(tmp_path / "index.db") as index:
+        assert index.add_source(project, kind="auto").kind == "code"
+        assert index.add_source(_write(tmp_path / "guide", DOCS), kind="auto").kind == "docs"
+        with pytest.raises(Exception, match="or auto"):
+            index.add_source(project, name="x", kind="pictures")
