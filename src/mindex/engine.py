@@ -178,7 +178,7 @@ class Engine(Embeddings):
             raise SourcePathError(f"{escape_surrogates(str(root))}: the folder's path is not valid UTF-8; "
                                   "rename it (or a folder above it) and add it again")
         if not root.is_dir():
-            raise SourcePathError(f"{path} is not a folder; pass the folder that holds the docs")
+            raise SourcePathError(f"{path} is not a folder; pass the folder that holds the files (docs or code)")
         if not os.access(root, os.R_OK | os.X_OK):
             raise SourcePathError(f"{root} is not readable; fix its permissions and retry")
         if kind == "auto":

@@ -187,7 +187,7 @@ def add(state: State, path: Path, name: str | None, kind: str, include: tuple[st
     """
     from mindex.sources.guess import guess_kind
 
-    guess = guess_kind(path) if kind == "auto" else None
+    guess = guess_kind(path.expanduser()) if kind == "auto" else None
     with state.open(create=True) as index:
         source = index.add_source(path, name=name, kind=guess.kind if guess else kind, include=include,
                                   exclude=exclude)
