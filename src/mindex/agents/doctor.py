@@ -148,7 +148,7 @@ def _source_check(name: str, kind: str, root: Path, indexed_at: float | None) ->
     age = time.time() - indexed_at
     when = f"indexed {age / 3600:.1f} h ago" if age < 172800 else f"indexed {age / 86400:.0f} days ago"
     if newer:
-        return _check(f"source {name}", "warn", f"{kind} at {root}, {when}; {newer} files changed since",
+        return _check(f"source {name}", "warn", f"{kind} at {root}, {when}; {newer} file{'s' * (newer != 1)} changed since",
                       f"run `mindex index {name}` (or keep `mindex watch` running)")
     return _check(f"source {name}", "ok", f"{kind} at {root}, {when}")
 

@@ -102,7 +102,7 @@ def session_start(index: Index, where: Situation, budget: int = 1500, session_id
         from mindex.memory.knowledge import area_of
 
         areas = sorted({area_of(f, index.memory_settings.areas) for f in where.files})
-        facts.append(f"{len(where.files)} files in flight ({', '.join(where.files[:8])}"
+        facts.append(f"{len(where.files)} file{'s' * (len(where.files) != 1)} in flight ({', '.join(where.files[:8])}"
                      + (", …" if len(where.files) > 8 else "") + f"; areas: {', '.join(areas[:6])})")
     if facts:
         head.append(" · ".join(facts))
