@@ -12,7 +12,7 @@ from click.testing import CliRunner
 
 from mindex import Index
 from mindex.serve.cli import cli
-from mindex.sources.guess import LOOK_AT, guess_kind
+from mindex.sources.guess import guess_kind
 
 
 def _write(root: Path, files: dict[str, str]) -> Path:
@@ -76,16 +76,20 @@ def test_the_guess_skips_tooling_and_vendored_folders_and_links(tmp_path: Path) 
     assert guess_kind(tmp_path / "missing").kind == "docs"
 
 
-def test_the_guess_looks_at_a_bounded_number_of_files(tmp_path: Path) -> None:
-    big = tmp_path / "big"
-    (big / "a").mkdir(parents=True)
-    (big / "b").mkdir()
-    for n in range(LOOK_AT):  # the first folder (in name order) holds code only
-        (big / "a" / f"f{n}.py").touch()
-    for n in range(LOOK_AT + 10):
-        (big / "b" / f"p{n}.md").touch()
-    guess = guess_kind(big)
-    assert (guess.kind, guess.code_files, guess.doc_files) == ("code", LOOK_AT, 0)
+def test_the_guess_counts_a_level_of_folders_whole_then_stops(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A repository's `docs/` and `src/` are both counted, whatever their sizes and names (a
+    walk depth first in name order stopped inside a large `docs/`); past `LOOK_AT`, no deeper
+    level is read."""
+    import mindex.sources.guess as guess
+
+    monkeypatch.setattr(guess, "LOOK_AT", 20)
+    repo = _write(tmp_path / "repo", {**{f"docs/page{n}.md": "" for n in range(30)},
+                                      **{f"src/mod{n}.py": "" for n in range(40)},
+                                      **{f"src/deep/more/notes{n}.md": "" for n in range(100)}})
+    found = guess_kind(repo)
+    assert (found.kind, found.code_files, found.doc_files) == ("code", 40, 30)
+    monkeypatch.setattr(guess, "MAX_FOLDERS", 2)  # the root and `docs/`: `src/` is never listed
+    assert guess_kind(repo) == guess.Guess("docs", 0, 30)
 
 
 def test_the_python_api_takes_auto_too(tmp_path: Path) -> None:

@@ -5,8 +5,9 @@ a folder of Python added as docs was indexed as its few Markdown files, and a se
 code found nothing, without a word said. The guess counts the files a docs source would read
 against the source files of a language mindex parses (data and style files, such as JSON,
 YAML, TOML and CSS, count for neither) and picks code when those are more. It looks at the
-first `LOOK_AT` files (in at most `LOOK_AT` folders) of a walk that skips tooling, vendored and
-hidden folders and follows no link; an explicit `--kind` is never second-guessed.
+files of a walk, a level of folders at a time, until `LOOK_AT` files of code or docs are counted
+or `MAX_FOLDERS` folders listed; the walk skips tooling, vendored and hidden folders and follows
+no link. An explicit `--kind` is never second-guessed.
 """
 
 from __future__ import annotations
@@ -18,7 +19,8 @@ from functools import cache
 from mindex.parse import BINARY_SUFFIXES, PARSERS
 from mindex.sources.walk import SKIP_DIRS
 
-LOOK_AT = 5000
+LOOK_AT = 20_000  # files of code or docs counted, checked after each level of folders
+MAX_FOLDERS = 5_000  # folders listed at most
 NOT_CODE = frozenset({"markdown", "html", "css", "scss", "yaml", "toml", "json"})
 
 
@@ -51,33 +53,35 @@ def guess_kind(folder: str | os.PathLike[str]) -> Guess:
     reads, else docs (also for a folder that is missing or unreadable: adding it says why)."""
     doc_suffixes = {*PARSERS, *BINARY_SUFFIXES}
     code_suffixes, code_names = _code_names()
-    code = docs = seen = looked = 0
-    # Depth first in name order, with a list of folders to visit rather than recursion: a
-    # folder nested thousands deep is no reason to fail (`os.walk` recurses on Python 3.11).
-    waiting = [os.fspath(folder)]
-    while waiting and seen < LOOK_AT and looked < LOOK_AT:
-        looked += 1
-        try:
-            with os.scandir(waiting.pop()) as listing:
-                entries = sorted(listing, key=lambda entry: entry.name)
-        except OSError:  # missing, unreadable, or past the system's path limit
-            continue
-        inner = []
-        for entry in entries:
+    code = docs = looked = 0
+    # A level of folders at a time, each level whole: a repository's `docs/` and `src/` are
+    # both counted before either's subfolders, whatever their names and sizes (depth first,
+    # a large `docs/` would use up the files looked at before `src/` is reached). A list of
+    # folders, not recursion: a folder nested thousands deep is no reason to fail.
+    level = [os.fspath(folder)]
+    while level and code + docs < LOOK_AT and looked < MAX_FOLDERS:
+        below: list[str] = []
+        for path in level[:MAX_FOLDERS - looked]:
+            looked += 1
             try:
-                if entry.is_dir(follow_symlinks=False):  # a link to a folder is not followed
-                    if entry.name not in SKIP_DIRS and not entry.name.startswith("."):
-                        inner.append(entry.path)
-                    continue
-                if not entry.is_file(follow_symlinks=False):
-                    continue
-            except OSError:
+                with os.scandir(path) as listing:
+                    entries = sorted(listing, key=lambda entry: entry.name)
+            except OSError:  # missing, unreadable, or past the system's path limit
                 continue
-            suffix = os.path.splitext(entry.name)[1].lower()
-            if suffix in doc_suffixes:
-                docs += 1
-            elif suffix in code_suffixes or entry.name in code_names:
-                code += 1
-            seen += 1
-        waiting.extend(reversed(inner))
+            for entry in entries:
+                try:
+                    if entry.is_dir(follow_symlinks=False):  # a link to a folder is not followed
+                        if entry.name not in SKIP_DIRS and not entry.name.startswith("."):
+                            below.append(entry.path)
+                        continue
+                    if not entry.is_file(follow_symlinks=False):
+                        continue
+                except OSError:
+                    continue
+                suffix = os.path.splitext(entry.name)[1].lower()
+                if suffix in doc_suffixes:
+                    docs += 1
+                elif suffix in code_suffixes or entry.name in code_names:
+                    code += 1
+        level = below
     return Guess("code" if code > docs else "docs", code, docs)
