@@ -60,7 +60,7 @@ def main() -> None:
     db = work / "index.db"
     try:
         with Index(db, IndexSettings(workers=args.workers)) as index:
-            index.add_source(args.corpus, name="corpus")
+            index.add_source(args.corpus, name="corpus", kind="docs")
             started = time.perf_counter()
             report = index.index(embed=False)["corpus"]  # keyword only: embeddings are bench_embed's
             cold = time.perf_counter() - started

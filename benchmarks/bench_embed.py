@@ -76,7 +76,7 @@ def main() -> None:
             raise SystemExit("no packaged model: see the README's set-up command")
         embed = EmbedSettings(models_dir=work / "models")
         with Index(work / "i.db", IndexSettings(), embed=embed) as index:
-            index.add_source(args.corpus, name="corpus")
+            index.add_source(args.corpus, name="corpus", kind="docs")
             index.index(embed=False)
             conn = index.store.conn  # type: ignore[attr-defined]
             texts = [f"{c}\n{t}" for c, t in conn.execute("SELECT context, text FROM chunks")]
@@ -97,7 +97,7 @@ def main() -> None:
             for n in range(2, args.copies + 1):
                 copy = work / f"copy{n}"
                 shutil.copytree(args.corpus, copy)
-                index.add_source(copy, name=f"copy{n}")
+                index.add_source(copy, name=f"copy{n}", kind="docs")
             index.index(embed=False)
             total = index.status()["chunks"]
             for mode in ("keyword", "semantic", "hybrid") if args.copies >= 2 else ():

@@ -68,7 +68,7 @@ def main() -> None:
             for n in range(1, args.copies + 1):
                 copy = work / f"copy{n}"
                 shutil.copytree(args.corpus, copy)
-                lite.add_source(copy, name=f"copy{n}")
+                lite.add_source(copy, name=f"copy{n}", kind="docs")
             started = time.perf_counter()
             lite.index()
             print(f"sqlite index + embed: {time.perf_counter() - started:.0f} s", file=sys.stderr)

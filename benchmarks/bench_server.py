@@ -86,7 +86,7 @@ def main() -> None:
     try:
         url = server.create("shared")
         with Index(url, IndexSettings(), embed=EmbedSettings()) as ix:
-            ix.add_source(args.corpus, name="manual")
+            ix.add_source(args.corpus, name="manual", kind="docs")
             ix.index()
             chunks = ix.status()["chunks"]
             titles = [h.title for h in ix.search("the", mode="keyword", limit=200).hits]

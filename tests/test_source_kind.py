@@ -92,10 +92,10 @@ def test_the_guess_counts_a_level_of_folders_whole_then_stops(tmp_path: Path, mo
     assert guess_kind(repo) == guess.Guess("docs", 0, 30)
 
 
-def test_the_python_api_takes_auto_too(tmp_path: Path) -> None:
+def test_the_python_api_guesses_too(tmp_path: Path) -> None:
     project = _write(tmp_path / "project", CODE)
     with Index(tmp_path / "index.db") as index:
-        assert index.add_source(project, kind="auto").kind == "code"
+        assert index.add_source(project).kind == "code"  # auto unless a kind is given
         assert index.add_source(_write(tmp_path / "guide", DOCS), kind="auto").kind == "docs"
         with pytest.raises(Exception, match="or auto"):
             index.add_source(project, name="x", kind="pictures")

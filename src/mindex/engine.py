@@ -157,7 +157,7 @@ class Engine(Embeddings):
         self,
         path: Path | str,
         name: str | None = None,
-        kind: str = "docs",
+        kind: str = "auto",
         include: Iterable[str] = (),
         exclude: Iterable[str] = (),
     ) -> Source:
