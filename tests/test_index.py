@@ -228,11 +228,16 @@ def _module(names: list[str], body: str = "return {n}") -> str:
                    f"{body.format(n=repr(name))}\n\n\n" for name in names)
 
 
-def test_a_reindexed_file_keeps_its_unchanged_chunks_and_answers_as_a_fresh_index(tmp_path: Path) -> None:
+@pytest.mark.parametrize("store", ["sqlite", "postgres"])
+def test_a_reindexed_file_keeps_its_unchanged_chunks_and_answers_as_a_fresh_index(
+        tmp_path: Path, store: str, request: pytest.FixtureRequest) -> None:
     """An edit above most of a file's chunks moves them; their rows stay (same seq, lines brought
     up to date) and only the changed ones leave and enter the full-text index. Whatever was kept,
     the index must answer exactly as a fresh index of the same files: the same hits, lines,
-    texts and scores (BM25's counts and lengths included)."""
+    texts and scores (BM25's counts and lengths included), on either backend."""
+    targets: list[Path | str] = [tmp_path / "a.db", tmp_path / "b.db"]
+    if store == "postgres":
+        targets = [str(request.getfixturevalue("pg_url")), str(request.getfixturevalue("pg").create("fresh_b"))]
     repo = tmp_path / "repo"
     (repo / "pkg").mkdir(parents=True)
     files = {
@@ -259,18 +264,20 @@ def test_a_reindexed_file_keeps_its_unchanged_chunks_and_answers_as_a_fresh_inde
                        for h in ix.search(q, 100, mode="keyword").hits) for q in queries]
 
     def names(ix: Index) -> set[tuple[str, ...]]:
-        """Who defines and who calls each name (symbol_names compares names without case)."""
+        """Who defines and who calls each name (SQLite's symbol_names compares names without
+        case; PostgreSQL keeps a row a definition and a reference)."""
         conn = ix.store.conn  # type: ignore[attr-defined]
+        defined, called = (("symbols", "refs") if store == "postgres" else ("symbol_names", "ref_names"))
         return ({("defines", short.lower(), path) for short, path in conn.execute(
-                    "SELECT n.short, d.path FROM symbol_names n JOIN documents d ON d.id = n.document_id")}
+                    f"SELECT n.short, d.path FROM {defined} n JOIN documents d ON d.id = n.document_id").fetchall()}
                 | {("calls", name, path) for name, path in conn.execute(
-                    "SELECT n.name, d.path FROM ref_names n JOIN documents d ON d.id = n.document_id")})
+                    f"SELECT n.name, d.path FROM {called} n JOIN documents d ON d.id = n.document_id").fetchall()})
 
     def seqs(ix: Index) -> dict[str, int]:
-        return dict(ix.store.conn.execute("SELECT id, seq FROM chunks"))  # type: ignore[attr-defined]
+        return dict(ix.store.conn.execute("SELECT id, seq FROM chunks").fetchall())  # type: ignore[attr-defined]
 
     settings = IndexSettings(workers=1)
-    with Index(tmp_path / "a.db", settings, embed=EmbedSettings(provider="none")) as ix:
+    with Index(targets[0], settings, embed=EmbedSettings(provider="none")) as ix:
         ix.add_source(repo, name="repo", kind="code")
         ix.index()
         before = seqs(ix)
@@ -278,16 +285,17 @@ def test_a_reindexed_file_keeps_its_unchanged_chunks_and_answers_as_a_fresh_inde
             (repo / rel).write_text(text)
         assert ix.index()["repo"].updated == 4
         after, got, named = seqs(ix), answers(ix), names(ix)
-        fts = ix.store.conn.execute("SELECT count(*) FROM chunks_fts").fetchone()[0]  # type: ignore[attr-defined]
-        assert fts == len(after)
-    with Index(tmp_path / "b.db", settings, embed=EmbedSettings(provider="none")) as fresh:
+        if store == "sqlite":
+            fts = ix.store.conn.execute("SELECT count(*) FROM chunks_fts").fetchone()[0]  # type: ignore[attr-defined]
+            assert fts == len(after)
+    with Index(targets[1], settings, embed=EmbedSettings(provider="none")) as fresh:
         fresh.add_source(repo, name="repo", kind="code")
         fresh.index()
         assert got == answers(fresh) and {cid for cid in seqs(fresh)} == set(after)
         assert named == names(fresh) and ("calls", "narwhal_1", "pkg/narwhal.py") in named
         assert ("defines", "quokka_only", "pkg/gone.py") not in named
     kept = {cid for cid in before if after.get(cid) == before[cid]}
-    with Index(tmp_path / "a.db", settings, embed=EmbedSettings(provider="none")) as ix:
+    with Index(targets[0], settings, embed=EmbedSettings(provider="none")) as ix:
         titles = {ix.get(cid).title for cid in kept}
     # the twelve walrus functions moved down four lines and kept their rows, and so did the
     # five narwhal functions whose text is the same; the notes (one chunk) changed

@@ -133,23 +133,38 @@ class PgChunks(PgCore):
         touches: Sequence[tuple[str, int, int]] = (),
         deletes: Sequence[str] = (),
     ) -> None:
-        """Replace whole documents, refresh markers, drop deleted ones: one transaction
-        (rows that hang off a document go with it by ON DELETE CASCADE)."""
+        """Replace documents, refresh markers, drop deleted ones: one transaction (rows that
+        hang off a deleted document go with it by ON DELETE CASCADE). A document indexed before
+        keeps its row and each chunk whose text, title, context, terms, facets and kind are
+        unchanged (its ordinal, lines, page and time updated in place: the generated `tsvector`
+        and length depend on none of those, so PostgreSQL leaves them be), as SQLite's store
+        does; an edit usually changes one chunk of a file and moves the others."""
         now = time.time()
         with self.transaction() as db:
-            gone = [*deletes, *(doc.path for doc in upserts)]
-            if gone:
-                db.execute("DELETE FROM documents WHERE source_id = ? AND path = ANY(?)", (source_id, gone))
+            if deletes:
+                db.execute("DELETE FROM documents WHERE source_id = ? AND path = ANY(?)", (source_id, list(deletes)))
             db.executemany("UPDATE documents SET size = ?, mtime_ns = ? WHERE source_id = ? AND path = ?",
                            [(size, mtime, source_id, path) for path, size, mtime in touches])
             for doc in upserts:
-                (doc_id,) = db.execute(
-                    """INSERT INTO documents (source_id, path, kind, title, size, mtime_ns, content_hash, metadata,
-                       indexed_at, language) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id""",
-                    (source_id, doc.path, doc.kind, clean(doc.title), doc.size, doc.mtime_ns, doc.content_hash,
-                     clean(json.dumps(doc.metadata, ensure_ascii=False)), now,
-                     doc.metadata.get("language") if doc.kind == "code" else None)).fetchone()
-                self._insert_chunks(db, doc_id, [_clean_chunk(c) for c in doc.chunks], 0)
+                chunks = [_clean_chunk(c) for c in doc.chunks]
+                fields = (doc.kind, clean(doc.title), doc.size, doc.mtime_ns, doc.content_hash,
+                          clean(json.dumps(doc.metadata, ensure_ascii=False)), now,
+                          doc.metadata.get("language") if doc.kind == "code" else None)
+                kept = self._keep_unchanged_pg(db, source_id, doc.path, chunks)
+                if kept is None:
+                    (doc_id,) = db.execute(
+                        """INSERT INTO documents (source_id, path, kind, title, size, mtime_ns, content_hash, metadata,
+                           indexed_at, language) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id""",
+                        (source_id, doc.path, *fields)).fetchone()
+                    moved: dict[str, int] = {}
+                else:
+                    doc_id, moved = kept
+                    db.execute("""UPDATE documents SET kind = ?, title = ?, size = ?, mtime_ns = ?, content_hash = ?,
+                                  metadata = ?, indexed_at = ?, language = ? WHERE id = ?""", (*fields, doc_id))
+                    db.executemany("UPDATE chunks SET ordinal = ?, start_line = ?, end_line = ?, page = ?, at = ? "
+                                   "WHERE seq = ?", [(c.ordinal, c.start_line, c.end_line, c.page, c.at, moved[c.id])
+                                                     for c in chunks if c.id in moved])
+                self._insert_chunks(db, doc_id, [c for c in chunks if c.id not in moved], 0)
                 db.copy("symbols", ("document_id", "name", "short", "kind", "start_line", "end_line", "signature",
                                     "exported"),
                         [(doc_id, clean(name), clean(name.rsplit(".", 1)[-1]), kind, first, last, clean(signature),
@@ -159,6 +174,35 @@ class PgChunks(PgCore):
                          for n, (kind, name, qualifier, alias, line, scope) in enumerate(doc.refs)])
                 if doc.text is not None:
                     db.execute("INSERT INTO code_text (document_id, text) VALUES (?, ?)", (doc_id, clean(doc.text)))
+
+    def _keep_unchanged_pg(self, db: Any, source_id: int, path: str,
+                           chunks: Sequence[Chunk]) -> tuple[int, dict[str, int]] | None:
+        """Before new `chunks` replace the document at `path`: None when there is none, else
+        its id and {chunk id: seq} of the chunks it keeps (stored exactly as they would be
+        now); its other chunks (their facets by cascade), definitions, references and code
+        text are deleted here."""
+        row = db.execute("SELECT id FROM documents WHERE source_id = ? AND path = ?", (source_id, path)).fetchone()
+        if row is None:
+            return None
+        doc_id = row[0]
+        wanted = {c.id: (c.title, c.context, c.terms, c.hash, c.symbol_kind,
+                         json.dumps(c.facets, ensure_ascii=False) if c.facets is not None else None, c.text)
+                  for c in chunks}
+        kept: dict[str, int] = {}
+        gone: list[int] = []
+        for seq, cid, *stored in db.execute(
+                "SELECT seq, id, title, context, terms, hash, symbol_kind, facets, text FROM chunks "
+                "WHERE document_id = ?", (doc_id,)).fetchall():
+            if cid not in kept and wanted.get(cid) == tuple(stored):
+                kept[cid] = seq
+            else:
+                gone.append(seq)
+        if gone:
+            db.execute("DELETE FROM chunks WHERE seq = ANY(?)", (gone,))
+        for table in self._DOCUMENT_TABLES:
+            if table != "chunks":
+                db.execute(f"DELETE FROM {table} WHERE document_id = ?", (doc_id,))
+        return doc_id, kept
 
     @staticmethod
     def _append(db: Any, table: str, columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> None:
