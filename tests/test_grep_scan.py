@@ -14,7 +14,7 @@ import pytest
 
 from mindex import Index
 from mindex.grep import compile_pattern, risky
-from mindex.grep_scan import compile_loose, first_match, literal_of, loose_engine, loosen, scan_lines, scan_literal
+from mindex.grep_scan import compile_loose, first_match, literals_of, loose_engine, loosen, scan_lines, scan_literal
 
 # Lines with what tells engines apart: Unicode letters and digits (word characters to Python,
 # not to RE2's `\w`), case pairs outside ASCII (ſ folds to s, the Kelvin sign to k), tabs,
@@ -188,27 +188,35 @@ def test_the_public_search_finds_the_same_lines_as_the_direct_call() -> None:
     assert direct and scan_lines(first_match(PublicOnly()), regex, DATA) == direct
 
 
-@pytest.mark.parametrize(("pattern", "fixed", "text"), [
-    (r"self\.assertEqual\(", False, "self.assertEqual("), ("os.path.join(", True, "os.path.join("),
-    ("café", False, "café"), ("_", False, "_"), ("ſtraße", False, "ſtraße"), ("a", False, "a"),
-    ("\u2028same", False, "\u2028same"), ("B]", True, "B]"), ("[n]a[ï]ve", False, "naïve"),
+@pytest.mark.parametrize(("pattern", "fixed", "texts"), [
+    (r"self\.assertEqual\(", False, ("self.assertEqual(",)), ("os.path.join(", True, ("os.path.join(",)),
+    ("café", False, ("café",)), ("_", False, ("_",)), ("ſtraße", False, ("ſtraße",)), ("a", False, ("a",)),
+    ("\u2028same", False, ("\u2028same",)), ("B]", True, ("B]",)), ("[n]a[ï]ve", False, ("naïve",)),
+    ("TODO|KELVIN", False, ("KELVIN", "TODO")), ("(?:Ärger|naïve)_\\d", False, None),
+    ("(?:Ärger|naïve)_", False, ("naïve_", "Ärger_")), ("value|val|va", False, None),  # three strings
+    ("value|val", False, ("val",)),  # `val` finds both
+    ("s(?:elf|traße)", False, ("self", "straße")), ("[ab]c", False, ("ac", "bc")), ("café|a", False, ("a",)),
+    ("TODO|FIXME|XXX", False, None),  # three strings: RE2's one pass is as fast as three
 ])
-def test_a_fixed_string_is_found_without_a_regex_engine_on_the_lines_re_finds(pattern: str, fixed: bool,
-                                                                             text: str) -> None:
+def test_fixed_strings_are_found_without_a_regex_engine_on_the_lines_re_finds(
+        pattern: str, fixed: bool, texts: tuple[str, ...] | None) -> None:
     regex = compile_pattern(pattern, fixed=fixed)
-    assert literal_of(regex.pattern, regex.flags) == text
-    assert scan_literal(text, DATA) == _per_line(regex, TEXT)
+    assert literals_of(regex.pattern, regex.flags) == texts
+    if texts is not None:
+        assert scan_literal(texts, DATA) == _per_line(regex, TEXT)
     # the last line without a line end, and a line holding the string twice: its first column
-    assert scan_literal("ab", b"x ab ab\nab") == [(1, 3, "x ab ab"), (2, 1, "ab")]
-    assert scan_literal("ab", "\ud55c ab".encode("utf-8", "surrogatepass")) == [(1, 3, "\ud55c ab")]
-    assert scan_literal("ab", "\udc80 ab\n".encode("utf-8", "surrogatepass")) is None  # not UTF-8: `re`'s way
+    assert scan_literal(("ab",), b"x ab ab\nab") == [(1, 3, "x ab ab"), (2, 1, "ab")]
+    assert scan_literal(("ab", "x"), b"x ab ab\nab\nzz x") == [(1, 1, "x ab ab"), (2, 1, "ab"), (3, 4, "zz x")]
+    assert scan_literal(("ab",), "\ud55c ab".encode("utf-8", "surrogatepass")) == [(1, 3, "\ud55c ab")]
+    assert scan_literal(("ab",), "\udc80 ab\n".encode("utf-8", "surrogatepass")) is None  # not UTF-8: `re`'s way
 
 
 @pytest.mark.parametrize(("pattern", "options"), [
     ("self", {"ignore_case": True}), ("self", {"word": True}), (r"a\.b*", {}), ("a.b", {}), ("(?i)abc", {}),
-    ("(?i:abc)d", {}), (r"x\n", {}), ("", {}), (r"^def", {}), ("a|b", {}), ("ab?", {}),
+    ("(?i:abc)d", {}), (r"x\n", {}), ("", {}), (r"^def", {}), ("ab?", {}), ("a|", {}), ("(?:a|b)?c", {}),
+    ("[^a]b", {}), ("[a-c]d", {}),
 ])
-def test_only_a_pattern_that_is_one_fixed_string_skips_the_regex_engines(pattern: str,
-                                                                         options: dict[str, bool]) -> None:
+def test_only_a_pattern_of_a_few_fixed_strings_skips_the_regex_engines(pattern: str,
+                                                                       options: dict[str, bool]) -> None:
     regex = compile_pattern(pattern, **options)
-    assert literal_of(regex.pattern, regex.flags) is None
+    assert literals_of(regex.pattern, regex.flags) is None

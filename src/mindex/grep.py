@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from mindex.errors import ConfigError, GrepTimeoutError, MindexError
-from mindex.grep_scan import literal_of, loose_engine, scan_lines, scan_literal
+from mindex.grep_scan import literals_of, loose_engine, scan_lines, scan_literal
 from mindex.models import Changeable
 from mindex.store.base import ChunkSpan, Painted, SpanCache, Store, painted
 
@@ -414,7 +414,7 @@ def grep(
         query = None
     result = GrepResult(pattern, narrowed=query is not None)
     found: list[Found] = []
-    plain = None if multiline else literal_of(regex.pattern, regex.flags)
+    plain = None if multiline else literals_of(regex.pattern, regex.flags)
     loose = None if multiline or plain is not None else loose_engine(regex.pattern, regex.flags)
     with time_limit(timeout, pattern):
         for doc_id, src, rel, lang, data in store.code_texts(query, source, path, language):

@@ -230,28 +230,60 @@ def first_match(engine: Any) -> Finder:
     return public
 
 
+# A pass of `bytes.find` each: about 0.4 ns a byte for a short string, 0.2 for a long one,
+# where RE2's one pass over an alternation takes about 1.7 (`TODO|FIXME|XXX` was slower
+# as three passes, `ThreadPoolExecutor|ProcessPoolExecutor` 6 -> 4 ms as two).
+MAX_LITERALS = 2
+
+
 @lru_cache(maxsize=64)
-def literal_of(pattern: str, flags: int) -> str | None:
-    """The text `re.compile(pattern, flags)` matches when that is one fixed string (`import
-    socket`, `self\\.assertEqual\\(`, any `-F` pattern without `-i`/`-w`), else None. Such a
-    pattern needs no regex engine: `bytes.find` finds its lines and the first place on each,
-    where RE2 and `re` took two thirds of a scan's time on a pattern matching 24,000 lines."""
+def literals_of(pattern: str, flags: int) -> tuple[str, ...] | None:
+    """The fixed strings `re.compile(pattern, flags)` matches when it matches nothing else:
+    one (`import socket`, `self\\.assertEqual\\(`, any `-F` pattern without `-i`/`-w`) or two
+    (`ThreadPoolExecutor|ProcessPoolExecutor`, `(?:get|set)_value`), neither holding the
+    other; else None. Such a pattern needs no regex engine: `bytes.find` finds its lines and
+    `str.find` the first place on each, where RE2 and `re` took two thirds of a scan's time on
+    a pattern matching 24,000 lines."""
     if flags & re.IGNORECASE:
         return None
     try:
         parsed = sre_parse.parse(pattern, flags)
     except (re.error, RecursionError):
         return None
-    if parsed.state.flags & re.IGNORECASE or not len(parsed.data):
+    if parsed.state.flags & re.IGNORECASE:
         return None
-    if not all(op is c.LITERAL and av != 10 for op, av in parsed.data):
+    found = _strings(list(parsed.data))
+    if not found or "" in found:
         return None
-    text = "".join(chr(av) for _, av in parsed.data)
+    kept = tuple(sorted(t for t in found if not any(o != t and o in t for o in found)))
     try:
-        text.encode("utf-8")
+        for text in kept:
+            text.encode("utf-8")
     except UnicodeEncodeError:  # a lone surrogate: the stored bytes spell it otherwise
         return None
-    return text
+    return kept
+
+
+def _strings(items: list[tuple[Any, Any]]) -> set[str] | None:
+    """Every string a sequence of parsed items matches, when they are few (at most
+    `MAX_LITERALS`) and fixed; None otherwise."""
+    made = {""}
+    for op, av in items:
+        if op is c.LITERAL and av != 10:
+            options: set[str] | None = {chr(av)}
+        elif op is c.IN and all(kind is c.LITERAL and value != 10 for kind, value in av):
+            options = {chr(value) for _, value in av}
+        elif op is c.BRANCH:
+            branches = [_strings(list(branch)) for branch in av[1]]
+            options = None if any(b is None for b in branches) else set().union(*branches)  # type: ignore[arg-type]
+        elif op is c.SUBPATTERN and not av[1] and not av[2]:  # a group that changes no flag
+            options = _strings(list(av[3]))
+        else:
+            return None
+        if options is None or len(made) * len(options) > MAX_LITERALS:
+            return None
+        made = {head + tail for head in made for tail in options}
+    return made
 
 
 # A lone surrogate as `pack` stores it ("surrogatepass"): not UTF-8, so RE2 would not see it
@@ -286,15 +318,18 @@ def scan_lines(first_at: Finder, regex: re.Pattern[str], data: bytes) -> list[tu
     return found
 
 
-def scan_literal(literal: str, data: bytes) -> list[tuple[int, int, str]] | None:
-    """`scan_lines` for a pattern that is the fixed string `literal` (`literal_of`): each
-    line holding it, with the column of its first occurrence; None for bytes that are not
-    valid UTF-8."""
+def scan_literal(literals: tuple[str, ...], data: bytes) -> list[tuple[int, int, str]] | None:
+    """`scan_lines` for a pattern that matches the fixed `literals` only (`literals_of`):
+    each line holding one, with the column of the first; None for bytes that are not valid
+    UTF-8."""
     if b"\xed" in data and _SURROGATE.search(data):
         return None
-    found: list[tuple[int, int, str]] = []
+    if len(literals) > 1:
+        return _scan_several(literals, data)
+    literal = literals[0]
     needle = literal.encode("utf-8")
     find, rfind, count = data.find, data.rfind, data.count
+    found: list[tuple[int, int, str]] = []
     at, line = 0, 1
     hit = find(needle)
     while hit >= 0:
@@ -307,4 +342,27 @@ def scan_literal(literal: str, data: bytes) -> list[tuple[int, int, str]] | None
         row = data[start:end].decode("utf-8")
         found.append((line, row.find(literal) + 1, row))
         hit = find(needle, end + 1)
+    return found
+
+
+def _scan_several(literals: tuple[str, ...], data: bytes) -> list[tuple[int, int, str]]:
+    """`scan_literal` for two strings or more: each one's lines, then every line once, in
+    order, with the first column any of them takes."""
+    find, rfind = data.find, data.rfind
+    ends: dict[int, int] = {}  # where each line holding a string starts, and where it ends
+    for literal in literals:
+        needle = literal.encode("utf-8")
+        hit = find(needle)
+        while hit >= 0:
+            end = find(b"\n", hit)
+            end = len(data) if end == -1 else end
+            ends[rfind(b"\n", 0, hit) + 1] = end
+            hit = find(needle, end + 1)
+    found: list[tuple[int, int, str]] = []
+    count, at, line = data.count, 0, 1
+    for start in sorted(ends):
+        line += count(b"\n", at, start)
+        at = start
+        row = data[start:ends[start]].decode("utf-8")
+        found.append((line, min(p for p in (row.find(t) for t in literals) if p >= 0) + 1, row))
     return found
