@@ -150,7 +150,7 @@ class PgChunks(PgCore):
                 fields = (doc.kind, clean(doc.title), doc.size, doc.mtime_ns, doc.content_hash,
                           clean(json.dumps(doc.metadata, ensure_ascii=False)), now,
                           doc.metadata.get("language") if doc.kind == "code" else None)
-                kept = self._keep_unchanged_pg(db, source_id, doc.path, chunks)
+                kept = self._kept_chunks(db, source_id, doc.path, chunks)
                 if kept is None:
                     (doc_id,) = db.execute(
                         """INSERT INTO documents (source_id, path, kind, title, size, mtime_ns, content_hash, metadata,
@@ -175,7 +175,7 @@ class PgChunks(PgCore):
                 if doc.text is not None:
                     db.execute("INSERT INTO code_text (document_id, text) VALUES (?, ?)", (doc_id, clean(doc.text)))
 
-    def _keep_unchanged_pg(self, db: Any, source_id: int, path: str,
+    def _kept_chunks(self, db: Any, source_id: int, path: str,
                            chunks: Sequence[Chunk]) -> tuple[int, dict[str, int]] | None:
         """Before new `chunks` replace the document at `path`: None when there is none, else
         its id and {chunk id: seq} of the chunks it keeps (stored exactly as they would be
