@@ -223,6 +223,26 @@ def test_doctor_reports_index_sources_integrations_and_hook_time(project: Path) 
     assert {c["check"]: c for c in broken["checks"]}["claude-code (project)"]["status"] == "fail"
 
 
+def test_doctor_warns_of_a_folder_of_code_registered_as_docs(project: Path) -> None:
+    """Before `mindex add` guessed the kind, a folder of code added without `--kind code` was
+    docs, which read none of its code: doctor says so and how to mend it."""
+    src = project / "src"
+    src.mkdir()
+    for n in range(3):
+        (src / f"mod{n}.py").write_text(f"def f{n}():\n    return {n}\n")
+    (src / "README.md").write_text("# Src\n")
+    mindex(project, "add", str(src), "--kind", "docs")
+    mindex(project, "index")
+    check = {c["check"]: c for c in mindex(project, "doctor", "--no-hook-timing")["checks"]}["source src"]
+    assert check["status"] == "warn" and "3 source files of code, 1 of docs" in check["detail"]
+    assert check["hint"] == f"`mindex remove src`, then `mindex add {src}` reads it as code"
+    mindex(project, "remove", "src")
+    assert mindex(project, "add", str(src))["kind"] == "code"
+    mindex(project, "index")
+    assert {c["check"]: c for c in mindex(project, "doctor", "--no-hook-timing")["checks"]}["source src"][
+        "status"] == "ok"
+
+
 def test_project_files_name_mindex_on_path_and_user_files_its_absolute_path(project: Path, tmp_path: Path) -> None:
     """A teammate's agent starts the server from the committed files, so they say `mindex`;
     doctor fails where that does not resolve and says how to install it as a tool."""

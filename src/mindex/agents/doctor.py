@@ -133,6 +133,14 @@ def _source_check(name: str, kind: str, root: Path, indexed_at: float | None) ->
         return _check(f"source {name}", "warn", f"{kind} at {root}, never indexed", "run `mindex index`")
     if kind in ("memory", "knowledge"):
         return _check(f"source {name}", "ok", f"{kind} at {root} (indexed on every save; hand edits by `mindex index`)")
+    if kind == "docs":  # added as docs (the default before `add` guessed), though it holds code
+        from mindex.sources.guess import guess_kind
+
+        guess = guess_kind(root)
+        if guess.kind == "code":
+            return _check(f"source {name}", "warn", f"docs at {root}, which holds {guess.reason()}: a docs source "
+                          "reads none of the code, so grep and code search find nothing there",
+                          f"`mindex remove {name}`, then `mindex add {root}` reads it as code")
     newer = 0
     deadline = time.monotonic() + 1.0  # a quick look, not a full walk of a huge tree
     for folder, dirs, files in os.walk(root):
