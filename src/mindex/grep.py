@@ -20,7 +20,7 @@ import re
 import signal
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -514,17 +514,14 @@ def _made(found: list[Found], runs: list[tuple[int, int, int, list[int]]], chunk
                     at += 1
                 ids.append(held[at][2] if at >= 0 and held[at][1] >= line else None)
         if len(lines) == end - begin:  # one match a line, in order: the k-th match is the k-th line
-            made += [_grep_match({"source": src, "path": rel, "line": line, "column": column, "end_line": last,
-                                  "text": text, "language": lang, "chunk_id": cid, "symbol": name,
-                                  "before": before, "after": after})
-                     for (_, src, rel, line, column, last, text, lang, before, after), cid, name
-                     in zip(found[begin:end], ids, names)]
+            order: Iterable[int] = range(end - begin)
         else:
             where = {line: k for k, line in enumerate(lines)}
-            made += [_grep_match({"source": src, "path": rel, "line": line, "column": column, "end_line": last,
-                                  "text": text, "language": lang, "chunk_id": ids[where[line]],
-                                  "symbol": names[where[line]], "before": before, "after": after})
-                     for _, src, rel, line, column, last, text, lang, before, after in found[begin:end]]
+            order = [where[item[3]] for item in found[begin:end]]
+        made += [_grep_match({"source": src, "path": rel, "line": line, "column": column, "end_line": last,
+                              "text": text, "language": lang, "chunk_id": ids[k], "symbol": names[k],
+                              "before": before, "after": after})
+                 for (_, src, rel, line, column, last, text, lang, before, after), k in zip(found[begin:end], order)]
     return made
 
 

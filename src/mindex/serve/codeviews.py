@@ -14,7 +14,7 @@ from mindex.textsafe import markup_escape as escape, visible_controls
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from mindex.grep import GrepMatch, GrepResult
+    from mindex.grep import GrepResult
     from mindex.ops.code import CallGraph, Definitions, FileSymbols, Impact
     from mindex.serve.opscli import View
 
@@ -55,9 +55,6 @@ def print_grep(console: Console, result: GrepResult, view: View) -> None:
             shown_as[key] = style(places.path(source, path), "magenta")
         return shown_as[key]
 
-    def shown(match: GrepMatch) -> str:
-        return shown_path(match.source, match.path)
-
     def laid_out() -> Iterator[str]:
         last: tuple[str, str, int] | None = None
         for match in result.matches:
@@ -70,7 +67,7 @@ def print_grep(console: Console, result: GrepResult, view: View) -> None:
             for n, text, sep in rows:
                 if last is not None and last[:2] == key and n <= last[2]:
                     continue  # already printed as context of the previous match
-                yield f"{shown(match)}{sep}{style(str(n), 'green')}{sep}{visible_controls(text)}"
+                yield f"{shown_path(*key)}{sep}{style(str(n), 'green')}{sep}{visible_controls(text)}"
             last = (match.source, match.path, rows[-1][0])
 
     if not context and not color and not any("\n" in text for _, _, _, text in result.lines()):
