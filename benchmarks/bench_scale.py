@@ -87,12 +87,16 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--copies", type=float, nargs="+", default=[0.125, 1, 4, 13])
     parser.add_argument("--postgres", action="store_true", help="index into PostgreSQL instead of SQLite")
+    parser.add_argument("--shortcut", action="store_true",
+                        help="no indexing: the last SQLite index made here, its queries with and without the any-term shortcut")
     args = parser.parse_args()
     sys.path.insert(0, str(HERE))
     from bench_code import copy_stdlib
 
     stdlib = copy_stdlib(HERE / ".cache" / "stdlib")
     asked = queries(stdlib)
+    if args.shortcut:
+        return shortcut(asked)
     env = {**os.environ, "MINDEX_BACKGROUND": "0", "MINDEX_EMBED__PROVIDER": "none"}
     server = None
     if args.postgres:
@@ -152,6 +156,46 @@ def measure(stdlib: Path, copies: float, asked: list[str], env: dict[str, str], 
     print(f"| {copies:g} | {chunks:,} | {size / 1e6:.0f} MB | {wall:.0f} s | {spent} | "
           f"{(cpu + served) / chunks * 1000:.2f} ms | {on_disk / 1e6:.0f} MB | {on_disk / size:.2f}× | "
           f"{pct(took, 50):.1f} / {pct(took, 95):.1f} ms |", flush=True)
+
+
+def shortcut(asked: list[str], rounds: int = 3) -> None:
+    """The queries on the index of the last SQLite run, in process, each asked with the
+    any-term shortcut (`mindex.store.sqlite.chunks.SHORTCUT_FROM`) and without it, in turns
+    (the better of `rounds` each); the pages must be the same."""
+    import mindex.store.sqlite.chunks as chunks
+    from mindex import Index, IndexSettings
+    from mindex.config import EmbedSettings
+
+    ways = {"with": chunks.SHORTCUT_FROM, "without": 10**15}
+    took: dict[str, list[float]] = {way: [] for way in ways}
+    with Index(WORK / "index.db", IndexSettings(), embed=EmbedSettings(provider="none")) as index:
+        count = index.store.conn.execute("SELECT count(*) FROM chunks").fetchone()[0]
+        index.search(asked[0], 10, mode="keyword")
+        for n, query in enumerate(asked):
+            best: dict[str, float] = {}
+            pages = set()
+            for turn in range(rounds * 2):
+                way = list(ways)[(turn + n) % 2]
+                chunks.SHORTCUT_FROM = ways[way]
+                started = time.perf_counter()
+                hits = index.search(query, 10, mode="keyword").hits
+                best[way] = min(best.get(way, 1e9), (time.perf_counter() - started) * 1000)
+                pages.add(tuple((hit.id, round(hit.score, 9)) for hit in hits))
+            assert len(pages) == 1, query
+            for way in ways:
+                took[way].append(best[way])
+    several = [n for n, query in enumerate(asked) if len(query.split()) > 1 or "_" in query or re.search("[a-z][A-Z]", query)]
+    print(f"{count:,} chunks, {len(asked)} queries ({len(several)} of several words or an identifier of several), "
+          f"load average {os.getloadavg()[0]:.2f}\n")
+    print("| keyword search | p50 | p95 | max | p50, several words | p95, several words | over 30 ms |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
+    for way, times in took.items():
+        some = [times[n] for n in several]
+        print(f"| {way} the shortcut | {pct(times, 50):.1f} ms | {pct(times, 95):.1f} ms | {max(times):.0f} ms | "
+              f"{pct(some, 50):.1f} ms | {pct(some, 95):.1f} ms | {sum(t > 30 for t in times)} |")
+    moved = sorted(range(len(asked)), key=lambda n: took["with"][n] - took["without"][n])
+    print("\nmost changed: " + "; ".join(f"`{asked[n]}` {took['without'][n]:.0f} → {took['with'][n]:.0f} ms"
+                                        for n in [*moved[:6], *moved[-2:]]))
 
 
 if __name__ == "__main__":

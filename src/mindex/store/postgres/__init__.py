@@ -24,7 +24,7 @@ Connections come from a small pool; a transaction pins one connection to its thr
 reads made inside it (through `conn`) see its writes, as they do on SQLite.
 """
 
-from mindex.store.postgres.chunks import COMMON, RESCORED, PgChunks, or_terms, tsquery
+from mindex.store.postgres.chunks import COMMON, RESCORED, PgChunks, tsquery
 from mindex.store.postgres.code import PgCode, trigram_filter
 from mindex.store.postgres.copying import PgCopy
 from mindex.store.postgres.core import CHECK_IDLE, URL, clean, redact, translate
@@ -36,4 +36,4 @@ class PostgresStore(PgChunks, PgCode, PgCopy, PgVectors):
 
 
 __all__ = ["ANN_FROM", "CHECK_IDLE", "COMMON", "EF_SEARCH", "RESCORED", "URL", "PostgresStore", "ServerVectors",
-           "or_terms", "clean", "redact", "translate", "trigram_filter", "tsquery"]
+           "clean", "redact", "translate", "trigram_filter", "tsquery"]

@@ -5,10 +5,9 @@ BM25 as FTS5 ranks it, the FTS5 expression rebuilt as a `tsquery`."""
 from __future__ import annotations
 
 import json
-import math
 import re
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -18,6 +17,7 @@ from mindex.errors import (
 )
 from mindex.models import Chunk, Document, Facets, Hit, Source
 from mindex.store.sqlite import CHUNK_JOINS, BM25_WEIGHTS, filter_sql, hit_of_row
+from mindex.store.sqlite.match import SATURATION, match_tokens, or_terms, idf as idf_of
 from mindex.store.postgres.core import PgCore, BAD_TEXT, clean
 
 
@@ -31,29 +31,6 @@ COMMON = 0.1
 def _words(text: str) -> str:
     """Words as the index splits them (every non-alphanumeric character separates)."""
     return " ".join(re.findall(r"[^\W_]+", text))
-
-
-_TOKEN = re.compile(r'\s*(?:"((?:[^"]|"")*)"(\*)?|(\()|(\))|(AND|OR|NOT)\b)')
-
-
-def match_tokens(match: str) -> Iterator[tuple[str | None, bool, str | None]]:
-    """The parts of one of our FTS5 expressions, in order: (quoted text unescaped, its `*`,
-    None) for a quoted word, phrase or trigram, else (None, False, "(" / ")" / "AND" / "OR").
-    Anything else (NOT, stray characters) is skipped, so no input is a syntax error."""
-    pos = 0
-    while pos < len(match):
-        found = _TOKEN.match(match, pos)
-        if not found:
-            pos += 1
-            continue
-        pos = found.end()
-        quoted, star, opening, closing, op = found.groups()
-        if quoted is not None:
-            yield quoted.replace('""', '"'), bool(star), None
-        elif opening or closing:
-            yield None, False, opening or closing
-        elif op in ("AND", "OR"):
-            yield None, False, op
 
 
 def tsquery(match: str) -> tuple[str, list[str]]:
@@ -77,31 +54,6 @@ def tsquery(match: str) -> tuple[str, list[str]]:
             params.append(words)
     sql = " ".join(parts)
     return (sql or "''::tsquery"), params
-
-
-def or_terms(match: str) -> list[str]:
-    """The terms of an expression that is an OR at its top level (brackets kept whole), or
-    [match] when it is anything else."""
-    parts, depth, start, quoted = [], 0, 0, False
-    i = 0
-    while i < len(match):
-        ch = match[i]
-        if ch == '"':
-            quoted = not quoted
-        elif not quoted and ch == "(":
-            depth += 1
-        elif not quoted and ch == ")":
-            depth -= 1
-        elif not quoted and depth == 0:
-            if match.startswith(" AND ", i):
-                return [match]
-            if match.startswith(" OR ", i):
-                parts.append(match[start:i].strip())
-                start = i + 4
-                i += 3
-        i += 1
-    parts.append(match[start:].strip())
-    return [p for p in parts if p] or [match]
 
 
 def _clean_chunk(chunk: Chunk) -> Chunk:
@@ -252,7 +204,7 @@ class PgChunks(PgCore):
         count, mean = self._corpus()
         # FTS5's BM25: a term's frequency is summed over the fields, each occurrence counting
         # its field's weight; the length is the whole row's; idf never below 1e-6.
-        idf = {x: max(math.log((count - df + 0.5) / (df + 0.5)), 1e-6) for x, df in ((x, self._df(x)) for x in lexemes)}
+        idf = {x: idf_of(count, self._df(x)) for x in lexemes}
         wanted = limit + offset
         # An OR of terms where some are common (in a tenth of all chunks or more): first look only
         # at the chunks holding a rarer term. A chunk left out can still hold any query word but
@@ -268,7 +220,7 @@ class PgChunks(PgCore):
                     rare.append(term)
                     if len(words) == 1:  # holding this word means matching this term
                         forcing.add(words[0])
-            bound = 2.2 * sum(value for x, value in idf.items() if x not in forcing)
+            bound = SATURATION * sum(value for x, value in idf.items() if x not in forcing)
             if rare and len(rare) < len(terms):
                 ranked = self._ranked(" OR ".join(rare), idf, mean, where, params, wanted)
                 if len(ranked) >= wanted and ranked[wanted - 1][1] > bound:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 
 from mindex.store.sqlite import filter_sql
-from mindex.store.postgres.chunks import match_tokens
+from mindex.store.sqlite.match import match_tokens
 from mindex.store.postgres.core import PgCore
 
 
