@@ -20,7 +20,6 @@ from __future__ import annotations
 import argparse
 import ast
 import hashlib
-import inspect
 import json
 import re
 import subprocess
@@ -30,6 +29,8 @@ import tempfile
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
+
+from devset_text import first_sentence, good_query, jsdoc_sentence
 
 HERE = Path(__file__).parent
 
@@ -70,19 +71,6 @@ def fetch(package: Package, into: Path) -> Path:
 
 
 # --- code: Python ----------------------------------------------------------------------------
-
-
-def first_sentence(doc: str) -> str:
-    """The first sentence of the first paragraph, on one line."""
-    paragraph = inspect.cleandoc(doc).split("\n\n")[0]
-    text = " ".join(paragraph.split())
-    match = re.search(r"(?<=[.!?])\s", text)
-    return text[: match.start()] if match else text
-
-
-def good_query(text: str) -> bool:
-    """CodeSearchNet's filters, roughly: a real sentence of three words or more."""
-    return len(text.split()) >= 3 and not text.startswith((":", "@", ">>>", "..", "#"))
 
 
 def python_functions(source: str) -> list[tuple[str, str, int, int]]:
@@ -129,16 +117,6 @@ def strip_python_docstrings(source: str) -> str:
 
 
 # --- code: JavaScript (tree-sitter) ----------------------------------------------------------
-
-
-def jsdoc_sentence(comment: str) -> str:
-    body = [re.sub(r"^\s*\*\s?", "", line) for line in comment[3:-2].splitlines()]
-    description: list[str] = []
-    for line in body:
-        if line.strip().startswith("@"):
-            break
-        description.append(line)
-    return first_sentence("\n".join(description)) if "".join(description).strip() else ""
 
 
 def javascript_functions(source: bytes) -> tuple[list[tuple[str, str, int, int]], bytes]:

@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from devset import first_sentence, good_query, jsdoc_sentence
+from devset_text import first_sentence, good_query, jsdoc_sentence
 
 
 @dataclass(frozen=True)
