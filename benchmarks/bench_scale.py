@@ -89,6 +89,7 @@ def main() -> None:
     parser.add_argument("--postgres", action="store_true", help="index into PostgreSQL instead of SQLite")
     parser.add_argument("--shortcut", action="store_true",
                         help="no indexing: the last SQLite index made here, its queries with and without the any-term shortcut")
+    parser.add_argument("--db", type=Path, default=WORK / "index.db", help="with --shortcut: another SQLite index")
     args = parser.parse_args()
     sys.path.insert(0, str(HERE))
     from bench_code import copy_stdlib
@@ -96,7 +97,7 @@ def main() -> None:
     stdlib = copy_stdlib(HERE / ".cache" / "stdlib")
     asked = queries(stdlib)
     if args.shortcut:
-        return shortcut(asked)
+        return shortcut(asked, args.db)
     env = {**os.environ, "MINDEX_BACKGROUND": "0", "MINDEX_EMBED__PROVIDER": "none"}
     server = None
     if args.postgres:
@@ -158,7 +159,7 @@ def measure(stdlib: Path, copies: float, asked: list[str], env: dict[str, str], 
           f"{pct(took, 50):.1f} / {pct(took, 95):.1f} ms |", flush=True)
 
 
-def shortcut(asked: list[str], rounds: int = 3) -> None:
+def shortcut(asked: list[str], db: Path, rounds: int = 3) -> None:
     """The queries on the index of the last SQLite run, in process, each asked with the
     any-term shortcut (`mindex.store.sqlite.chunks.SHORTCUT_FROM`) and without it, in turns
     (the better of `rounds` each); the pages must be the same."""
@@ -168,7 +169,7 @@ def shortcut(asked: list[str], rounds: int = 3) -> None:
 
     ways = {"with": chunks.SHORTCUT_FROM, "without": 10**15}
     took: dict[str, list[float]] = {way: [] for way in ways}
-    with Index(WORK / "index.db", IndexSettings(), embed=EmbedSettings(provider="none")) as index:
+    with Index(db, IndexSettings(), embed=EmbedSettings(provider="none")) as index:
         count = index.store.conn.execute("SELECT count(*) FROM chunks").fetchone()[0]
         index.search(asked[0], 10, mode="keyword")
         for n, query in enumerate(asked):
