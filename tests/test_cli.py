@@ -465,6 +465,9 @@ def test_every_command_shows_files_as_you_open_them_and_names_the_source_when_th
     assert f"{hit['source']}/{hit['path']}:" in run("get", hit["id"])
     assert "api/tool.py:1:def walrus_option():" in run("grep", "walrus_option")
     assert "api/tool.py (api):1-2" in run("symbols", "find", "walrus_option")
+    # `symbols NAME` is `symbols find NAME`, options first or last
+    assert run("symbols", "walrus_option") == run("symbols", "find", "walrus_option")
+    assert json.loads(run("symbols", "--json", "walrus_option"))["symbols"][0]["name"] == "walrus_option"
     assert "1. api/tool.py  api · score" in run("locate", "where is the walrus option defined", "--kind", "code")
     monkeypatch.chdir(tmp_path / "docs")
     inside = run("search", "walrus option", "--kind", "docs")

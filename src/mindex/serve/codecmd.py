@@ -10,9 +10,27 @@ from mindex.serve.clikit import TEXT, FiniteRange, State, err, handle_errors, ou
 from mindex.serve.opscli import attach
 
 
-@click.group()
+class _FindByDefault(click.Group):
+    """A group whose one frequent command is also its default: `mindex symbols Session.send`
+    is `mindex symbols find Session.send` (the first word not a command of the group, options
+    included: `mindex symbols --json send`)."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if args and args[0] not in self.commands and args[0] not in ("-h", "--help"):
+            args = ["find", *args]
+        return super().parse_args(ctx, args)
+
+
+@click.group(cls=_FindByDefault)
 def symbols() -> None:
-    """Definitions in indexed code: find them by name."""
+    """Definitions in indexed code: find them by name (`mindex symbols NAME` is `mindex
+    symbols find NAME`).
+
+    \b
+    Examples:
+      mindex symbols Session.send
+      mindex symbols find send --kind method --json
+    """
 
 
 @click.group()
