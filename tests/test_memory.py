@@ -386,6 +386,10 @@ def test_cli_memory_commands_round_trip_with_json(tmp_path: Path) -> None:
     assert run("knowledge", "query", "--area", "src/store")["results"][0]["id"] == added["id"]
     context = run("context", "--files", "src/store/sqlite.py", "--budget", "200")
     assert "WAL needs the folder writable" in context["markdown"]
+    # words where files go are named as such, with the way to ask by words
+    words = run("context", "readers in WAL mode", code=2)["error"]
+    assert "not a file here" in words["message"] and "--query 'readers in WAL mode'" in words["message"]
+    assert "WAL" in run("context", "--query", "readers in WAL mode")["markdown"]
     assert run("memory", "forget", saved["id"])["forgotten"] == saved["id"]
     assert run("memory", "show", saved["id"], code=3)["error"]["code"]
 

@@ -161,7 +161,16 @@ def query_knowledge(index: Index, area: str | None = None, file: str | None = No
 
 def context(index: Index, files: tuple[str, ...] = (), issue: str | None = None, query: str | None = None,
             budget: int = 2000, more_files: tuple[str, ...] = ()) -> Context:
-    """Learnings, patterns, mistakes and recent memory for the files, issue and task."""
+    """Learnings, patterns, mistakes and recent memory for the files, issue and task.
+    `more_files` are the CLI's words after `--files`: one that holds a space and names no file
+    here is words meant for `--query` (`mindex context "add retries"` said only that nothing
+    was known about a file of that name)."""
+    from pathlib import Path
+
+    for word in more_files:
+        if any(ch.isspace() for ch in word) and not Path(word).exists():
+            raise ValueError(f"{word!r} is not a file here: name files with --files, and say what you are about "
+                             f"to do with --query (mindex context --query {word!r})")
     return Context(index.memory.context((*files, *more_files), issue, query, budget))
 
 
