@@ -467,10 +467,7 @@ def test_keyword_shortcuts_change_no_result(tmp_path: Path, pg_url: str, monkeyp
     """Looking at chunks with a rarer word first (COMMON) and scoring only the best matches
     exactly (RESCORED) are speed-ups: the pages must be those of the plain BM25 over all matches."""
     import mindex.store.postgres as pgstore
-    from mindex.store.sqlite.match import or_terms
 
-    assert or_terms('"a" OR ("b c" OR "b d") OR "e"*') == ['"a"', '("b c" OR "b d")', '"e"*']
-    assert or_terms('"a" AND "b"') == ['"a" AND "b"'] and or_terms('"a OR b" OR "c"') == ['"a OR b"', '"c"']
     tree = _code_tree(tmp_path)
     queries = ["return nil when the marbles differ", "self return none scheduler", "the nil error of ParseFlags",
                "return the parsed config or an error", "x 1 and or 2", "if err nil return"]
