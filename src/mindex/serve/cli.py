@@ -148,7 +148,7 @@ def cli(ctx: click.Context, db: Path | None, verbose: int) -> None:
     \b
     Quick start:
       mindex add ./docs                  register a folder of docs
-      mindex add . --kind code           register a repository
+      mindex add .                       register a repository (code or docs: guessed, --kind to say)
       mindex index                       index every source (incremental)
       mindex search "configure retries"  hybrid search (keywords and meaning), best first
       mindex grep 'def \\w+_retry'        regex over indexed code
