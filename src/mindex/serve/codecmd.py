@@ -23,8 +23,9 @@ class _FindByDefault(click.Group):
 
 @click.group(cls=_FindByDefault)
 def symbols() -> None:
-    """Definitions in indexed code: find them by name (`mindex symbols NAME` is `mindex
-    symbols find NAME`).
+    """Definitions in indexed code: find them by name.
+
+    `mindex symbols NAME` is `mindex symbols find NAME`.
 
     \b
     Examples:
