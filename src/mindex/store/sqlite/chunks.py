@@ -29,6 +29,9 @@ BM25_WEIGHTS = (8.0, 4.0, 1.0, 1.0)
 # An OR of terms whose phrases are in this many chunks or more (counted once a chunk a
 # phrase) is ranked with `_any_term`'s shortcut; below it one query is as quick.
 SHORTCUT_FROM = 10_000
+# ... and of at most this many terms: a longer OR (a pasted log, a paragraph) has common terms
+# whose bounds add up past any page's last score, so trying cost more than it saved.
+SHORTCUT_TERMS = 16
 # A chunk row as `_insert_chunks` writes it.
 CHUNK_COLUMNS = ("id", "document_id", "ordinal", "title", "context", "text", "hash", "start_line", "end_line", "page",
                  "symbol_kind", "terms", "at", "facets")
@@ -389,9 +392,10 @@ class ChunkTables(CodeTables):
         common terms can enter the page, and the page is the exact one. If it does not, the
         common terms whose bounds fit under that score stay out and the rest are ranked
         (a larger set of chunks, so its last score is higher and the check passes). None
-        when there is nothing to gain: one term, or too few matches to be worth the counts."""
+        when there is nothing to gain: one term, too many, or too few matches to be worth the counts."""
         terms = or_terms(match)
-        block = self.conn.execute("SELECT block FROM chunks_fts_data WHERE id = 1").fetchone() if len(terms) > 1 else None
+        block = (self.conn.execute("SELECT block FROM chunks_fts_data WHERE id = 1").fetchone()
+                 if 1 < len(terms) <= SHORTCUT_TERMS else None)
         if block is None:
             return None
         rows = fts_rows(block[0])
