@@ -52,6 +52,19 @@ def test_index_on_a_terminal_draws_a_bar_then_clears_it_and_shows_the_cursor(pro
     assert json.loads(_piped(project, "status", "--json"))["documents"] == 7
 
 
+def test_add_on_a_terminal_prints_the_folder_as_it_is_and_the_next_step_alone(tmp_path: Path) -> None:
+    """Rich's highlighter coloured the counts of the guess and took the full stop after the
+    folder into the path's colour (`/tmp/x/docs.`)."""
+    shutil.copytree(FIXTURES / "docs", tmp_path / "docs")
+    typed = type_command(["add", "docs"], tmp_path)
+    assert typed.code == 0, typed.text
+    _clean(typed)
+    line = typed.output.split(b"\n")[0]
+    assert f": {tmp_path / 'docs'}".encode() + b"\r" in line, typed.output  # the path ends the line, uncoloured
+    assert b"\x1b[1;36m" not in line and b"\x1b[35m" not in line  # no number or path highlighted
+    assert "Next: mindex index" in typed.text
+
+
 def test_embed_on_a_terminal_embeds_with_a_bar(project: Path) -> None:
     _piped(project, "index", "-q")
     env = {**os.environ, "MINDEX_EMBED__PROVIDER": "onnx"}
