@@ -476,7 +476,7 @@ def test_keyword_shortcuts_change_no_result(tmp_path: Path, pg_url: str, monkeyp
             return [[(h.id, round(h.score, 6)) for h in ix.search(q, mode="keyword", limit=limit).hits]
                     for q in queries for limit in (3, 10)]
 
-        ranked, search, calls, searches = pgstore.PostgresStore._ranked, pgstore.PostgresStore.keyword_search, [], []
+        ranked, search, calls, searches = pgstore.PostgresStore._ranked, pgstore.PostgresStore.keyword_ranked, [], []
 
         def spy(self: object, match: str, *args: object) -> object:
             calls.append(match)
@@ -489,7 +489,7 @@ def test_keyword_shortcuts_change_no_result(tmp_path: Path, pg_url: str, monkeyp
             return found
 
         monkeypatch.setattr(pgstore.PostgresStore, "_ranked", spy)
-        monkeypatch.setattr(pgstore.PostgresStore, "keyword_search", keyword)
+        monkeypatch.setattr(pgstore.PostgresStore, "keyword_ranked", keyword)
         fast = pages()
         # the shortcut answered some searches alone (only the rarer words' query ran)
         assert any(len(ran) == 1 and ran[0] != match for match, ran in searches)

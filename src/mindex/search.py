@@ -139,23 +139,27 @@ def lexical_search(
     # All terms first: fast, since few rows match them all. When that leaves the page short,
     # any term: a row's BM25 is the same under both queries (it sums the terms it holds), so
     # the two lists merge by score into the any-term ranking.
-    hits: list[Hit] = store.keyword_search(" AND ".join(terms), wanted, 0, **filters)
-    if len(hits) < wanted and len(terms) > 1:
-        found = {hit.id: hit for hit in hits}
-        for hit in store.keyword_search(" OR ".join(terms), wanted, 0, **filters):
-            found.setdefault(hit.id, hit)
-        hits = sorted(found.values(), key=lambda hit: -hit.score)[:wanted]
+    # Chunks are ranked as (seq, score) rows and only the page's are read (a code chunk's text
+    # is cut from its file's compressed text: a third of a median query at a million chunks,
+    # when every stage read its own).
+    ranked = store.keyword_ranked(" AND ".join(terms), wanted, 0, **filters)
+    if len(ranked) < wanted and len(terms) > 1:
+        found = dict(ranked)
+        for seq, score in store.keyword_ranked(" OR ".join(terms), wanted, 0, **filters):
+            found.setdefault(seq, score)
+        ranked = sorted(found.items(), key=lambda row: -row[1])[:wanted]
     words = query_words(query)
-    if len(hits) < wanted and set(words) != set(terms):
-        seen = {hit.id for hit in hits}
-        extra = store.keyword_search(" OR ".join(words), wanted, 0, **filters)
+    if len(ranked) < wanted and set(words) != set(terms):
+        seen = {seq for seq, _ in ranked}
+        extra = store.keyword_ranked(" OR ".join(words), wanted, 0, **filters)
         # A looser match ranks below every stricter one; its score is kept under theirs so
         # scores still fall down the list.
-        for hit in extra:
-            if hit.id not in seen:
-                below = not hits or hit.score < hits[-1].score
-                hits.append(hit if below else hit.but(score=hits[-1].score * 0.999))
-    page = tuple(hit.but(snippet=make_snippet(hit.text, query)) if snippets else hit for hit in hits[offset:wanted])
+        for seq, score in extra:
+            if seq not in seen:
+                below = not ranked or score < ranked[-1][1]
+                ranked.append((seq, score if below else ranked[-1][1] * 0.999))
+    hits = store.hits_ranked(ranked[offset:wanted])
+    page = tuple(hit.but(snippet=make_snippet(hit.text, query)) if snippets else hit for hit in hits)
     took = (time.perf_counter() - started) * 1000
     return SearchResult(query, "keyword", took, page)
 
@@ -183,9 +187,7 @@ def semantic_leg(
     future = _worker().submit(lambda: vectors.nearest(embedder.embed_query(query), wanted, allowed))
 
     def hits() -> list[Hit]:
-        ranked = future.result()
-        found = store.hits_by_seq([seq for seq, _ in ranked])
-        return [found[seq].but(score=score) for seq, score in ranked if seq in found]
+        return store.hits_ranked(future.result())
 
     return hits
 

@@ -299,6 +299,18 @@ class DocumentStore(Protocol):
         symbol_kind: str | None = None,
         facets: Facets | None = None,
     ) -> list[Hit]: ...
+    def keyword_ranked(
+        self,
+        match: str,
+        limit: int,
+        offset: int = 0,
+        source: str | None = None,
+        kind: str | None = None,
+        path: str | None = None,
+        language: str | None = None,
+        symbol_kind: str | None = None,
+        facets: Facets | None = None,
+    ) -> list[tuple[int, float]]: ...
     def trigram_index_ready(self) -> bool: ...
     def code_texts(
         self, match: str | None, source: str | None = None, path: str | None = None,
@@ -354,6 +366,7 @@ class VectorStore(Protocol):
                       language: str | None = None, symbol_kind: str | None = None,
                       facets: Facets | None = None) -> list[int]: ...
     def hits_by_seq(self, seqs: Sequence[int]) -> dict[int, Hit]: ...
+    def hits_ranked(self, ranked: Sequence[tuple[int, float]]) -> list[Hit]: ...
 
 
 class Store(DocumentStore, VectorStore, Protocol):

@@ -182,7 +182,7 @@ class PgChunks(PgCore):
                        "WHERE id = ?", (*after, time.time(), json.dumps({**metadata, "lines": lines}), doc_id))
         return True
 
-    def keyword_search(
+    def keyword_ranked(
         self,
         match: str,
         limit: int,
@@ -193,9 +193,9 @@ class PgChunks(PgCore):
         language: str | None = None,
         symbol_kind: str | None = None,
         facets: Facets | None = None,
-    ) -> list[Hit]:
-        """Rank matching chunks by BM25 (as SQLite's FTS5 does: k1 1.2, b 0.75, the fields
-        weighted 8 : 4 : 1 : 1), then read the page's rows; hits come without snippets, as on
+    ) -> list[tuple[int, float]]:
+        """(seq, BM25) of the matching chunks, best first: BM25 as SQLite's FTS5 has it (k1 1.2,
+        b 0.75, the fields weighted 8 : 4 : 1 : 1); `keyword_search` reads them as hits, as on
         SQLite. PostgreSQL's own `ts_rank` knows no document frequencies: on the dev sets it
         ranked far below BM25 (code-ts keyword nDCG@10 0.150 against 0.337). Document
         frequencies and the mean length are read once per data version."""
@@ -224,8 +224,8 @@ class PgChunks(PgCore):
             if rare and len(rare) < len(terms):
                 ranked = self._ranked(" OR ".join(rare), idf, mean, where, params, wanted)
                 if len(ranked) >= wanted and ranked[wanted - 1][1] > bound:
-                    return self._page(ranked[offset:wanted])
-        return self._page(self._ranked(match, idf, mean, where, params, wanted)[offset:wanted])
+                    return ranked[offset:wanted]
+        return self._ranked(match, idf, mean, where, params, wanted)[offset:wanted]
 
     def _ranked(self, match: str, idf: dict[str, float], mean: float, where: list[str], params: list[Any],
                 wanted: int) -> list[tuple[int, float]]:
@@ -255,12 +255,6 @@ class PgChunks(PgCore):
             (*query_params, lexemes, values, *params, *words, max(RESCORED, 4 * wanted), max(mean, 1e-9),
              lexemes, wanted)).fetchall()
         return [(int(seq), float(score)) for seq, score in rows]
-
-    def _page(self, ranked: list[tuple[int, float]]) -> list[Hit]:
-        if not ranked:
-            return []
-        found = self.hits_by_seq([seq for seq, _ in ranked])
-        return [found[seq].but(score=score) for seq, score in ranked if seq in found]
 
     def _corpus(self) -> tuple[int, float]:
         """(chunks, their mean length in words over all fields), per data version."""

@@ -339,6 +339,14 @@ class ChunkTables(CodeTables):
         sql = f"SELECT c.seq, {self.HIT_COLUMNS} FROM chunks c {CHUNK_JOINS} WHERE c.seq IN ({{}})"
         return {row[0]: hit_of_row(row[1:], 0.0, "") for row in self._select_in(sql, (), seqs)}
 
+    def hits_ranked(self, ranked: Sequence[tuple[int, float]]) -> list[Hit]:
+        """The hits of (seq, score) rows, in their order, each with its score (no snippet);
+        a seq no longer in the index is left out."""
+        if not ranked:
+            return []
+        found = self.hits_by_seq([seq for seq, _ in ranked])
+        return [found[seq].but(score=score) for seq, score in ranked if seq in found]
+
     def keyword_search(
         self,
         match: str,
@@ -351,23 +359,34 @@ class ChunkTables(CodeTables):
         symbol_kind: str | None = None,
         facets: Facets | None = None,
     ) -> list[Hit]:
-        """Run an FTS5 MATCH expression, best BM25 first, with optional filters.
+        """Run an FTS5 MATCH expression, best BM25 first, with optional filters: the rows of
+        `keyword_ranked` read as hits (without snippets: search writes them for the page)."""
+        return self.hits_ranked(self.keyword_ranked(match, limit, offset, source, kind, path, language, symbol_kind,
+                                                    facets))
 
-        Two steps: rank the matching rowids (joining the chunk tables only when a filter
-        needs them), then read the page's rows by rowid. Asked in one query, SQLite would
-        build every match's row and snippet before sorting: on a 100k-chunk index that was
-        most of a search's time. Hits come without snippets (search writes them for the page).
-        """
+    def keyword_ranked(
+        self,
+        match: str,
+        limit: int,
+        offset: int = 0,
+        source: str | None = None,
+        kind: str | None = None,
+        path: str | None = None,
+        language: str | None = None,
+        symbol_kind: str | None = None,
+        facets: Facets | None = None,
+    ) -> list[tuple[int, float]]:
+        """(seq, BM25) of the chunks an FTS5 MATCH expression finds, best first, with optional
+        filters: the chunks are ranked by rowid alone (joining the chunk tables only when a
+        filter needs them) and read afterwards, by whoever needs them (asked in one query,
+        SQLite would build every match's row before sorting: most of a search's time on a
+        100k-chunk index)."""
         where, params = filter_sql(source, kind, path, language, symbol_kind, facets, self._PACKED)
         wanted = limit + offset
         ranked = self._any_term(match, wanted, where, params)
         if ranked is None:
             ranked = self._fts_ranked(match, wanted, where, params)
-        ranked = ranked[offset:]
-        if not ranked:
-            return []
-        found = self.hits_by_seq([seq for seq, _ in ranked])
-        return [found[seq].but(score=score) for seq, score in ranked if seq in found]
+        return ranked[offset:]
 
     def _fts_ranked(self, match: str, wanted: int, where: list[str], params: list[Any]) -> list[tuple[int, float]]:
         """(seq, BM25) of the best `wanted` chunks matching `match` and the filters."""
