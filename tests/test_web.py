@@ -136,6 +136,10 @@ def test_search_finds_a_result_and_opens_it_in_its_file_with_lines_marked(ui: UI
     page.wait_for_url(re.compile(r"/chunk/[0-9a-f]{16}"))
     assert page.locator("div.file .linenos").count() == 1
     assert "Retries back off exponentially" in " ".join(page.locator("div.file .hll").all_inner_texts())
+    # `q` is `query`, as a browser's search keyword writes it
+    page.goto(ui.url + "search?q=exponentially")
+    assert "guide.md" in page.locator("li.hit").first.inner_text()
+    assert page.locator("form input[name=query]").last.input_value() == "exponentially"
     # Filters are the search command's: kind=code finds code only.
     page.goto(ui.url + "search?query=fetch&kind=code")
     assert {t.strip() for t in page.locator("li.hit .crumb .tag").all_inner_texts()} == {"code"}

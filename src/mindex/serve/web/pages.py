@@ -153,6 +153,9 @@ def routes(core: Core, csrf: str, origins: set[str] | None, read_only: bool) -> 
     async def search(request: Request) -> Response:
         op = ops["search"]
         given = dict(request.query_params)
+        if "q" in given:  # `/search?q=…`, as search engines and browser keywords write it
+            given.setdefault("query", given["q"])
+            del given["q"]
         hits, error, head = None, None, {}
         if given.get("query", "").strip():
             try:
