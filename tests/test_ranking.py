@@ -36,6 +36,20 @@ def test_search_terms_hold_only_camel_case_parts_once() -> None:
     assert search_terms("plain words and snake_case") == ""
 
 
+def test_search_terms_of_ascii_text_are_those_of_the_unicode_rule() -> None:
+    """ASCII text is read by a narrower pattern (faster); `é` sends the same text down the
+    Unicode one, and adds no term of its own."""
+    import random
+
+    rng = random.Random(5)
+    pieces = ["get", "HTTP", "Server", "x9Y", "_a", "9b", "fooBar", "URLOpener", "a_bC", "__init__", "Ab", "ID", " ", ".",
+              "(", "\n", "2", "_", "zA", "HTMLParser"]
+    for _ in range(500):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(1, 30)))
+        assert search_terms(text) == search_terms(text + " é"), text
+    assert search_terms("x9Yz getHTTPServer") == "x9 yz get http server"
+
+
 def test_embedding_text_spells_the_context_names_as_words() -> None:
     assert split_identifiers("pkg/httpClient.go › Client.doRequest(r)") == "pkg/http client.go › Client.do request(r)"
     text = embedding_text("pkg/httpClient.go › Client.doRequest(r)", "body")
