@@ -287,18 +287,7 @@ class DocumentStore(Protocol):
         deletes: Sequence[str] = (),
     ) -> None: ...
     def finish_run(self, source_id: int, skipped: Sequence[SkippedFile]) -> None: ...
-    def keyword_search(
-        self,
-        match: str,
-        limit: int,
-        offset: int = 0,
-        source: str | None = None,
-        kind: str | None = None,
-        path: str | None = None,
-        language: str | None = None,
-        symbol_kind: str | None = None,
-        facets: Facets | None = None,
-    ) -> list[Hit]: ...
+    def keyword_search(self, match: str, limit: int, offset: int = 0, **filters: Any) -> list[Hit]: ...
     def keyword_ranked(
         self,
         match: str,

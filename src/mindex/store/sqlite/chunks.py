@@ -347,22 +347,10 @@ class ChunkTables(CodeTables):
         found = self.hits_by_seq([seq for seq, _ in ranked])
         return [found[seq].but(score=score) for seq, score in ranked if seq in found]
 
-    def keyword_search(
-        self,
-        match: str,
-        limit: int,
-        offset: int = 0,
-        source: str | None = None,
-        kind: str | None = None,
-        path: str | None = None,
-        language: str | None = None,
-        symbol_kind: str | None = None,
-        facets: Facets | None = None,
-    ) -> list[Hit]:
-        """Run an FTS5 MATCH expression, best BM25 first, with optional filters: the rows of
-        `keyword_ranked` read as hits (without snippets: search writes them for the page)."""
-        return self.hits_ranked(self.keyword_ranked(match, limit, offset, source, kind, path, language, symbol_kind,
-                                                    facets))
+    def keyword_search(self, match: str, limit: int, offset: int = 0, **filters: Any) -> list[Hit]:
+        """The rows of `keyword_ranked` (same arguments) read as hits, without snippets (search
+        writes them for the page)."""
+        return self.hits_ranked(self.keyword_ranked(match, limit, offset, **filters))
 
     def keyword_ranked(
         self,
