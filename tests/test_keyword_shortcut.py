@@ -92,6 +92,26 @@ def test_every_page_of_an_or_is_the_plain_bm25_one(corpus: Index, monkeypatch: p
         assert all(abs(a - b) <= 1e-9 * max(1.0, abs(b)) for (_, a), (_, b) in zip(mine, theirs))
 
 
+def test_the_shortcut_reads_one_state_of_the_index_and_leaves_a_caller_s_transaction_open(
+        corpus: Index, monkeypatch: pytest.MonkeyPatch) -> None:
+    store, seen = corpus.store, []
+    monkeypatch.setattr(chunks, "SHORTCUT_FROM", 0)
+    ranked = type(store)._fts_ranked
+
+    def spy(self: Any, *args: Any) -> Any:
+        seen.append(self.conn.in_transaction)  # the counts and both queries run in one read transaction
+        return ranked(self, *args)
+
+    monkeypatch.setattr(type(store), "_fts_ranked", spy)
+    alone = store.keyword_ranked('"return" OR "marble"', 5)
+    assert alone and seen and all(seen) and not store.conn.in_transaction
+    store.conn.execute("BEGIN")
+    try:
+        assert store.keyword_ranked('"return" OR "marble"', 5) == alone and store.conn.in_transaction
+    finally:
+        store.conn.execute("COMMIT")
+
+
 def test_searches_through_the_index_are_unchanged(corpus: Index, monkeypatch: pytest.MonkeyPatch) -> None:
     asked = ["return value marble", "handler request timeout socket", "config handler zephyr", "value error retry cache"]
 

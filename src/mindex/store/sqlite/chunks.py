@@ -401,8 +401,20 @@ class ChunkTables(CodeTables):
         (a larger set of chunks, so its last score is higher and the check passes). None
         when there is nothing to gain: one term, too many, or too few matches to be worth the counts."""
         terms = or_terms(match)
-        block = (self.conn.execute("SELECT block FROM chunks_fts_data WHERE id = 1").fetchone()
-                 if 1 < len(terms) <= SHORTCUT_TERMS else None)
+        if not 1 < len(terms) <= SHORTCUT_TERMS:
+            return None
+        own = not self.conn.in_transaction  # the counts and the queries read one state of the index
+        if own:
+            self.conn.execute("BEGIN")
+        try:
+            return self._bounded(terms, wanted, where, params)
+        finally:
+            if own:
+                self.conn.execute("COMMIT")
+
+    def _bounded(self, terms: list[str], wanted: int, where: list[str], params: list[Any]) -> list[tuple[int, float]] | None:
+        """`_any_term` for the OR of `terms`, in a read transaction."""
+        block = self.conn.execute("SELECT block FROM chunks_fts_data WHERE id = 1").fetchone()
         if block is None:
             return None
         rows = fts_rows(block[0])
