@@ -154,10 +154,11 @@ class _PlainConsole:
         return getattr(self._rich(), name)
 
 
-# Indexed text and paths are printed literally: no :emoji: codes, and every value that is
-# not ours goes through `escape` so `[bold]` in a file stays text.
-out = cast("Console", _LazyConsole(soft_wrap=True, emoji=False))
-err = cast("Console", _LazyConsole(stderr=True, emoji=False, soft_wrap=True))  # one line: grep-able logs
+# Indexed text and paths are printed literally: no :emoji: codes, no colours rich would guess
+# (its highlighter coloured numbers and paths, and took a full stop after a path into it),
+# and every value that is not ours goes through `escape` so `[bold]` in a file stays text.
+out = cast("Console", _LazyConsole(soft_wrap=True, emoji=False, highlight=False))
+err = cast("Console", _LazyConsole(stderr=True, emoji=False, soft_wrap=True, highlight=False))  # one line: grep-able logs
 
 
 class State:
