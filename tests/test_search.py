@@ -60,6 +60,23 @@ def test_headings_weigh_more_than_body(indexed: Index) -> None:
     assert hits[0].title == "Backoff"
 
 
+@pytest.mark.parametrize("group_by", [None, "file"])
+def test_keyword_candidates_read_without_texts_give_the_pages_read_with_them(indexed: Index, group_by: str | None) -> None:
+    """Keyword candidates come without their texts and only the page's are read: the page
+    (ids, scores, texts, snippets) is the one a search reading every text gives."""
+    from mindex.search import lexical_search, with_texts
+
+    for query in ("connection pool", "retries backoff", "configure the cache size", "install"):
+        plain = lexical_search(indexed.store, query, 20, snippets=False).hits
+        late = with_texts(indexed.store, list(lexical_search(indexed.store, query, 20, snippets=False, texts=False).hits))
+        assert [(h.id, h.score, h.text) for h in late] == [(h.id, h.score, h.text) for h in plain] and plain
+        page = indexed.search(query, mode="keyword", limit=5, group_by=group_by).hits
+        whole = {h.id: h.text for h in plain}
+        assert page and all(h.text and h.snippet and h.text == whole.get(h.id, h.text) for h in page)
+        merged = indexed.search(query, mode="keyword", limit=5, group_by=group_by, merge=True).hits  # reads every text
+        assert all(h.text for h in merged)
+
+
 def test_snippet_highlights_matches(indexed: Index) -> None:
     hits = indexed.search("pool size").hits
     assert "## **Pool** **size** `**pool_size**` caps" in hits[0].snippet

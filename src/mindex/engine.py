@@ -52,6 +52,7 @@ from mindex.search import (
     merge_adjacent,
     semantic_search,
     with_snippets,
+    with_texts,
 )
 from mindex.embedding import Embeddings
 from mindex.store import SQLiteStore, Store
@@ -373,8 +374,11 @@ class Engine(Embeddings):
             depth = max(depth, 10 * wanted, 100)  # several chunks a file: look deeper
         elif not merge:
             depth = max(depth, 2 * wanted)  # room to refill after pieces of one section collapse
+        # Keyword candidates come without their texts when nothing before the page reads them:
+        # only the page's are read (a code chunk's is cut from its file's compressed text).
+        texts = bool(reranker or merge or hops)
         result, vectors = self._retrieve(query, depth, mode, source, kind, path, weights, language, symbol_kind,
-                                         facets)
+                                         facets, texts)
         if source is not None and not result.hits:
             # A misspelt name says so (SourceNotFoundError), not "no results"; a source's
             # folder works as its name.
@@ -387,7 +391,7 @@ class Engine(Embeddings):
             if named != source:
                 source = named
                 result, vectors = self._retrieve(query, depth, mode, source, kind, path, weights, language,
-                                                 symbol_kind, facets)
+                                                 symbol_kind, facets, texts)
         started = time.perf_counter()
         hits, notes = list(result.hits), [result.note] if result.note else []
         reranked = False
@@ -421,7 +425,7 @@ class Engine(Embeddings):
             hits = collapse_sections(hits)
         if group_by:
             hits = group_by_file(hits)
-        page = with_snippets(hits[offset:wanted], query)
+        page = with_snippets(with_texts(self.store, hits[offset:wanted]), query)
         took = result.took_ms + (time.perf_counter() - started) * 1000
         if self.agent_settings.query_log:
             self._log("search", {"query": query, "mode": result.mode, "limit": limit, "kind": kind, "source": source,
@@ -475,24 +479,26 @@ class Engine(Embeddings):
     def _retrieve(
         self, query: str, depth: int, mode: str | None, source: str | None, kind: str | None,
         path: str | None, weights: dict[str, float] | None, language: str | None = None,
-        symbol_kind: str | None = None, facets: Facets | None = None,
+        symbol_kind: str | None = None, facets: Facets | None = None, texts: bool = True,
     ) -> tuple[SearchResult, VectorIndex | None]:
-        """The first `depth` candidates of the chosen mode, and the vectors if any."""
+        """The first `depth` candidates of the chosen mode, and the vectors if any; keyword
+        candidates without their texts unless `texts` (`search.with_texts` reads a page's)."""
         facets = facets or None
         filters: dict[str, Any] = {"source": source, "kind": kind, "path": path, "language": language,
                                    "symbol_kind": symbol_kind}
         # Snippets are the caller's, for the page it shows (`with_snippets`), not for every
         # candidate of a deep list.
         if mode == "keyword":
-            return lexical_search(self.store, query, depth, 0, **filters, facets=facets, snippets=False), None
+            return lexical_search(self.store, query, depth, 0, **filters, facets=facets, snippets=False,
+                                  texts=texts), None
         embedder = self._pinned_embedder()
         vectors = self._vector_index(embedder) if embedder is not None else None
         if embedder is None or vectors is None or not len(vectors):
             why = self._embedder_note or "no vectors yet; run `mindex embed`"
             if mode is not None:
                 raise UnsupportedModeError(f"{mode} search is unavailable: {why}; or search with `--mode keyword`")
-            return replace(lexical_search(self.store, query, depth, 0, **filters, facets=facets, snippets=False),
-                           note=why), None
+            return replace(lexical_search(self.store, query, depth, 0, **filters, facets=facets, snippets=False,
+                                          texts=texts), note=why), None
         if mode == "semantic":
             return semantic_search(self.store, vectors, embedder, query, depth, 0, **filters, facets=facets), vectors
         conf = self.search_settings

@@ -124,11 +124,13 @@ def lexical_search(
     symbol_kind: str | None = None,
     snippets: bool = True,
     facets: Facets | None = None,
+    texts: bool = True,
 ) -> SearchResult:
     """BM25 keyword search: all-terms matches, joined by any-term matches by score when they
     are too few, then matches of any single word (phrases glued by punctuation,
     `sorted(chain(*groups))`, come apart). `snippets=False` leaves them to the caller (a
-    fusion that shows only some of these hits)."""
+    fusion that shows only some of these hits); `texts=False` (no snippets then) leaves the
+    hits' texts unread, for a caller that reads only its page's."""
     started = time.perf_counter()
     terms = query_terms(query)
     if not terms:
@@ -158,8 +160,8 @@ def lexical_search(
             if seq not in seen:
                 below = not ranked or score < ranked[-1][1]
                 ranked.append((seq, score if below else ranked[-1][1] * 0.999))
-    hits = store.hits_ranked(ranked[offset:wanted])
-    page = tuple(hit.but(snippet=make_snippet(hit.text, query)) if snippets else hit for hit in hits)
+    hits = store.hits_ranked(ranked[offset:wanted], texts)
+    page = tuple(hit.but(snippet=make_snippet(hit.text, query)) if snippets and texts else hit for hit in hits)
     took = (time.perf_counter() - started) * 1000
     return SearchResult(query, "keyword", took, page)
 
@@ -198,6 +200,15 @@ def _worker() -> ThreadPoolExecutor:
     from concurrent.futures import ThreadPoolExecutor
 
     return ThreadPoolExecutor(1, thread_name_prefix="mindex-vectors")
+
+
+def with_texts(store: Store, hits: list[Hit]) -> list[Hit]:
+    """`hits` with the texts of those read without (`lexical_search(texts=False)`)."""
+    unread = [hit.seq for hit in hits if hit.text == "" and hit.seq is not None]
+    if not unread:
+        return hits
+    found = store.hits_by_seq(unread)
+    return [hit.but(text=found[hit.seq].text) if hit.text == "" and hit.seq in found else hit for hit in hits]
 
 
 def with_snippets(hits: list[Hit], query: str) -> list[Hit]:

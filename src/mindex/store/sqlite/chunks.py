@@ -19,7 +19,7 @@ from mindex.store.base import pack, short_name
 from mindex.store.sqlite.code import CodeTables, in_file
 from mindex.store.sqlite.core import trigrams_built
 from mindex.store.sqlite.match import SATURATION, fts_rows, idf, or_terms, phrases
-from mindex.store.sqlite.queries import BATCH_CHUNK_TEXT, CHUNK_JOINS, filter_sql, hit_of_row, facet_rows
+from mindex.store.sqlite.queries import BATCH_CHUNK_TEXT, CHUNK_JOINS, TEXTLESS_HIT_COLUMNS, filter_sql, hit_of_row, facet_rows
 
 
 # BM25 column weights for (title, context, text, terms): a word in a heading or breadcrumb
@@ -334,17 +334,19 @@ class ChunkTables(CodeTables):
             f"""SELECT c.seq FROM chunks c {CHUNK_JOINS} WHERE {' AND '.join(where)}""", params
         )]
 
-    def hits_by_seq(self, seqs: Sequence[int]) -> dict[int, Hit]:
-        """Hits (score 0, no snippet) for chunk seqs, keyed by seq."""
-        sql = f"SELECT c.seq, {self.HIT_COLUMNS} FROM chunks c {CHUNK_JOINS} WHERE c.seq IN ({{}})"
+    def hits_by_seq(self, seqs: Sequence[int], text: bool = True) -> dict[int, Hit]:
+        """Hits (score 0, no snippet) for chunk seqs, keyed by seq; with `text` false, their
+        text is '' (a code chunk's is cut from its file's compressed text: most of the cost)."""
+        columns = self.HIT_COLUMNS if text else TEXTLESS_HIT_COLUMNS
+        sql = f"SELECT c.seq, {columns} FROM chunks c {CHUNK_JOINS} WHERE c.seq IN ({{}})"
         return {row[0]: hit_of_row(row[1:], 0.0, "") for row in self._select_in(sql, (), seqs)}
 
-    def hits_ranked(self, ranked: Sequence[tuple[int, float]]) -> list[Hit]:
+    def hits_ranked(self, ranked: Sequence[tuple[int, float]], text: bool = True) -> list[Hit]:
         """The hits of (seq, score) rows, in their order, each with its score (no snippet);
         a seq no longer in the index is left out."""
         if not ranked:
             return []
-        found = self.hits_by_seq([seq for seq, _ in ranked])
+        found = self.hits_by_seq([seq for seq, _ in ranked], text)
         return [found[seq].but(score=score) for seq, score in ranked if seq in found]
 
     def keyword_search(self, match: str, limit: int, offset: int = 0, **filters: Any) -> list[Hit]:

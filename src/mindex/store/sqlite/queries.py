@@ -26,6 +26,8 @@ CHUNK_SYMBOL = "CASE WHEN c.symbol_kind IS NOT NULL THEN c.title END"
 HIT_COLUMNS = _HIT_COLUMNS_WITH.format(text=CHUNK_TEXT, symbol=CHUNK_SYMBOL)
 # PostgreSQL: every chunk keeps its text
 PLAIN_HIT_COLUMNS = _HIT_COLUMNS_WITH.format(text="c.text", symbol=CHUNK_SYMBOL)
+# Both: a hit whose text is read later, if at all (a candidate that may not reach the page).
+TEXTLESS_HIT_COLUMNS = _HIT_COLUMNS_WITH.format(text="''", symbol=CHUNK_SYMBOL)
 # Every chunk query that shows or filters by source and path joins the same three tables.
 CHUNK_JOINS = "JOIN documents d ON d.id = c.document_id JOIN sources s ON s.id = d.source_id"
 # A chunk's vector for a model; an empty one marks a chunk that needs none (imports only)
