@@ -135,6 +135,12 @@ def test_locate_names_files_chunks_and_the_definitions_the_text_uses(repo_index:
     assert top.path == "auth/session.py" and top.chunks
     assert {"SessionStore", "SessionStore.expire_sessions"} <= set(top.symbols)
     assert len({f.path for f in result.files}) == len(result.files)
+    # the chunks shown, and only those, get their texts and snippets (read after the ranking)
+    assert all(h.text and h.snippet for f in result.files for h in f.chunks)
+    assert "expire_sessions" in " ".join(h.text for h in top.chunks)
+    for mode in ("keyword", None):
+        bare = repo_index.search(issue, 5, mode=mode, snippets=False).hits
+        assert bare and not any(h.snippet for h in bare)
     grouped = repo_index.search(issue, group_by="file").hits
     assert [h.path for h in grouped][:1] == ["auth/session.py"] and len({h.path for h in grouped}) == len(grouped)
 

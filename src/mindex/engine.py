@@ -41,19 +41,8 @@ from mindex.errors import (
 )
 from mindex.modes import MODES
 from mindex.models import Facets, FileHit, Hit, IndexReport, LocateResult, SearchResult, Source, SourceStats
-from mindex.search import (
-    decay,
-    collapse_sections,
-    expand,
-    file_order,
-    group_by_file,
-    hybrid_search,
-    lexical_search,
-    merge_adjacent,
-    semantic_search,
-    with_snippets,
-    with_texts,
-)
+from mindex.search import (collapse_sections, decay, expand, file_order, group_by_file, hybrid_search, lexical_search,
+                           merge_adjacent, semantic_search, with_snippets, with_texts)
 from mindex.embedding import Embeddings
 from mindex.store import SQLiteStore, Store
 from mindex.store.base import SpanCache, written_key
@@ -335,9 +324,11 @@ class Engine(Embeddings):
         group_by: str | None = None,
         facets: Facets | None = None,
         decay_on: bool = True,
+        snippets: bool = True,
     ) -> SearchResult:
         """Search the index. `mode=None` picks hybrid when vectors exist, else keyword
-        (the result's `note` says why). After fusion: optional rerank (`rerank=None` follows
+        (the result's `note` says why). `snippets=False`: keyword hits may come without their
+        texts, and none with a snippet (`search.with_texts`, `with_snippets` make them). After fusion: optional rerank (`rerank=None` follows
         search.rerank.provider), recency decay, `hops` rounds of multi-hop expansion, and
         merging of adjacent chunks (`merge=None` follows search.merge_adjacent). With
         `group_by="file"`, one result per file: its best chunk, where that chunk ranks
@@ -425,7 +416,7 @@ class Engine(Embeddings):
             hits = collapse_sections(hits)
         if group_by:
             hits = group_by_file(hits)
-        page = with_snippets(with_texts(self.store, hits[offset:wanted]), query)
+        page = with_snippets(with_texts(self.store, hits[offset:wanted]), query) if snippets else hits[offset:wanted]
         took = result.took_ms + (time.perf_counter() - started) * 1000
         if self.agent_settings.query_log:
             self._log("search", {"query": query, "mode": result.mode, "limit": limit, "kind": kind, "source": source,
@@ -454,7 +445,7 @@ class Engine(Embeddings):
         if not 1 <= limit <= 100:
             raise ConfigError("limit must be 1-100")
         found = self.search(query, min(1000, max(200, 20 * limit)), mode=mode, source=source, kind=kind, path=path,
-                            language=language)
+                            language=language, snippets=False)  # made for the chunks shown only
         started = time.perf_counter()
         chunks: dict[tuple[str, str], list[Hit]] = {}
         for hit in found.hits:
@@ -473,6 +464,8 @@ class Engine(Embeddings):
                 symbols = []  # not a code file
             files.append(FileHit(src, rel, hits[0].language, hits[0].score, tuple(hits[:3]),
                                  tuple(dict.fromkeys(symbols))))
+        shown = {hit.id: hit for hit in with_snippets(with_texts(self.store, [h for f in files for h in f.chunks]), query)}
+        files = [replace(f, chunks=tuple(shown[hit.id] for hit in f.chunks)) for f in files]
         took = found.took_ms + (time.perf_counter() - started) * 1000
         return LocateResult(found.query, found.mode, took, tuple(files), found.note)
 
