@@ -135,6 +135,19 @@ def test_fts_stays_in_sync_through_updates_and_deletes(indexed: Index, docs_dir:
     assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
 
 
+def test_a_write_left_open_by_an_interrupt_is_rolled_back_by_the_next(tmp_path: Path) -> None:
+    """Ctrl-C landing just after a write's BEGIN left its transaction open, and the clean-up's
+    own write then failed ("cannot start a transaction within a transaction")."""
+    store = SQLiteStore(tmp_path / "i.db")
+    store.conn.execute("BEGIN IMMEDIATE")  # as an interrupted write leaves it
+    store.conn.execute("INSERT INTO schema_meta VALUES ('half', 'written')")
+    with store.transaction() as db:
+        db.execute("INSERT INTO schema_meta VALUES ('whole', 'written')")
+    assert not store.conn.in_transaction
+    assert store.get_meta("half") is None and store.get_meta("whole") == "written"
+    store.close()
+
+
 def test_second_writer_is_told_who_holds_the_lock(tmp_path: Path) -> None:
     db = tmp_path / "i.db"
     holder = WriteLock(db, timeout=0)

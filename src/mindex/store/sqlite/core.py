@@ -265,12 +265,18 @@ class SQLiteCore:
 
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
-        """Hold the write lock and one IMMEDIATE transaction; roll back on any error."""
+        """Hold the write lock and one IMMEDIATE transaction; roll back on any error, Ctrl-C
+        included (it once landed just after BEGIN, outside the rollback's reach, and the
+        clean-up's own transaction then failed: "cannot start a transaction within a
+        transaction"). A transaction found open here is one such interrupted write: it can
+        no longer commit, so it is rolled back first."""
         self.ensure_writable()
         with self.lock:
             try:
-                self.conn.execute("BEGIN IMMEDIATE")
+                if self.conn.in_transaction:
+                    self.conn.execute("ROLLBACK")
                 try:
+                    self.conn.execute("BEGIN IMMEDIATE")
                     yield self.conn
                     self.conn.execute("COMMIT")
                 except BaseException:
