@@ -241,6 +241,33 @@ def painted(spans: Iterable[tuple[int, int, str]]) -> Painted:
     return starts, names
 
 
+def facets_json(facets: dict[str, Any] | None) -> str | None:
+    """A chunk's facets as both stores keep them."""
+    return json.dumps(facets, ensure_ascii=False) if facets is not None else None
+
+
+# The chunk columns an edited document's stored chunk must hold unchanged to be kept (its
+# ordinal, lines, page and time are updated in place).
+KEPT_COLUMNS = "title, context, terms, hash, symbol_kind, facets, text"
+
+
+def kept_chunks(chunks: Sequence[Chunk], texts: Sequence[str], stored: Iterable[Sequence[Any]],
+                ) -> tuple[dict[str, int], list[int]]:
+    """Of an edited document's stored chunk rows (seq, id, then `KEPT_COLUMNS`), those its new
+    `chunks` (with `texts`, each as the store keeps it) hold exactly, each id once: {chunk id:
+    seq}; and the seqs of the others, to delete. One rule for both stores."""
+    wanted = {c.id: (c.title, c.context, c.terms, c.hash, c.symbol_kind, facets_json(c.facets), text)
+              for c, text in zip(chunks, texts, strict=True)}
+    kept: dict[str, int] = {}
+    gone: list[int] = []
+    for seq, cid, *columns in stored:
+        if cid not in kept and wanted.get(cid) == tuple(columns):
+            kept[cid] = seq
+        else:
+            gone.append(seq)
+    return kept, gone
+
+
 def chunk_at(spans: Sequence[ChunkSpan], line: int) -> str | None:
     """The id of the chunk whose span (from `chunk_spans`, in line order) holds `line`."""
     at = bisect.bisect_right(spans, line, key=lambda span: span[0]) - 1  # no list of starts per call

@@ -16,6 +16,7 @@ from mindex.errors import (
     SourceExistsError,
 )
 from mindex.models import Chunk, Document, Facets, Hit, Source
+from mindex.store.base import KEPT_COLUMNS, kept_chunks
 from mindex.store.sqlite import CHUNK_JOINS, BM25_WEIGHTS, filter_sql, hit_of_row
 from mindex.store.sqlite.match import SATURATION, match_tokens, or_terms, idf as idf_of
 from mindex.store.postgres.core import PgCore, BAD_TEXT, clean
@@ -127,8 +128,8 @@ class PgChunks(PgCore):
                 if doc.text is not None:
                     db.execute("INSERT INTO code_text (document_id, text) VALUES (?, ?)", (doc_id, clean(doc.text)))
 
-    def _kept_chunks(self, db: Any, source_id: int, path: str,
-                           chunks: Sequence[Chunk]) -> tuple[int, dict[str, int]] | None:
+    def _kept_chunks(self, db: Any, source_id: int, path: str, chunks: Sequence[Chunk],
+                     ) -> tuple[int, dict[str, int]] | None:
         """Before new `chunks` replace the document at `path`: None when there is none, else
         its id and {chunk id: seq} of the chunks it keeps (stored exactly as they would be
         now); its other chunks (their facets by cascade), definitions, references and code
@@ -137,18 +138,8 @@ class PgChunks(PgCore):
         if row is None:
             return None
         doc_id = row[0]
-        wanted = {c.id: (c.title, c.context, c.terms, c.hash, c.symbol_kind,
-                         json.dumps(c.facets, ensure_ascii=False) if c.facets is not None else None, c.text)
-                  for c in chunks}
-        kept: dict[str, int] = {}
-        gone: list[int] = []
-        for seq, cid, *stored in db.execute(
-                "SELECT seq, id, title, context, terms, hash, symbol_kind, facets, text FROM chunks "
-                "WHERE document_id = ?", (doc_id,)).fetchall():
-            if cid not in kept and wanted.get(cid) == tuple(stored):
-                kept[cid] = seq
-            else:
-                gone.append(seq)
+        kept, gone = kept_chunks(chunks, [c.text for c in chunks], db.execute(
+            f"SELECT seq, id, {KEPT_COLUMNS} FROM chunks WHERE document_id = ?", (doc_id,)).fetchall())
         if gone:
             db.execute("DELETE FROM chunks WHERE seq = ANY(?)", (gone,))
         for table in self._DOCUMENT_TABLES:

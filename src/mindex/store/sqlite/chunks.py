@@ -15,7 +15,7 @@ from mindex.errors import (
     SourceExistsError,
 )
 from mindex.models import Chunk, Document, Facets, Hit, SkippedFile, Source, SourceStats
-from mindex.store.base import pack, short_name
+from mindex.store.base import KEPT_COLUMNS, facets_json, kept_chunks, pack, short_name
 from mindex.store.sqlite.code import CodeTables, in_file
 from mindex.store.sqlite.core import trigrams_built
 from mindex.store.sqlite.match import SATURATION, fts_rows, idf, or_terms, phrases
@@ -208,8 +208,7 @@ class ChunkTables(CodeTables):
         cls._append(
             db, "chunks", CHUNK_COLUMNS,
             [(c.id, doc_id, c.ordinal if first is None else first + n, c.title, c.context, stored[n], c.hash,
-              c.start_line, c.end_line, c.page, c.symbol_kind, c.terms, c.at,
-              json.dumps(c.facets, ensure_ascii=False) if c.facets is not None else None)
+              c.start_line, c.end_line, c.page, c.symbol_kind, c.terms, c.at, facets_json(c.facets))
              for n, c in enumerate(chunks)])
         faceted = {c.id: c.facets for c in chunks if c.facets}
         if faceted:
@@ -267,20 +266,11 @@ class ChunkTables(CodeTables):
         if row is None:
             return None
         doc_id = row[0]
-        wanted = {c.id: (c.title, c.context, c.terms, c.hash, c.symbol_kind,
-                         json.dumps(c.facets, ensure_ascii=False) if c.facets is not None else None,
-                         "" if lines is not None and in_file(c.text, lines, c.start_line, c.end_line) else c.text)
-                  for c in doc.chunks}
-        kept: dict[str, int] = {}
-        gone: list[tuple[int]] = []
-        for seq, cid, *stored in db.execute(
-                "SELECT seq, id, title, context, terms, hash, symbol_kind, facets, text FROM chunks WHERE document_id = ?",
-                (doc_id,)):
-            if cid not in kept and wanted.get(cid) == tuple(stored):
-                kept[cid] = seq
-            else:
-                gone.append((seq,))
-        db.executemany("DELETE FROM chunks WHERE seq = ?", gone)
+        texts = ["" if lines is not None and in_file(c.text, lines, c.start_line, c.end_line) else c.text
+                 for c in doc.chunks]
+        kept, gone = kept_chunks(doc.chunks, texts, db.execute(
+            f"SELECT seq, id, {KEPT_COLUMNS} FROM chunks WHERE document_id = ?", (doc_id,)))
+        db.executemany("DELETE FROM chunks WHERE seq = ?", [(seq,) for seq in gone])
         names = {"ref_names": {ref[1] for ref in doc.refs}, "symbol_names": {short_name(s[0]) for s in doc.symbols}}
         present: dict[str, set[str]] = {}
         for table in self._DOCUMENT_TABLES:
