@@ -327,12 +327,13 @@ class Engine(Embeddings):
         snippets: bool = True,
     ) -> SearchResult:
         """Search the index. `mode=None` picks hybrid when vectors exist, else keyword
-        (the result's `note` says why). `snippets=False`: keyword hits may come without their
-        texts, and none with a snippet (`search.with_texts`, `with_snippets` make them). After fusion: optional rerank (`rerank=None` follows
+        (the result's `note` says why). After fusion: optional rerank (`rerank=None` follows
         search.rerank.provider), recency decay, `hops` rounds of multi-hop expansion, and
         merging of adjacent chunks (`merge=None` follows search.merge_adjacent). With
         `group_by="file"`, one result per file: its best chunk, where that chunk ranks
-        (`explain.file` counts the file's chunks among the candidates).
+        (`explain.file` counts the file's chunks among the candidates). `snippets=False`:
+        keyword hits may come without their texts, and none with a snippet (`search.with_texts`
+        and `with_snippets` make them).
 
         Raises:
             UnsupportedModeError: semantic or hybrid asked for with no model or no vectors.

@@ -141,9 +141,8 @@ def lexical_search(
     # All terms first: fast, since few rows match them all. When that leaves the page short,
     # any term: a row's BM25 is the same under both queries (it sums the terms it holds), so
     # the two lists merge by score into the any-term ranking.
-    # Chunks are ranked as (seq, score) rows and only the page's are read (a code chunk's text
-    # is cut from its file's compressed text: a third of a median query at a million chunks,
-    # when every stage read its own).
+    # Chunks are ranked as (seq, score) rows and only the page's are read, once (a code
+    # chunk's text is cut from its file's compressed text).
     ranked = store.keyword_ranked(" AND ".join(terms), wanted, 0, **filters)
     if len(ranked) < wanted and len(terms) > 1:
         found = dict(ranked)

@@ -196,9 +196,8 @@ def add(state: State, path: Path, name: str | None, kind: str, include: tuple[st
     else:
         why = (f" as {source.kind} ({guess.reason()}; --kind {'docs' if source.kind == 'code' else 'code'} "
                "to read it the other way)") if guess else ""
-        # no highlighting: rich coloured the counts, and the path with the full stop after it
         out.print(f"Added source [bold]{escape(source.name)}[/]{escape(why)}: {escape(source.root)}\n"
-                  "Next: [bold]mindex index[/]", highlight=False)
+                  "Next: [bold]mindex index[/]")
 
 
 @cli.command()

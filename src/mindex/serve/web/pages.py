@@ -154,8 +154,7 @@ def routes(core: Core, csrf: str, origins: set[str] | None, read_only: bool) -> 
         op = ops["search"]
         given = dict(request.query_params)
         if "q" in given:  # `/search?q=…`, as search engines and browser keywords write it
-            given.setdefault("query", given["q"])
-            del given["q"]
+            given.setdefault("query", given.pop("q"))
         hits, error, head = None, None, {}
         if given.get("query", "").strip():
             try:
