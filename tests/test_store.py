@@ -493,7 +493,8 @@ def test_a_v16_index_cuts_its_chunk_hashes_and_keeps_their_vectors_and_contexts(
 
 def _as_v17(path: Path) -> None:
     """Give an index file the v17 shapes of what v18 changed: a row a definition with its
-    indexes by short name and by document, and chunks.symbol (a code chunk's title)."""
+    indexes by short name and by document, and chunks.symbol (a code chunk's title); and
+    without v20's lists of best chunks."""
     from mindex.store.base import short_name, unpack_symbols
 
     conn = sqlite3.connect(path)
@@ -510,6 +511,8 @@ def _as_v17(path: Path) -> None:
         ALTER TABLE chunks ADD COLUMN symbol TEXT;
         UPDATE chunks SET symbol = title WHERE symbol_kind IS NOT NULL;
         UPDATE schema_meta SET value = '17' WHERE key = 'schema_version';
+        DROP TABLE keyword_tops;  -- v20's
+        DELETE FROM schema_meta WHERE key = 'keyword_tops';
     """)
     conn.executemany("INSERT INTO symbols (document_id, name, short, kind, start_line, end_line, signature, exported) "
                      "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",

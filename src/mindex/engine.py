@@ -42,7 +42,7 @@ from mindex.errors import (
 from mindex.modes import MODES
 from mindex.models import Facets, FileHit, Hit, IndexReport, LocateResult, SearchResult, Source, SourceStats
 from mindex.search import (collapse_sections, decay, expand, file_order, group_by_file, hybrid_search, lexical_search,
-                           merge_adjacent, semantic_search, with_snippets, with_texts)
+                           merge_adjacent, one_term, semantic_search, with_snippets, with_texts)
 from mindex.embedding import Embeddings
 from mindex.store import SQLiteStore, Store
 from mindex.store.base import SpanCache, written_key
@@ -300,6 +300,7 @@ class Engine(Embeddings):
                                              if progress else None)
                 report.embed_seconds = time.perf_counter() - started
                 report.seconds += report.embed_seconds
+        self.store.refresh_keyword_tops(one_term)
         if self.store.get_meta(CODE_TEXT_MISSING) and not self.store.code_files_without_text():
             self.store.set_meta({CODE_TEXT_MISSING: None})  # every file read again since the upgrade
         return reports

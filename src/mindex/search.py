@@ -69,6 +69,12 @@ def query_terms(query: str) -> list[str]:
     return list(dict.fromkeys(chosen))[:MAX_TERMS]
 
 
+def one_term(name: str) -> str | None:
+    """The FTS5 term a search for one name writes (`("assertEqual" OR "assert equal")`), or
+    None for a stopword or a name without words."""
+    return None if name.lower() in STOPWORDS else _term(name)
+
+
 def query_words(query: str) -> list[str]:
     """Every word piece of a query as its own quoted term, names split into their words
     (stopwords dropped when others remain); a "quoted phrase" stays one. The most relaxed

@@ -95,8 +95,8 @@ def _pack_columns(count: int, texts: Sequence[Sequence[str]], numbers: Sequence[
     wide = len(strings) > 0xFFFF or any(max(column, default=0) > 0xFFFF for column in numbers)
     as_json = any("\0" in text for text in strings)
     body = json.dumps(list(strings)) if as_json else "\0".join(strings)
-    parts = [_little(array("I", [count, wide | as_json << 1]))]
-    parts += [_little(array("I" if wide else "H", column)) for column in columns]
+    parts = [little_endian(array("I", [count, wide | as_json << 1]))]
+    parts += [little_endian(array("I" if wide else "H", column)) for column in columns]
     return zlib.compress(b"".join(parts) + body.encode("utf-8", "surrogatepass"), 6)
 
 
@@ -111,13 +111,13 @@ def _column_fields(packed: bytes, texts: int, numbers: int, what: str) -> tuple[
 
     try:
         raw = zlib.decompress(packed)
-        count, flags = _native(array("I", raw[:8]))
+        count, flags = from_little_endian(array("I", raw[:8]))
         code, width = ("I", 4) if flags & 1 else ("H", 2)
         size = count * width
         total = texts + numbers
         if len(raw) < 8 + total * size:
             raise ValueError("shorter than its header says")
-        columns = [_native(array(code, raw[8 + i * size:8 + (i + 1) * size])) for i in range(total)]
+        columns = [from_little_endian(array(code, raw[8 + i * size:8 + (i + 1) * size])) for i in range(total)]
         body = raw[8 + total * size:].decode("utf-8", "surrogatepass")
         strings: list[str] = json.loads(body) if flags & 2 else body.split("\0")
         if count and texts and max(max(column) for column in columns[:texts]) >= len(strings):
@@ -128,14 +128,14 @@ def _column_fields(packed: bytes, texts: int, numbers: int, what: str) -> tuple[
     return strings, columns
 
 
-def _little(numbers: array[int]) -> bytes:
+def little_endian(numbers: array[int]) -> bytes:
     """An array's bytes, little-endian whatever the machine (an index file may move)."""
     if sys.byteorder == "big":
         numbers.byteswap()
     return numbers.tobytes()
 
 
-def _native(numbers: array[int]) -> array[int]:
+def from_little_endian(numbers: array[int]) -> array[int]:
     """An array read from little-endian bytes, in the machine's order."""
     if sys.byteorder == "big":
         numbers.byteswap()
@@ -314,6 +314,7 @@ class DocumentStore(Protocol):
         deletes: Sequence[str] = (),
     ) -> None: ...
     def finish_run(self, source_id: int, skipped: Sequence[SkippedFile]) -> None: ...
+    def refresh_keyword_tops(self, expression: Callable[[str], str | None] | None = None) -> None: ...
     def keyword_search(self, match: str, limit: int, offset: int = 0, **filters: Any) -> list[Hit]: ...
     def keyword_ranked(
         self,

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import time
+from functools import cached_property
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -19,6 +20,7 @@ from mindex.store.base import KEPT_COLUMNS, facets_json, kept_chunks, pack, shor
 from mindex.store.sqlite.code import CodeTables, in_file
 from mindex.store.sqlite.core import trigrams_built
 from mindex.store.sqlite.match import SATURATION, fts_rows, idf, or_terms, phrases
+from mindex.store.sqlite import tops
 from mindex.store.sqlite.queries import BATCH_CHUNK_TEXT, CHUNK_JOINS, TEXTLESS_HIT_COLUMNS, filter_sql, hit_of_row, facet_rows
 
 
@@ -147,6 +149,7 @@ class ChunkTables(CodeTables):
             )
             # Every delete is done: the chunks inserted below get sequence numbers above this.
             (last_seq,) = db.execute("SELECT coalesce(max(seq), 0) FROM chunks").fetchone()
+            tops.lower_floor(db, last_seq)
             trigrams = trigrams_built(db)  # else the first grep indexes every text at once
             for doc in upserts:
                 fields = (doc.kind, doc.title, doc.size, doc.mtime_ns, doc.content_hash,
@@ -238,6 +241,7 @@ class ChunkTables(CodeTables):
                 return False
             chunks, lines = place(metadata["lines"])
             (last_seq,) = db.execute("SELECT coalesce(max(seq), 0) FROM chunks").fetchone()
+            tops.lower_floor(db, last_seq)
             (ordinal,) = db.execute("SELECT coalesce(max(ordinal) + 1, 0) FROM chunks WHERE document_id = ?",
                                     (doc_id,)).fetchone()
             self._insert_chunks(db, doc_id, chunks, last_seq, ordinal)
@@ -364,9 +368,51 @@ class ChunkTables(CodeTables):
         where, params = filter_sql(source, kind, path, language, symbol_kind, facets, self._PACKED)
         wanted = limit + offset
         ranked = self._any_term(match, wanted, where, params)
+        if ranked is None and not where:
+            ranked = self._common_word(match, wanted)
         if ranked is None:
             ranked = self._fts_ranked(match, wanted, where, params)
         return ranked[offset:]
+
+    def _common_word(self, match: str, wanted: int) -> list[tuple[int, float]] | None:
+        """The page of one common word or name from its list of best chunks (`tops.ranked`),
+        in one read transaction; None when it has none or the list cannot say."""
+        own = not self.conn.in_transaction
+        if own:
+            self.conn.execute("BEGIN")
+        try:
+            return tops.ranked(self.conn, self._stemmer, match, wanted, BM25_WEIGHTS)
+        finally:
+            if own:
+                self.conn.execute("COMMIT")
+
+    @cached_property
+    def _stemmer(self) -> tops.Stemmer:
+        return tops.Stemmer(self.conn)
+
+    def refresh_keyword_tops(self, expression: Callable[[str], str | None] | None = None) -> None:
+        """Make the lists of best chunks for common words and names (`tops`) when there are
+        none or writes have moved the index by a tenth since: read in one read transaction
+        (seconds at a million chunks, other writers free meanwhile), written only if the
+        full-text index is still as read. `expression`: the FTS5 expression a search writes
+        for a name (the names are those referenced in files enough to be common)."""
+        if self.read_only or not tops.needs_build(self.conn):
+            return
+        self.conn.execute("BEGIN")
+        try:
+            before = tops.records(self.conn)
+            names = [] if expression is None else [
+                (name, found) for (name,) in self.conn.execute(
+                    "SELECT name FROM ref_names GROUP BY name HAVING count(*) >= ?", (tops.TOPS_FROM // 20,))
+                if (found := expression(name)) is not None and " OR " in found]
+            lists = tops.build(self.conn, BM25_WEIGHTS, names)
+        finally:
+            self.conn.execute("COMMIT")
+        if lists is None or before is None:
+            return
+        with self.transaction() as db:
+            if tops.records(db) == before:
+                tops.write(db, lists, before)
 
     def _fts_ranked(self, match: str, wanted: int, where: list[str], params: list[Any]) -> list[tuple[int, float]]:
         """(seq, BM25) of the best `wanted` chunks matching `match` and the filters."""

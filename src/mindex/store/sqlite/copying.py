@@ -80,7 +80,7 @@ class CopyTables(CodeTables):
         elif table in UNPACK and self._PACKED:  # a row a reference or definition, from each document's row
             return self._dump_packed(table, after, limit)
         where = f"WHERE ({', '.join(keys)}) > ({', '.join('?' * len(keys))})" if after is not None else ""
-        extra = " AND key NOT IN ('schema_version', 'bulk_load_indexes', 'trigrams') AND key NOT LIKE 'copy:%'" \
+        extra = " AND key NOT IN ('schema_version', 'bulk_load_indexes', 'trigrams', 'keyword_tops') AND key NOT LIKE 'copy:%'" \
             if table == "schema_meta" else ""
         if extra and not where:
             where, extra = "WHERE " + extra.removeprefix(" AND "), ""
