@@ -89,15 +89,18 @@ def main() -> None:
     parser.add_argument("--postgres", action="store_true", help="index into PostgreSQL instead of SQLite")
     parser.add_argument("--shortcut", action="store_true",
                         help="no indexing: the last SQLite index made here, its queries with and without the any-term shortcut")
-    parser.add_argument("--db", type=Path, default=WORK / "index.db", help="with --shortcut: another SQLite index")
+    parser.add_argument("--lists", action="store_true",
+                        help="no indexing: the last SQLite index made here, its queries with and without the lists "
+                             "of best chunks for common words (mindex.store.sqlite.tops)")
+    parser.add_argument("--db", type=Path, default=WORK / "index.db", help="with --shortcut or --lists: another SQLite index")
     args = parser.parse_args()
     sys.path.insert(0, str(HERE))
     from bench_code import copy_stdlib
 
     stdlib = copy_stdlib(HERE / ".cache" / "stdlib")
     asked = queries(stdlib)
-    if args.shortcut:
-        return shortcut(asked, args.db)
+    if args.shortcut or args.lists:
+        return shortcut(asked, args.db, lists=args.lists)
     env = {**os.environ, "MINDEX_BACKGROUND": "0", "MINDEX_EMBED__PROVIDER": "none"}
     server = None
     if args.postgres:
@@ -159,15 +162,18 @@ def measure(stdlib: Path, copies: float, asked: list[str], env: dict[str, str], 
           f"{pct(took, 50):.1f} / {pct(took, 95):.1f} ms |", flush=True)
 
 
-def shortcut(asked: list[str], db: Path, rounds: int = 3) -> None:
+def shortcut(asked: list[str], db: Path, rounds: int = 3, lists: bool = False) -> None:
     """The queries on the index of the last SQLite run, in process, each asked with the
-    any-term shortcut (`mindex.store.sqlite.chunks.SHORTCUT_FROM`) and without it, in turns
-    (the better of `rounds` each); the pages must be the same."""
+    any-term shortcut (`mindex.store.sqlite.chunks.SHORTCUT_FROM`) and without it, or with
+    `lists` with the lists of best chunks for common words and without them (`TOPS_KEEP` 0:
+    no list answers), in turns (the better of `rounds` each); the pages must be the same."""
     import mindex.store.sqlite.chunks as chunks
+    import mindex.store.sqlite.tops as tops
     from mindex import Index, IndexSettings
     from mindex.config import EmbedSettings
 
-    ways = {"with": chunks.SHORTCUT_FROM, "without": 10**15}
+    module, name = (tops, "TOPS_KEEP") if lists else (chunks, "SHORTCUT_FROM")
+    ways = {"with": getattr(module, name), "without": 0 if lists else 10**15}
     took: dict[str, list[float]] = {way: [] for way in ways}
     with Index(db, IndexSettings(), embed=EmbedSettings(provider="none")) as index:
         count = index.store.conn.execute("SELECT count(*) FROM chunks").fetchone()[0]
@@ -177,7 +183,7 @@ def shortcut(asked: list[str], db: Path, rounds: int = 3) -> None:
             pages = set()
             for turn in range(rounds * 2):
                 way = list(ways)[(turn + n) % 2]
-                chunks.SHORTCUT_FROM = ways[way]
+                setattr(module, name, ways[way])
                 started = time.perf_counter()
                 hits = index.search(query, 10, mode="keyword").hits
                 best[way] = min(best.get(way, 1e9), (time.perf_counter() - started) * 1000)
@@ -192,7 +198,7 @@ def shortcut(asked: list[str], db: Path, rounds: int = 3) -> None:
     print("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
     for way, times in took.items():
         some = [times[n] for n in several]
-        print(f"| {way} the shortcut | {pct(times, 50):.1f} ms | {pct(times, 95):.1f} ms | {max(times):.0f} ms | "
+        print(f"| {way} the {'lists' if lists else 'shortcut'} | {pct(times, 50):.1f} ms | {pct(times, 95):.1f} ms | {max(times):.0f} ms | "
               f"{pct(some, 50):.1f} ms | {pct(some, 95):.1f} ms | {sum(t > 30 for t in times)} |")
     moved = sorted(range(len(asked)), key=lambda n: took["with"][n] - took["without"][n])
     print("\nmost changed: " + "; ".join(f"`{asked[n]}` {took['without'][n]:.0f} → {took['with'][n]:.0f} ms"
