@@ -300,7 +300,7 @@ class Engine(Embeddings):
                                              if progress else None)
                 report.embed_seconds = time.perf_counter() - started
                 report.seconds += report.embed_seconds
-        self.store.refresh_keyword_tops(one_term)
+        self.store.refresh_keyword_tops(one_term, progress)
         if self.store.get_meta(CODE_TEXT_MISSING) and not self.store.code_files_without_text():
             self.store.set_meta({CODE_TEXT_MISSING: None})  # every file read again since the upgrade
         return reports

@@ -173,7 +173,8 @@ class PgChunks(PgCore):
                        "WHERE id = ?", (*after, time.time(), json.dumps({**metadata, "lines": lines}), doc_id))
         return True
 
-    def refresh_keyword_tops(self, expression: Callable[[str], str | None] | None = None) -> None:
+    def refresh_keyword_tops(self, expression: Callable[[str], str | None] | None = None,
+                             progress: Callable[[str, int, int], None] | None = None) -> None:
         """Nothing to make: the lists of best chunks for common words are SQLite's (FTS5
         scores every match); this store ranks from its own document frequencies."""
 

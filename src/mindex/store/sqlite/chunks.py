@@ -390,12 +390,14 @@ class ChunkTables(CodeTables):
     def _stemmer(self) -> tops.Stemmer:
         return tops.Stemmer(self.conn)
 
-    def refresh_keyword_tops(self, expression: Callable[[str], str | None] | None = None) -> None:
+    def refresh_keyword_tops(self, expression: Callable[[str], str | None] | None = None,
+                             progress: Callable[[str, int, int], None] | None = None) -> None:
         """Make the lists of best chunks for common words and names (`tops`) when there are
         none or writes have moved the index by a tenth since: read in one read transaction
         (seconds at a million chunks, other writers free meanwhile), written only if the
         full-text index is still as read. `expression`: the FTS5 expression a search writes
-        for a name (the names are those referenced in files enough to be common)."""
+        for a name (the names are those referenced in files enough to be common); `progress`
+        hears each list made (`tops.build`)."""
         if self.read_only or not tops.needs_build(self.conn):
             return
         self.conn.execute("BEGIN")
@@ -405,7 +407,7 @@ class ChunkTables(CodeTables):
                 (name, found) for (name,) in self.conn.execute(
                     "SELECT name FROM ref_names GROUP BY name HAVING count(*) >= ?", (tops.TOPS_FROM // 20,))
                 if (found := expression(name)) is not None and " OR " in found]
-            lists = tops.build(self.conn, BM25_WEIGHTS, names)
+            lists = tops.build(self.conn, BM25_WEIGHTS, names, progress)
         finally:
             self.conn.execute("COMMIT")
         if lists is None or before is None:

@@ -28,7 +28,7 @@ import math
 import re
 import sqlite3
 from array import array
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
 from mindex.store.base import little_endian, from_little_endian
@@ -171,13 +171,14 @@ def needs_build(db: sqlite3.Connection) -> bool:
     return abs(rows - made.rows) > STALE_SHARE * made.rows or high - made.floor > STALE_SHARE * made.rows
 
 
-def build(db: sqlite3.Connection, weights: Sequence[float],
-          names: Sequence[tuple[str, str]] = ()) -> list[tuple[str, str, float, bytes]] | None:
+def build(db: sqlite3.Connection, weights: Sequence[float], names: Sequence[tuple[str, str]] = (),
+          progress: Callable[[str, int, int], None] | None = None) -> list[tuple[str, str, float, bytes]] | None:
     """The lists of the index as it is, read in the caller's read transaction, for each
     common token and for each of `names`' expressions ((name, the FTS5 expression a search for
     it writes: `("assertEqual" OR "assert equal")`) in `TOPS_FROM` chunks or more: rows of
     (key, chunks holding each phrase (JSON), the last listed chunk's score (0 when every
-    chunk holding it is listed), entries). None without a full-text index."""
+    chunk holding it is listed), entries). None without a full-text index. `progress`
+    hears ("common words", lists made, lists to make)."""
     now = records(db)
     if now is None:
         return None
@@ -198,7 +199,9 @@ def build(db: sqlite3.Connection, weights: Sequence[float],
             asked.setdefault(key, expression)
     ranked_by = ", ".join(str(w) for w in weights)
     out = []
-    for key, expression in asked.items():
+    for done, (key, expression) in enumerate(asked.items()):
+        if progress is not None:
+            progress("common words", done, len(asked))
         parts = phrases(expression)
         holding = [db.execute("SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH ?", (part,)).fetchone()[0]
                    for part in parts]
@@ -221,6 +224,8 @@ def build(db: sqlite3.Connection, weights: Sequence[float],
         else:
             complete = len(entries) < TOPS_KEEP
             out.append((key, json.dumps(holding), 0.0 if complete else top[-1][1], _pack(entries)))
+    if progress is not None:
+        progress("common words", len(asked), len(asked))
     return out
 
 
