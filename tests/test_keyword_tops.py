@@ -204,3 +204,20 @@ def test_common_names_of_several_words_have_lists(tmp_path: Path, small_lists: N
             ix.index()
             answered.append(compare())
         assert len(hits) == 10 and sum(answered) >= 4, answered
+
+
+def test_making_the_lists_reports_progress(tmp_path: Path, small_lists: None) -> None:
+    rng = random.Random(4)
+    (tmp_path / "docs").mkdir()
+    for page in range(30):
+        (tmp_path / "docs" / f"p{page:03}.md").write_text(_page(rng, page, 8))
+    heard: list[tuple[str, int, int]] = []
+    with Index(tmp_path / "i.db", IndexSettings(workers=1), embed=EmbedSettings(provider="none")) as ix:
+        ix.add_source(tmp_path / "docs", name="docs", kind="docs")
+        ix.index(progress=lambda task, done, total: heard.append((task, done, total)))
+        lists = ix.store.conn.execute("SELECT count(*) FROM keyword_tops").fetchone()[0]
+        steps = [(done, total) for task, done, total in heard if task == "common words"]
+        assert lists > 0 and steps[0][0] == 0 and steps[-1][0] == steps[-1][1] >= lists
+        heard.clear()
+        ix.index(progress=lambda task, done, total: heard.append((task, done, total)))
+        assert not [task for task, _, _ in heard if task == "common words"]  # nothing changed: none made
