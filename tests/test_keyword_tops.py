@@ -95,14 +95,20 @@ def test_pages_stay_exact_through_writes(tmp_path: Path, small_lists: None, monk
         store, docs = ix.store, tmp_path / "docs"
         made = tops.state(store.conn)
         assert made is not None
-        # first the last page indexed goes (the highest numbers): SQLite numbers the next
+        # pages added only: each phrase's count is the lists' plus the new chunks'
+        (docs / "added.md").write_text(_page(rng, 400, 12))
+        ix.index()
+        assert not made.same(tops.records(store.conn))  # type: ignore[arg-type]
+        assert _compare(store, COMMON) >= 2 * len(COMMON)
+        # then the last pages indexed go (the highest numbers): SQLite numbers the next
         # chunks from the highest left, so listed numbers come back for other chunks
+        (docs / "added.md").unlink()
         max(docs.iterdir()).unlink()
         (docs / "a-new.md").write_text(_page(rng, 600, 12))
         ix.index()
         assert tops.state(store.conn).floor < made.floor  # type: ignore[union-attr]
         answered = _compare(store, COMMON)
-        for round_ in range(8):
+        for round_ in range(8):  # edits, deletions, additions: each phrase counted whole
             pages = sorted(docs.iterdir())
             for path in rng.sample(pages, 3):
                 path.write_text(_page(rng, 900 + round_, rng.randint(2, 10), long=rng.random() < 0.5))

@@ -317,10 +317,17 @@ def ranked(db: sqlite3.Connection, stem: Stemmer, match: str, wanted: int,
         return [(int(e[0]), _score(weights_, e[2:], e[1], made.avgdl)) for e in entries[:wanted]]
     rows, avgdl = _averages(now[0])
     then = [idf(made.rows, n) for n in holding]
-    weights_ = [idf(rows, db.execute("SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH ?", (part,)).fetchone()[0])
-                for part in phrases(match)]
-    if len(weights_) != len(then):
+    parts = phrases(match)
+    if len(parts) != len(then):
         return None
+    # The chunks above the floor are those written since, those at or under it are the lists'
+    # time's: when none of these is gone, each phrase's count grew by the new chunks' alone
+    # (FTS5 seeks past the floor), else it is counted whole (10 ms for `return`'s 239,564).
+    (newer,) = db.execute("SELECT count(*) FROM chunks WHERE seq > ?", (made.floor,)).fetchone()
+    grown = " AND rowid > ?" if rows - newer == made.rows else ""
+    weights_ = [idf(rows, db.execute(f"SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH ?{grown}",
+                                     (part, made.floor) if grown else (part,)).fetchone()[0] + (n if grown else 0))
+                for part, n in zip(parts, holding)]
     listed = [e for e in entries if e[0] <= made.floor]
     present = {seq for (seq,) in db.execute(
         f"SELECT seq FROM chunks WHERE seq IN ({','.join('?' * len(listed))})", [e[0] for e in listed])}
