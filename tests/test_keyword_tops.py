@@ -227,3 +227,18 @@ def test_making_the_lists_reports_progress(tmp_path: Path, small_lists: None) ->
         heard.clear()
         ix.index(progress=lambda task, done, total: heard.append((task, done, total)))
         assert not [task for task, _, _ in heard if task == "common words"]  # nothing changed: none made
+
+
+def test_compacting_keeps_the_lists_answering(tmp_path: Path, small_lists: None) -> None:
+    with _index(tmp_path) as ix:
+        (tmp_path / "docs" / "p003.md").unlink()
+        ix.index()  # a few segments more for optimize to merge
+        store = ix.store
+        store.conn.execute("DELETE FROM schema_meta WHERE key = 'keyword_tops'")
+        store.refresh_keyword_tops()
+        structure = tops.records(store.conn)[1]  # type: ignore[index]
+        store.compact()
+        assert tops.records(store.conn)[1] != structure  # type: ignore[index]
+        made = tops.state(store.conn)
+        assert made is not None and made.same(tops.records(store.conn))  # type: ignore[arg-type]
+        assert _compare(store, COMMON) == 3 * len(COMMON)

@@ -32,6 +32,7 @@ from mindex.store.base import (
 from mindex.store.lock import WriteLock
 from mindex.store.sqlite.functions import TEXT_CACHE_CHARS, FileLines, PackRefs, PackSymbols, TextCache
 from mindex.store.sqlite.opening import MIGRATIONS, SCHEMA_VERSION, WAY_BACK, empty_file, explain_open_error, open_failure, read_only_file, wal_pending
+from mindex.store.sqlite import tops
 from mindex.store.sqlite.queries import CHUNK_TEXT, HIT_COLUMNS
 from mindex.logs import get_logger
 
@@ -400,7 +401,7 @@ class SQLiteCore:
         with self.lock:
             try:
                 self.conn.execute("BEGIN IMMEDIATE")
-                self.conn.execute("INSERT INTO chunks_fts (chunks_fts) VALUES ('optimize')")
+                tops.rewritten(self.conn, lambda: self.conn.execute("INSERT INTO chunks_fts (chunks_fts) VALUES ('optimize')"))
                 if trigrams_built(self.conn):
                     self.conn.execute("INSERT INTO code_trigrams (code_trigrams) VALUES ('optimize')")
                 self.conn.execute("COMMIT")

@@ -287,6 +287,17 @@ def write(db: sqlite3.Connection, lists: Sequence[tuple[str, str, float, bytes]]
     _save(db, Made(made_from[0].hex(), made_from[1].hex(), rows, avgdl, high))
 
 
+def rewritten(db: sqlite3.Connection, rewrite: Callable[[], object]) -> None:
+    """Run `rewrite`, a change of the full-text index's segments that keeps its rows (FTS5's
+    `optimize`), in the caller's write transaction: lists that matched the index before it
+    match it after (else every query would take the after-writes way)."""
+    made, before = state(db), records(db)
+    rewrite()
+    after = records(db)
+    if made is not None and before is not None and after is not None and made.same(before) and after[0] == before[0]:
+        _save(db, made._replace(structure=after[1].hex()))
+
+
 def lower_floor(db: sqlite3.Connection, last_seq: int) -> None:
     """A writer about to add chunks numbered from `last_seq` + 1: when that is at or under
     the lists' floor (the highest chunks were deleted, and SQLite reuses their numbers), the
