@@ -38,9 +38,9 @@ from mindex.store.sqlite.queries import CHUNK_TEXT
 # A word in this many chunks or more gets a list: scoring 20,000 chunks costs FTS5 about
 # 13 ms (0.65 µs each), about what reading a page of hits costs on a large index.
 TOPS_FROM = 20_000
-# Chunks listed per word: a page of keyword search asks twice its size, grouping by file and
-# `locate` ask 100 to 200.
-TOPS_KEEP = 200
+# Chunks listed per word: a page of keyword search asks twice its size, grouping by file 100
+# chunks and `locate` 400.
+TOPS_KEEP = 500
 # After writes change the row count or add chunks by this share of the rows, the lists are
 # made again at the end of the next index run (until then, the bound check answers).
 STALE_SHARE = 0.1
