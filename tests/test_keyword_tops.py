@@ -242,3 +242,25 @@ def test_compacting_keeps_the_lists_answering(tmp_path: Path, small_lists: None)
         made = tops.state(store.conn)
         assert made is not None and made.same(tops.records(store.conn))  # type: ignore[arg-type]
         assert _compare(store, COMMON) == 3 * len(COMMON)
+
+
+def test_an_index_run_ends_well_when_the_lists_cannot_be_written(tmp_path: Path, small_lists: None,
+                                                                  monkeypatch: pytest.MonkeyPatch,
+                                                                  caplog: pytest.LogCaptureFixture) -> None:
+    """The lists are an aid: a full disk (or a lock another writer keeps) while writing them
+    leaves the index as it was, searches rank as before, and the run still succeeds."""
+
+    def full(*args: Any) -> None:
+        raise sqlite3.OperationalError("database or disk is full")
+
+    monkeypatch.setattr(tops, "write", full)
+    with _index(tmp_path) as ix:
+        assert tops.state(ix.store.conn) is None
+        assert ix.store.conn.execute("SELECT count(*) FROM keyword_tops").fetchone()[0] == 0
+        assert "were not written" in caplog.text and "is full" in caplog.text
+        assert ix.search("return", 5, mode="keyword").hits
+        monkeypatch.undo()
+        monkeypatch.setattr(tops, "TOPS_FROM", 40)
+        monkeypatch.setattr(tops, "TOPS_KEEP", 12)
+        ix.index()  # the next run makes them
+        assert tops.state(ix.store.conn) is not None

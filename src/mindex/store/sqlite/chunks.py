@@ -14,11 +14,12 @@ from typing import Any
 from mindex.errors import (
     NotFoundError,
     SourceExistsError,
+    StoreError,
 )
 from mindex.models import Chunk, Document, Facets, Hit, SkippedFile, Source, SourceStats
 from mindex.store.base import KEPT_COLUMNS, facets_json, kept_chunks, pack, short_name
 from mindex.store.sqlite.code import CodeTables, in_file
-from mindex.store.sqlite.core import trigrams_built
+from mindex.store.sqlite.core import log, trigrams_built
 from mindex.store.sqlite.match import SATURATION, fts_rows, idf, or_terms, phrases
 from mindex.store.sqlite import tops
 from mindex.store.sqlite.queries import BATCH_CHUNK_TEXT, CHUNK_JOINS, TEXTLESS_HIT_COLUMNS, filter_sql, hit_of_row, facet_rows
@@ -398,7 +399,7 @@ class ChunkTables(CodeTables):
         full-text index is still as read. `expression`: the FTS5 expression a search writes
         for a name (the names are those referenced in files enough to be common); `progress`
         hears each list made (`tops.build`)."""
-        if self.read_only or not tops.needs_build(self.conn):
+        if self.read_only or self.conn.in_transaction or not tops.needs_build(self.conn):
             return
         self.conn.execute("BEGIN")
         try:
@@ -412,9 +413,13 @@ class ChunkTables(CodeTables):
             self.conn.execute("COMMIT")
         if lists is None or before is None:
             return
-        with self.transaction() as db:
-            if tops.records(db) == before:
-                tops.write(db, lists, before)
+        try:
+            with self.transaction() as db:
+                if tops.records(db) == before:
+                    tops.write(db, lists, before)
+        except StoreError as exc:  # another writer kept the lock, a full disk: searches rank as before
+            log.warning("the lists of best chunks for common words were not written (%s); "
+                        "the next `mindex index` makes them", exc)
 
     def _fts_ranked(self, match: str, wanted: int, where: list[str], params: list[Any]) -> list[tuple[int, float]]:
         """(seq, BM25) of the best `wanted` chunks matching `match` and the filters."""

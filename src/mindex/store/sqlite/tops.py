@@ -215,10 +215,10 @@ def build(db: sqlite3.Connection, weights: Sequence[float], names: Sequence[tupl
             f"SELECT id, sz FROM chunks_fts_docsize WHERE id IN ({marks})", seqs)}
         weights_ = [idf(rows, n) for n in holding]
         counts = _phrase_counts(stem, seqs, parts, weights) if len(parts) > 1 else \
-            {seq: [_count(score, weights_[0], sizes[seq], avgdl)] for seq, score in top}
+            {seq: [_count(score, weights_[0], sizes.get(seq, 0), avgdl)] for seq, score in top}
         entries = []
         for seq, score in top:
-            if _score(weights_, counts[seq], sizes[seq], avgdl) != score:
+            if seq not in sizes or _score(weights_, counts[seq], sizes[seq], avgdl) != score:
                 break  # not what FTS5 computes (weights that are not whole numbers): no list
             entries.append([seq, sizes[seq], *counts[seq]])
         else:
