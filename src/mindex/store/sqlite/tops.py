@@ -12,10 +12,11 @@ phrase in it (f). A query for the word or name then reads its list:
   unchanged), the list's first chunks are the page, with the scores FTS5 gives;
 - after writes, the page is still exact, or not answered here: the listed chunks still in
   the index are scored again (the same f and D, the index's new row count, mean length and
-  the word's new count of chunks), the chunks written since (sequence numbers above the
-  list's floor) are ranked by FTS5, and a chunk that is in neither scores at most what the
-  last listed chunk scored, times the growth of the mean length (BM25 grows with it, never
-  faster): a page whose last score is above that bound is exact.
+  each phrase's new count of chunks), the chunks written since (sequence numbers above the
+  list's floor) are scored the same way when they are few, else ranked by FTS5, and a chunk
+  that is in neither scores at most what the last listed chunk scored, times the growth of
+  the idfs and of the mean length (BM25 grows with each, never faster): a page whose last
+  score is above that bound is exact.
 
 Writers keep one promise for this: a chunk written after `build` gets a sequence number
 above the floor (`lower_floor` moves it down when a write reuses numbers), so a listed
@@ -24,7 +25,6 @@ number that still exists is the same chunk."""
 from __future__ import annotations
 
 import json
-import math
 import re
 import sqlite3
 from array import array
@@ -113,6 +113,8 @@ class Stemmer:
     def rows(self, seqs: Sequence[int], tokens: set[str]) -> list[tuple[int, str, str, int]]:
         """(seq, column, token, offset) of each of `tokens` in the full-text columns of the
         chunks `seqs`, as the index tokenized them."""
+        if not seqs or not tokens:
+            return []
         self._ready()
         self.db.execute(f"""INSERT INTO temp.mindex_rows (rowid, title, context, text, terms)
                        SELECT seq, title, context, {CHUNK_TEXT}, terms FROM chunks c
