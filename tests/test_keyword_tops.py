@@ -222,11 +222,11 @@ def test_making_the_lists_reports_progress(tmp_path: Path, small_lists: None) ->
         ix.add_source(tmp_path / "docs", name="docs", kind="docs")
         ix.index(progress=lambda task, done, total: heard.append((task, done, total)))
         lists = ix.store.conn.execute("SELECT count(*) FROM keyword_tops").fetchone()[0]
-        steps = [(done, total) for task, done, total in heard if task == "common words"]
+        steps = [(done, total) for task, done, total in heard if task == "keyword lists"]
         assert lists > 0 and steps[0][0] == 0 and steps[-1][0] == steps[-1][1] >= lists
         heard.clear()
         ix.index(progress=lambda task, done, total: heard.append((task, done, total)))
-        assert not [task for task, _, _ in heard if task == "common words"]  # nothing changed: none made
+        assert not [task for task, _, _ in heard if task == "keyword lists"]  # nothing changed: none made
 
 
 def test_compacting_keeps_the_lists_answering(tmp_path: Path, small_lists: None) -> None:

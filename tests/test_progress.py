@@ -45,3 +45,15 @@ def test_a_task_that_ends_says_its_rate_once() -> None:
         progress.update("docs", 3, 3)
     ended = [line for line in stream.getvalue().splitlines() if " files in " in line]
     assert len(ended) == 1 and ended[0].startswith("docs: 3 files in ") and ended[0].endswith("files/s)")
+
+
+def test_the_keyword_lists_count_words() -> None:
+    stream = io.StringIO()
+    console = Console(file=stream, width=200)
+    with IndexProgress(console, first_line=0.0, every=0.1) as progress:
+        progress.update("keyword lists", 0, 240)
+        deadline = time.monotonic() + 5
+        while not stream.getvalue() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        progress.update("keyword lists", 240, 240)
+    assert stream.getvalue().startswith("keyword lists: 0/240 words (0%)")

@@ -50,7 +50,8 @@ class _Task:
 
 class IndexProgress:
     """Items done per task (files per source, chunks embedded, rows copied, queries per run)
-    with rate and time left; silent when disabled. A task named `... embedding` counts chunks."""
+    with rate and time left; silent when disabled. A task named `... embedding` counts chunks,
+    `keyword lists` (the lists of best chunks made at the end of an index run) words."""
 
     def __init__(self, console: Console, enabled: bool = True, unit: str = "files",
                  first_line: float = FIRST_LINE, every: float = EVERY) -> None:
@@ -93,7 +94,7 @@ class IndexProgress:
             now = time.monotonic()
             task = self.tasks.get(name)
             if task is None:
-                unit = "chunks" if name.endswith("embedding") else self.unit
+                unit = "chunks" if name.endswith("embedding") else "words" if name == "keyword lists" else self.unit
                 task = self.tasks[name] = _Task(now, unit)
                 if self.live:
                     self.ids[name] = self.progress.add_task(name, total=total, unit=unit)

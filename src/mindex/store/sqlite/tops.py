@@ -183,7 +183,7 @@ def build(db: sqlite3.Connection, weights: Sequence[float], names: Sequence[tupl
     it writes: `("assertEqual" OR "assert equal")`) in `TOPS_FROM` chunks or more: rows of
     (key, chunks holding each phrase (JSON), the last listed chunk's score (0 when every
     chunk holding it is listed), entries). None without a full-text index. `progress`
-    hears ("common words", lists made, lists to make)."""
+    hears ("keyword lists", lists made, lists to make)."""
     now = records(db)
     if now is None:
         return None
@@ -206,7 +206,7 @@ def build(db: sqlite3.Connection, weights: Sequence[float], names: Sequence[tupl
     out = []
     for done, (key, expression) in enumerate(asked.items()):
         if progress is not None:
-            progress("common words", done, len(asked))
+            progress("keyword lists", done, len(asked))
         parts = phrases(expression)
         holding = [db.execute("SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH ?", (part,)).fetchone()[0]
                    for part in parts]
@@ -230,7 +230,7 @@ def build(db: sqlite3.Connection, weights: Sequence[float], names: Sequence[tupl
             complete = len(entries) < TOPS_KEEP
             out.append((key, json.dumps(holding), 0.0 if complete else top[-1][1], _pack(entries)))
     if progress is not None:
-        progress("common words", len(asked), len(asked))
+        progress("keyword lists", len(asked), len(asked))
     return out
 
 
