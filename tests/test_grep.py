@@ -473,3 +473,21 @@ def test_a_result_makes_its_matches_when_read_and_outlives_its_index(grep_index:
     assert copied.matches == later.matches and copied.to_dict() == later.to_dict() and "login_handler" in repr(copied)
     assert GrepResult(later.pattern, later.matches, later.files_searched, later.narrowed, later.truncated,
                       later.took_ms, later.note) == later
+
+
+def test_a_long_lived_process_sees_files_written_since_its_last_grep(grep_index: Index, tree: Path) -> None:
+    """The list of code files is kept between greps while nothing is written: a file indexed
+    since, by this process or another, is searched by the next grep, and a removed one is not."""
+    before = len(grep_index.grep("zebra_marker").matches)
+    assert before == 0
+    (tree / "zoo.py").write_text("def zebra_marker():\n    return 1\n", encoding="utf-8")
+    grep_index.index()  # this process writes
+    assert [m.path for m in grep_index.grep("zebra_marker").matches] == ["zoo.py"]
+    (tree / "zoo2.py").write_text("zebra_marker = 2\n", encoding="utf-8")
+    env = {**os.environ, "MINDEX_DB": str(grep_index.store.path), "MINDEX_EMBED__PROVIDER": "none",
+           "MINDEX_BACKGROUND": "0"}
+    subprocess.run([sys.executable, "-m", "mindex", "index", "-q"], env=env, check=True, capture_output=True)
+    assert sorted(m.path for m in grep_index.grep("zebra_marker").matches) == ["zoo.py", "zoo2.py"]  # another did
+    (tree / "zoo.py").unlink()
+    subprocess.run([sys.executable, "-m", "mindex", "index", "-q"], env=env, check=True, capture_output=True)
+    assert [m.path for m in grep_index.grep("zebra_marker").matches] == ["zoo2.py"]
