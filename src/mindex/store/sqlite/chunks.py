@@ -7,8 +7,9 @@ from __future__ import annotations
 import json
 import sqlite3
 import time
+from contextlib import contextmanager
 from functools import cached_property
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from mindex.errors import (
@@ -378,11 +379,18 @@ class ChunkTables(CodeTables):
     def _common_word(self, match: str, wanted: int) -> list[tuple[int, float]] | None:
         """The page of one common word or name from its list of best chunks (`tops.ranked`),
         in one read transaction; None when it has none or the list cannot say."""
+        with self._one_state():
+            return tops.ranked(self.conn, self._stemmer, match, wanted, BM25_WEIGHTS)
+
+    @contextmanager
+    def _one_state(self) -> Iterator[None]:
+        """A read transaction around several reads that must see one state of the index (the
+        caller's transaction, when it has one)."""
         own = not self.conn.in_transaction
         if own:
             self.conn.execute("BEGIN")
         try:
-            return tops.ranked(self.conn, self._stemmer, match, wanted, BM25_WEIGHTS)
+            yield
         finally:
             if own:
                 self.conn.execute("COMMIT")
@@ -448,14 +456,8 @@ class ChunkTables(CodeTables):
         terms = or_terms(match)
         if not 1 < len(terms) <= SHORTCUT_TERMS:
             return None
-        own = not self.conn.in_transaction  # the counts and the queries read one state of the index
-        if own:
-            self.conn.execute("BEGIN")
-        try:
+        with self._one_state():  # the counts and the queries read one state of the index
             return self._bounded(terms, wanted, where, params)
-        finally:
-            if own:
-                self.conn.execute("COMMIT")
 
     def _bounded(self, terms: list[str], wanted: int, where: list[str], params: list[Any]) -> list[tuple[int, float]] | None:
         """`_any_term` for the OR of `terms`, in a read transaction."""

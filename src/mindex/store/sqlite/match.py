@@ -72,14 +72,26 @@ def idf(rows: int, holding: int) -> float:
     return max(math.log((rows - holding + 0.5) / (holding + 0.5)), 1e-6)
 
 
+def varints(block: bytes) -> list[int]:
+    """The SQLite varints of an FTS5 record (its averages record, a row's sizes), in order."""
+    out, value, n = [], 0, 0
+    for byte in block:
+        if n == 8:
+            out.append((value << 8) | byte)
+            value, n = 0, 0
+            continue
+        value = (value << 7) | (byte & 0x7F)
+        n += 1
+        if byte < 0x80:
+            out.append(value)
+            value, n = 0, 0
+    return out
+
+
 def fts_rows(block: bytes) -> int:
     """The row count at the head of an FTS5 table's averages record (its `_data` row 1): the
     N of every idf, a SQLite varint."""
-    value = 0
-    for n, byte in enumerate(block[:9]):
-        if n == 8:
-            return (value << 8) | byte
-        value = (value << 7) | (byte & 0x7F)
-        if byte < 0x80:
-            return value
-    raise ValueError("truncated varint")
+    found = varints(block[:9])
+    if not found:
+        raise ValueError("truncated varint")
+    return found[0]

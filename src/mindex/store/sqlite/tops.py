@@ -32,7 +32,7 @@ from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
 from mindex.store.base import little_endian, from_little_endian
-from mindex.store.sqlite.match import idf, match_tokens, phrases
+from mindex.store.sqlite.match import idf, match_tokens, phrases, varints
 from mindex.store.sqlite.queries import CHUNK_TEXT
 
 # A word in this many chunks or more gets a list: scoring 20,000 chunks costs FTS5 about
@@ -52,22 +52,6 @@ _K1, _B = 1.2, 0.75  # FTS5's BM25 constants
 _TOKENIZE = re.compile(r"tokenize\s*=\s*'((?:[^']|'')*)'")
 
 
-def _varints(block: bytes) -> list[int]:
-    """The SQLite varints of an FTS5 record (averages, document sizes), in order."""
-    out, value, n = [], 0, 0
-    for byte in block:
-        if n == 8:
-            out.append((value << 8) | byte)
-            value, n = 0, 0
-            continue
-        value = (value << 7) | (byte & 0x7F)
-        n += 1
-        if byte < 0x80:
-            out.append(value)
-            value, n = 0, 0
-    return out
-
-
 def records(db: sqlite3.Connection) -> tuple[bytes, bytes] | None:
     """The full-text index's averages record (row count, tokens a column) and structure record
     (its segments: changes with every write), or None when it has none yet."""
@@ -79,7 +63,7 @@ def records(db: sqlite3.Connection) -> tuple[bytes, bytes] | None:
 
 def _averages(block: bytes) -> tuple[int, float]:
     """(rows, mean length in tokens) from the averages record."""
-    numbers = _varints(block)
+    numbers = varints(block)
     return numbers[0], sum(numbers[1:]) / numbers[0] if numbers[0] else 1.0
 
 
@@ -124,6 +108,23 @@ class Stemmer:
                                   WHERE term IN ({','.join('?' * len(tokens))})""", sorted(tokens)).fetchall()
         finally:
             self.db.execute("DELETE FROM temp.mindex_rows")
+
+
+def _lengths(db: sqlite3.Connection, seqs: Sequence[int]) -> dict[int, int]:
+    """Each chunk's length in tokens, all columns (FTS5's `_docsize` record), by seq."""
+    return {seq: sum(varints(sz)) for seq, sz in db.execute(
+        f"SELECT id, sz FROM chunks_fts_docsize WHERE id IN ({','.join('?' * len(seqs))})", seqs)}
+
+
+def _fts_ranked(db: sqlite3.Connection, match: str, limit: int, weights: Sequence[float],
+                above: int | None = None) -> list[tuple[int, float]]:
+    """(seq, BM25) of the best `limit` chunks FTS5 finds for `match` (numbered above `above`
+    when given), as the store's keyword search ranks them."""
+    ranked_by = ", ".join(str(w) for w in weights)
+    return db.execute(f"""SELECT rowid, -bm25(chunks_fts, {ranked_by}) FROM chunks_fts
+                          WHERE chunks_fts MATCH ?{' AND rowid > ?' if above is not None else ''}
+                          ORDER BY bm25(chunks_fts, {ranked_by}), rowid LIMIT ?""",
+                      (match, *(() if above is None else (above,)), limit)).fetchall()
 
 
 def _pack(entries: Sequence[Sequence[int]]) -> bytes:
@@ -202,7 +203,6 @@ def build(db: sqlite3.Connection, weights: Sequence[float], names: Sequence[tupl
     for _, expression in names:
         if (key := list_key(stem, expression)) is not None:
             asked.setdefault(key, expression)
-    ranked_by = ", ".join(str(w) for w in weights)
     out = []
     for done, (key, expression) in enumerate(asked.items()):
         if progress is not None:
@@ -212,12 +212,9 @@ def build(db: sqlite3.Connection, weights: Sequence[float], names: Sequence[tupl
                    for part in parts]
         if sum(holding) < TOPS_FROM:
             continue
-        top = db.execute(f"""SELECT rowid, -bm25(chunks_fts, {ranked_by}) FROM chunks_fts WHERE chunks_fts MATCH ?
-                             ORDER BY bm25(chunks_fts, {ranked_by}), rowid LIMIT ?""", (expression, TOPS_KEEP)).fetchall()
+        top = _fts_ranked(db, expression, TOPS_KEEP, weights)
         seqs = [seq for seq, _ in top]
-        marks = ",".join("?" * len(seqs))
-        sizes = {seq: sum(_varints(sz)) for seq, sz in db.execute(
-            f"SELECT id, sz FROM chunks_fts_docsize WHERE id IN ({marks})", seqs)}
+        sizes = _lengths(db, seqs)
         weights_ = [idf(rows, n) for n in holding]
         counts = _phrase_counts(stem, seqs, parts, weights) if len(parts) > 1 else \
             {seq: [_count(score, weights_[0], sizes.get(seq, 0), avgdl)] for seq, score in top}
@@ -239,7 +236,7 @@ def _phrase_counts(stem: Stemmer, seqs: Sequence[int], parts: Sequence[str],
     """Each phrase's weighted count in each chunk of `seqs`: its columns tokenized again by the
     index's tokenizer (`stem.rows`), and a phrase counted where its tokens stand in a row.
     (Asking FTS5 for one phrase's BM25 in given rows walks all the phrase's rows each time.)"""
-    wanted = [stem(part.strip('"*')) for part in parts]
+    wanted = [stem(text) for part in parts for text, _, _ in match_tokens(part) if text is not None]
     positions: dict[tuple[int, str], dict[str, set[int]]] = {}
     for seq, column, token, offset in stem.rows(seqs, {t for tokens in wanted for t in tokens}):
         positions.setdefault((seq, column), {}).setdefault(token, set()).add(offset)
@@ -304,16 +301,12 @@ def _written_since(db: sqlite3.Connection, stem: Stemmer, match: str, floor: int
     if len(seqs) <= NEW_SCORED:
         if not seqs:
             return []
-        sizes = {seq: sum(_varints(sz)) for seq, sz in db.execute(
-            f"SELECT id, sz FROM chunks_fts_docsize WHERE id IN ({','.join('?' * len(seqs))})", seqs)}
+        sizes = _lengths(db, seqs)
         counts = _phrase_counts(stem, seqs, phrases(match), weights)
         if len(sizes) == len(seqs):
             return sorted(((seq, _score(idfs, counts[seq], sizes[seq], avgdl)) for seq in seqs),
                           key=lambda entry: (-entry[1], entry[0]))[:wanted]
-    ranked_by = ", ".join(str(w) for w in weights)
-    return db.execute(f"""SELECT rowid, -bm25(chunks_fts, {ranked_by}) FROM chunks_fts
-                          WHERE chunks_fts MATCH ? AND rowid > ?
-                          ORDER BY bm25(chunks_fts, {ranked_by}), rowid LIMIT ?""", (match, floor, wanted)).fetchall()
+    return _fts_ranked(db, match, wanted, weights, above=floor)
 
 
 def rewritten(db: sqlite3.Connection, rewrite: Callable[[], object]) -> None:
