@@ -14,7 +14,8 @@ import pytest
 
 from mindex import Index
 from mindex.grep import compile_pattern, risky
-from mindex.grep_scan import compile_loose, first_match, literals_of, loose_engine, loosen, scan_lines, scan_literal
+from mindex.grep_scan import (RunScan, compile_loose, first_match, literals_of, loose_engine, loosen, run_of, scan_lines,
+                              scan_literal)
 
 # Lines with what tells engines apart: Unicode letters and digits (word characters to Python,
 # not to RE2's `\w`), case pairs outside ASCII (ſ folds to s, the Kelvin sign to k), tabs,
@@ -70,7 +71,7 @@ def _per_line(regex: re.Pattern[str], text: str) -> list[tuple[int, int, str]]:
 
 def test_the_lines_found_through_re2_are_those_python_finds_line_by_line() -> None:
     rng = random.Random(20261127)
-    checked = 0
+    checked = runs = 0
     for _ in range(3000):
         pattern = _pattern(rng)
         try:
@@ -83,8 +84,18 @@ def test_the_lines_found_through_re2_are_those_python_finds_line_by_line() -> No
         if engine is None:
             continue
         checked += 1
-        assert scan_lines(engine, regex, DATA) == _per_line(regex, TEXT), (pattern, loosen(regex.pattern, regex.flags))
+        truth = _per_line(regex, TEXT)
+        assert scan_lines(engine, regex, DATA) == truth, (pattern, loosen(regex.pattern, regex.flags))
+        run = run_of(regex.pattern, regex.flags, rare=1.0)  # any run, however common
+        if run is not None:
+            runs += 1
+            assert scan_lines(engine, regex, DATA, RunScan(run)) == truth, (pattern, run)
+            assert scan_lines(engine, regex, DATA, RunScan(run, direct=True)) == truth, (pattern, run)
+            spent = RunScan(run)
+            spent.balance = 0.0  # gives the run up at its first miss, mid-file
+            assert scan_lines(engine, regex, DATA, spent) == truth, (pattern, run)
     assert checked > 1500, "most generated patterns take the RE2 path"
+    assert runs > 1000, "most have a run of one class"
 
 
 @pytest.mark.parametrize(("pattern", "flags", "line_numbers"), [
@@ -108,6 +119,42 @@ def test_unicode_and_what_re2_cannot_express_are_decided_by_python(pattern: str,
     found = scan_lines(engine, regex, DATA)
     assert found is not None
     assert [n for n, _, _ in found] == line_numbers == [n for n, _, _ in _per_line(regex, TEXT)]
+
+
+def test_a_run_of_one_class_is_found_by_mapping_bytes_when_it_is_rare() -> None:
+    """`[A-Z_]{12,}` has no literal for RE2 to skip by: lines without twelve capitals or
+    underscores in a row are passed over by `bytes.find` on the mapped bytes; a run common in
+    code is not used, and a run that stops paying is given up."""
+    table, needle = run_of(r"[A-Z_]{12,}", re.MULTILINE) or (b"", b"")
+    assert needle == b"\x01" * 12 and {code for code in range(256) if table[code]} == {*range(65, 91), 95}
+    assert run_of(r"\w+_\d{3}\b", re.MULTILINE) is None  # three digits in a row are common in code
+    assert run_of(r"\w+_\d{3}\b", re.MULTILINE, rare=1.0) is not None
+    for common in (r"\w+", r"\s+$", r"[a-z]{3}", r"(?i)[A-Z_]{12,}", r"(\w)\1", "x|y+"):
+        assert run_of(common, re.MULTILINE) is None, common
+    _, needle = run_of(r"[A-F0-9]{8}(?:-[A-F0-9]{4}){3}", re.MULTILINE) or (b"", b"")
+    assert len(needle) == 8 + 3 * 5  # the whole stretch: each group's dash joins the class
+    assert run_of("\u00e9{9}", re.MULTILINE) is not None  # outside ASCII: every byte ≥ 0x80 is marked
+    regex = re.compile(r"[A-Z_]{12,}", re.MULTILINE)
+    engine = loose_engine(regex.pattern, regex.flags)
+    assert engine is not None
+    noise = "\n".join(["x = CONSTANT_NAME_TOO_LONG"] + ["ABCDEFGHIJKLMNOP" if n % 2 else "lower case words" for n in range(4000)])
+    scan = RunScan(run_of(regex.pattern, regex.flags) or (b"", b""))
+    assert scan_lines(engine, regex, noise.encode(), scan) == _per_line(regex, noise) and scan.paying()
+    # every other line holds the run (thirteen of A-Z, _ and x) and no match: given up
+    regex = re.compile(r"[A-Z_]{12,}x", re.MULTILINE)
+    engine = loose_engine(regex.pattern, regex.flags)
+    assert engine is not None
+    misses = "\n".join(["ABCDEFGHIJKLMN" if n % 2 else "a" for n in range(4000)] + ["A_LONG_NAME_HEREx"])
+    scan = RunScan(run_of(regex.pattern, regex.flags) or (b"", b""))
+    data = misses.encode()
+    ends: list[int] = []
+
+    def finder(text: bytes, pos: int, end: int) -> int:
+        ends.append(end)
+        return engine(text, pos, end)
+    assert scan_lines(finder, regex, data, scan) == _per_line(regex, misses) != []
+    assert not scan.paying()
+    assert len(data) in ends and len(ends) < 1000, "RE2 alone, over the rest of the file, once the run is given up"
 
 
 def test_the_case_partners_outside_ascii_are_every_one_re_knows() -> None:

@@ -14,7 +14,6 @@ import sqlite3
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -73,12 +72,14 @@ def test_grep_graph_and_lookups_answer_as_on_sqlite(tmp_path: Path, pg_url: str)
     with _index(tmp_path / "c.db", tree) as lite, _index(pg_url, tree) as server:
         for pattern, options in [("def \\w+\\(", {}), ("return None", {"fixed": True}), ("TODO|FIXME", {}),
                                  ("class", {"word": True}), ("IMPORT", {"ignore_case": True}),
-                                 ("self\\.\\w+ = ", {"path": "*.py"}), ("función|naïve", {})]:
+                                 ("self\\.\\w+ = ", {"path": "*.py"}), ("función|naïve", {}),
+                                 ("return|import|class|TODO", {}), ("[A-Z_]{8,}", {})]:
             a, b = lite.grep(pattern, **options), server.grep(pattern, **options)
             assert [(m.path, m.line, m.column, m.text) for m in a.matches] == \
                    [(m.path, m.line, m.column, m.text) for m in b.matches], pattern
             assert a.files_searched == b.files_searched, pattern
         assert sum(len(lite.grep(p).matches) for p in ("def ", "func ", "fn ")) > 10  # the parity above is not empty
+        assert len(server.grep("return|import|class|TODO").matches) > 10  # each string's files from pg_trgm
         for name in ("parse", "Session", "send", "main", "render"):
             ga, gb = lite.graph().find(name), server.graph().find(name)
             assert [(how, s.to_dict()) for how, s in ga] == [(how, s.to_dict()) for how, s in gb], name

@@ -26,7 +26,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from mindex.errors import ConfigError, GrepTimeoutError, MindexError
-from mindex.grep_scan import literals_of, loose_engine, scan_lines, scan_literal
+from mindex.grep_scan import (MAX_LITERALS, MAX_SPLIT, RunScan, literals_of, loose_engine, run_of, scan_lines,
+                              scan_literal)
 from mindex.models import Changeable
 from mindex.store.base import ChunkSpan, Painted, SpanCache, Store, painted
 
@@ -414,13 +415,21 @@ def grep(
         query = None
     result = GrepResult(pattern, narrowed=query is not None)
     found: list[Found] = []
-    plain = None if multiline else literals_of(regex.pattern, regex.flags)
+    plain = None if multiline else literals_of(regex.pattern, regex.flags, MAX_SPLIT)
+    holders = _holders(store, plain) if plain is not None and len(plain) > MAX_LITERALS and query else None
+    if holders is None and plain is not None and len(plain) > MAX_LITERALS:
+        plain = None  # a pass each over every file: RE2's one pass over the alternation is faster
     loose = None if multiline or plain is not None else loose_engine(regex.pattern, regex.flags)
+    rare = run_of(regex.pattern, regex.flags) if loose is not None and not needs else None  # no literal to skip by
+    run = RunScan(rare, direct=not risky(regex)) if rare is not None else None
     with time_limit(timeout, pattern):
         for doc_id, src, rel, lang, data in store.code_texts(query, source, path, language):
             result.files_searched += 1
-            scanned = (scan_literal(plain, data) if plain is not None
-                       else scan_lines(loose, regex, data) if loose is not None else None)
+            mine = tuple(t for t in plain if doc_id in holders[t]) if holders is not None and plain else plain
+            if mine == ():
+                continue  # holds none of the strings' trigrams (the query over all of them keeps fewer)
+            scanned = (scan_literal(mine, data) if mine is not None
+                       else scan_lines(loose, regex, data, run) if loose is not None else None)
             rows: dict[int, str] | None = None  # the matched lines' text, when the scan kept it
             text = ""  # the whole text, decoded only where it is needed
             if scanned is None:
@@ -460,6 +469,15 @@ def grep(
     result._found, result._join = found, _join_chunks(store, found, spans)
     result.took_ms = (time.perf_counter() - started) * 1000
     return result
+
+
+def _holders(store: Store, texts: tuple[str, ...]) -> dict[str, set[int]] | None:
+    """For each fixed string, the files holding its trigrams (every file that holds it, and
+    a few more); None when one is too short to have any."""
+    queries = {text: trigram_query([text]) for text in texts}
+    if any(query is None for query in queries.values()):
+        return None
+    return {text: store.code_files_matching(query) for text, query in queries.items() if query}
 
 
 FEW_LINES = 4  # a file with this many matched lines or fewer has them looked up one by one

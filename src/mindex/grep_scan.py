@@ -163,18 +163,26 @@ def _char_class(op: Any, av: Any, fold: bool) -> str:
         return chr(av) if chr(av).isalnum() else rf"\x{{{av:02x}}}"
     if op is c.LITERAL and av == 10:
         raise Unsupported("a literal line end")  # ripgrep refuses it outside multiline mode
+    members, ascii_only, partners = _class_of(op, av, fold)
+    parts = _ranges(members)
+    if not ascii_only:
+        parts.append(NON_ASCII)
+    else:  # under IGNORECASE an ASCII letter also matches its few non-ASCII case partners
+        parts.extend(rf"\x{{{code:x}}}" for code in partners)
+    if not parts:
+        return r"[^\x{0}-\x{10FFFF}]"  # matches nothing
+    return "[" + "".join(parts) + "]"
+
+
+def _class_of(op: Any, av: Any, fold: bool) -> tuple[tuple[int, ...], bool, tuple[int, ...]]:
+    """(the ASCII characters one character item matches, whether it can match no other
+    character than those and its `partners`, the non-ASCII case partners it admits)."""
     members = _ascii_members(op, _frozen(av), fold)
     ascii_only = (op is c.LITERAL and av < 128) or (
         op is c.IN and all(kind in (c.LITERAL, c.RANGE) for kind, _ in av)
         and all((value if kind is c.LITERAL else value[1]) < 128 for kind, value in av))
-    parts = _ranges(members)
-    if not ascii_only:
-        parts.append(NON_ASCII)
-    elif fold:  # under IGNORECASE an ASCII letter also matches its few non-ASCII case partners
-        parts.extend(rf"\x{{{code:x}}}" for code in sorted({p for m in members for p in FOLD_PARTNERS.get(m, ())}))
-    if not parts:
-        return r"[^\x{0}-\x{10FFFF}]"  # matches nothing
-    return "[" + "".join(parts) + "]"
+    partners = tuple(sorted({p for m in members for p in FOLD_PARTNERS.get(m, ())})) if fold and ascii_only else ()
+    return members, ascii_only, partners
 
 
 def _ranges(codes: tuple[int, ...]) -> list[str]:
@@ -232,16 +240,19 @@ def first_match(engine: Any) -> Finder:
 
 # A pass of `bytes.find` each: about 0.4 ns a byte for a short string, 0.2 for a long one,
 # where RE2's one pass over an alternation takes about 1.7 (`TODO|FIXME|XXX` was slower
-# as three passes, `ThreadPoolExecutor|ProcessPoolExecutor` 6 -> 4 ms as two).
+# as three passes, `ThreadPoolExecutor|ProcessPoolExecutor` 6 -> 4 ms as two). More strings
+# (up to MAX_SPLIT) when grep knows, for each, the files that may hold it (its trigrams):
+# each file then gets a pass for the strings it may hold only.
 MAX_LITERALS = 2
+MAX_SPLIT = 8
 
 
 @lru_cache(maxsize=64)
-def literals_of(pattern: str, flags: int) -> tuple[str, ...] | None:
+def literals_of(pattern: str, flags: int, most: int = MAX_LITERALS) -> tuple[str, ...] | None:
     """The fixed strings `re.compile(pattern, flags)` matches when it matches nothing else:
-    one (`import socket`, `self\\.assertEqual\\(`, any `-F` pattern without `-i`/`-w`) or two
-    (`ThreadPoolExecutor|ProcessPoolExecutor`, `(?:get|set)_value`), neither holding the
-    other; else None. Such a pattern needs no regex engine: `bytes.find` finds its lines and
+    one (`import socket`, `self\\.assertEqual\\(`, any `-F` pattern without `-i`/`-w`) or up
+    to `most` (`ThreadPoolExecutor|ProcessPoolExecutor`, `(?:get|set)_value`), none holding
+    another; else None. Such a pattern needs no regex engine: `bytes.find` finds its lines and
     `str.find` the first place on each, where RE2 and `re` took two thirds of a scan's time on
     a pattern matching 24,000 lines."""
     if flags & re.IGNORECASE:
@@ -252,7 +263,7 @@ def literals_of(pattern: str, flags: int) -> tuple[str, ...] | None:
         return None
     if parsed.state.flags & re.IGNORECASE:
         return None
-    found = _strings(list(parsed.data))
+    found = _strings(list(parsed.data), most)
     if not found or "" in found:
         return None
     kept = tuple(sorted(t for t in found if not any(o != t and o in t for o in found)))
@@ -264,9 +275,9 @@ def literals_of(pattern: str, flags: int) -> tuple[str, ...] | None:
     return kept
 
 
-def _strings(items: list[tuple[Any, Any]]) -> set[str] | None:
-    """Every string a sequence of parsed items matches, when they are few (at most
-    `MAX_LITERALS`) and fixed; None otherwise."""
+def _strings(items: list[tuple[Any, Any]], most: int) -> set[str] | None:
+    """Every string a sequence of parsed items matches, when they are few (at most `most`)
+    and fixed; None otherwise."""
     made = {""}
     for op, av in items:
         if op is c.LITERAL and av != 10:
@@ -274,16 +285,165 @@ def _strings(items: list[tuple[Any, Any]]) -> set[str] | None:
         elif op is c.IN and all(kind is c.LITERAL and value != 10 for kind, value in av):
             options = {chr(value) for _, value in av}
         elif op is c.BRANCH:
-            branches = [_strings(list(branch)) for branch in av[1]]
+            branches = [_strings(list(branch), most) for branch in av[1]]
             options = None if any(b is None for b in branches) else set().union(*branches)  # type: ignore[arg-type]
         elif op is c.SUBPATTERN and not av[1] and not av[2]:  # a group that changes no flag
-            options = _strings(list(av[3]))
+            options = _strings(list(av[3]), most)
         else:
             return None
-        if options is None or len(made) * len(options) > MAX_LITERALS:
+        if options is None or len(made) * len(options) > most:
             return None
         made = {head + tail for head in made for tail in options}
     return made
+
+
+# A run of characters every match holds (`[A-Z_]{12,}`: twelve of `A`-`Z` and `_` in a row),
+# found without a regex engine: a file's bytes are mapped to 1 (in the run's class) or 0 by
+# `bytes.translate` and the run is a string of 1s for `bytes.find`, about 0.8 ns a byte where
+# RE2 steps through every byte of a pattern that starts with no literal at about 1.7. Only the
+# lines holding a run are given to RE2. Worth it only when runs are rare: the odds of a run
+# at a place are judged from each ASCII character's rough share of source text (lowercase
+# letters about 2% each, a space 28%, digits and capitals 0.2%: the standard library's
+# shares; a class's characters come together, so the odds of a run of n are taken as those
+# of n / 2 independent ones), and a run is used when they are below RARE_RUN: twelve capitals
+# or underscores, six digits, but not three digits (`\w+_\d{3}\b` was 8% slower with it).
+RARE_RUN = 1e-4
+MAX_RUN = 64  # the needle's length at most
+# What a run costs, in bytes RE2 steps through in the same time: mapping a byte (a quarter of
+# one) and a line holding the run that RE2 then turns down (about a kilobyte). A grep gives
+# the run up, for the rest of the file and the files after, once it has cost more than the
+# bytes it let RE2 skip, beyond RUN_SLACK: where lines holding one are many (`\d{3}`) or
+# matches are dense (`[A-Z]{5}`: RE2 skips little between them), RE2 alone is as fast.
+TRANSLATE_BYTES = 0.25
+MISS_BYTES = 1024
+RUN_SLACK = 64 << 10
+NON_ASCII_SHARE = 0.01  # the share of bytes outside ASCII (comments in other scripts)
+
+
+def _share(code: int) -> float:
+    if 97 <= code <= 122:
+        return 0.019
+    if 65 <= code <= 90 or 48 <= code <= 57:
+        return 0.002
+    if code in (32, 9):
+        return 0.28
+    return 0.004
+
+
+Run = tuple[bytes, bytes]
+"""(a `bytes.translate` table mapping a class's bytes to 1 and the rest to 0, a needle of 1s)."""
+
+
+@lru_cache(maxsize=64)
+def run_of(pattern: str, flags: int, rare: float = RARE_RUN) -> Run | None:
+    """The rarest run of characters from one class that every match of the pattern holds,
+    when its odds at a place are below `rare` (see `RARE_RUN`); None otherwise."""
+    try:
+        parsed = sre_parse.parse(pattern, flags)
+        fold = bool((flags | parsed.state.flags) & re.IGNORECASE)
+        runs = list(_runs(list(parsed.data), fold))
+    except (re.error, Unsupported, RecursionError):
+        return None
+    best: tuple[float, frozenset[int], int] | None = None
+    for members, length in runs:
+        if length < 1:
+            continue
+        share = sum(_share(m) if m < 128 else 0 for m in members) + (NON_ASCII_SHARE if 128 in members else 0)
+        odds = min(share, 1.0) ** (length / 2)  # a class's characters come in runs (digits, capitals)
+        if best is None or odds < best[0]:
+            best = (odds, members, length)
+    if best is None or best[0] >= rare:
+        return None
+    _, members, length = best
+    table = bytes(1 if code in members or (code >= 128 and 128 in members) else 0 for code in range(256))
+    return table, b"\x01" * min(length, MAX_RUN)
+
+
+class RunScan:
+    """A run (`run_of`) over one grep's files, given up once it stops paying (`MISS_BYTES`)."""
+
+    def __init__(self, run: Run, direct: bool = False) -> None:
+        self.table, self.needle = run
+        self.direct = direct  # `re` may decide each line holding the run without RE2 (no risk of backtracking)
+        self.balance = float(RUN_SLACK)  # bytes skipped less the cost, as bytes (`MISS_BYTES`)
+
+    def paying(self) -> bool:
+        """Whether the run has so far spared more than it cost."""
+        return self.balance >= 0
+
+
+def _runs(items: list[tuple[Any, Any]], fold: bool) -> Any:
+    """(class, least length) of runs every match of `items` holds, a class being ASCII codes
+    plus 128 for "any byte outside ASCII": each item that consumes characters of one class
+    only, and each stretch of such items in a row with the union of their classes. A
+    zero-width item (`\b`, `^`, a lookaround) leaves a stretch whole; a group every match
+    goes through is searched inside too."""
+    stretch: set[int] = set()
+    length = 0
+    for op, av in items:
+        if op in (c.AT, c.ASSERT, c.ASSERT_NOT):
+            continue
+        chars = _chars([(op, av)], fold)
+        if chars is not None:
+            members, least = chars
+            if least:
+                yield frozenset(members), least
+            stretch |= members
+            length += least
+            continue
+        if length:
+            yield frozenset(stretch), length
+        stretch, length = set(), 0
+        if op is c.SUBPATTERN:
+            _, add, remove, sub = av
+            yield from _runs(list(sub), (fold or bool(add & re.IGNORECASE)) and not remove & re.IGNORECASE)
+        elif op in _REPEATS and av[0] >= 1:
+            yield from _runs(list(av[2]), fold)
+        elif op is c.ATOMIC_GROUP:
+            yield from _runs(list(av), fold)
+    if length:
+        yield frozenset(stretch), length
+
+
+def _chars(items: list[tuple[Any, Any]], fold: bool) -> tuple[set[int], int] | None:
+    """(the class of every character `items` can consume, the least number they consume),
+    or None when they hold something else than characters, repeats and groups of them."""
+    members: set[int] = set()
+    least = 0
+    for op, av in items:
+        if op in (c.LITERAL, c.NOT_LITERAL, c.IN, c.ANY):
+            if op is c.LITERAL and av == 10:
+                return None
+            ascii_codes, ascii_only, partners = _class_of(op, av, fold)
+            members.update(ascii_codes)
+            if not ascii_only or partners:
+                members.add(128)
+            least += 1
+        elif op in _REPEATS:
+            low, _, sub = av
+            inner = _chars(list(sub), fold)
+            if inner is None:
+                return None
+            members |= inner[0]
+            least += low * inner[1]
+        elif op is c.SUBPATTERN:
+            _, add, remove, sub = av
+            inner = _chars(list(sub), (fold or bool(add & re.IGNORECASE)) and not remove & re.IGNORECASE)
+            if inner is None:
+                return None
+            members |= inner[0]
+            least += inner[1]
+        elif op is c.BRANCH:
+            options = [_chars(list(branch), fold) for branch in av[1]]
+            if any(option is None for option in options):
+                return None
+            members = members.union(*(option[0] for option in options if option))
+            least += min(option[1] for option in options if option)
+        elif op in (c.AT, c.ASSERT, c.ASSERT_NOT):
+            continue
+        else:
+            return None
+    return members, least
 
 
 # A lone surrogate as `pack` stores it ("surrogatepass"): not UTF-8, so RE2 would not see it
@@ -291,16 +451,20 @@ def _strings(items: list[tuple[Any, Any]]) -> set[str] | None:
 _SURROGATE = re.compile(rb"\xed[\xa0-\xbf]")
 
 
-def scan_lines(first_at: Finder, regex: re.Pattern[str], data: bytes) -> list[tuple[int, int, str]] | None:
+def scan_lines(first_at: Finder, regex: re.Pattern[str], data: bytes,
+               run: RunScan | None = None) -> list[tuple[int, int, str]] | None:
     """(line number, column, line) of each line of a text's UTF-8 bytes (as the store keeps
     them) that `regex` finds, 1-based, visiting only the lines `first_at` (from
-    `loose_engine`) finds; None when the bytes are not valid UTF-8 (a lone surrogate kept
-    from a bad file: the caller searches the text the old way)."""
+    `loose_engine`) finds, and with a `run` only lines holding it while it pays; None when
+    the bytes are not valid UTF-8 (a lone surrogate kept from a bad file: the caller
+    searches the text the old way)."""
     if b"\xed" in data and _SURROGATE.search(data):
         return None
     found: list[tuple[int, int, str]] = []
     find, rfind, count = data.find, data.rfind, data.count
     at, line, pos, size = 0, 1, 0, len(data)
+    if run is not None and run.paying():
+        at, line, pos = _scan_run(run, first_at, regex, data, found)
     while pos <= size:
         hit = first_at(data, pos, size)
         if hit < 0:
@@ -316,6 +480,43 @@ def scan_lines(first_at: Finder, regex: re.Pattern[str], data: bytes) -> list[tu
             found.append((line, confirmed.start() + 1, row))
         pos = end + 1
     return found
+
+
+def _scan_run(run: RunScan, first_at: Finder, regex: re.Pattern[str], data: bytes,
+              found: list[tuple[int, int, str]]) -> tuple[int, int, int]:
+    """`scan_lines` over the lines holding the run, until the run stops paying: (a line
+    start's position, its number, where RE2 alone goes on; past the end when done)."""
+    size = len(data)
+    balance = run.balance - size * TRANSLATE_BYTES
+    marks, needle = data.translate(run.table).find, run.needle
+    find, rfind, count, search, add = data.find, data.rfind, data.count, regex.search, found.append
+    check = None if run.direct else first_at
+    at, line, pos = 0, 1, 0
+    while True:
+        # No line before the first run's holds a match (a match's line holds a run).
+        seen = marks(needle, pos)
+        if seen < 0:
+            run.balance = balance + size - pos
+            return at, line, size + 1
+        start = rfind(b"\n", 0, seen) + 1
+        end = find(b"\n", seen)
+        if end == -1:
+            end = size
+        balance += start - pos
+        pos = end + 1
+        confirmed = None
+        if check is None or check(data, start, end) >= 0:
+            row = data[start:end].decode("utf-8")
+            confirmed = search(row)
+        if confirmed is None:
+            balance -= MISS_BYTES
+            if balance < 0:
+                run.balance = balance
+                return at, line, pos  # RE2 alone from the next line on
+            continue
+        line += count(b"\n", at, start)
+        at = start
+        add((line, confirmed.start() + 1, row))
 
 
 def scan_literal(literals: tuple[str, ...], data: bytes) -> list[tuple[int, int, str]] | None:

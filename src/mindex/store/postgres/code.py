@@ -57,6 +57,12 @@ class PgCode(PgCore):
                 text = self._texts.put((doc_id, digest), row[0].encode("utf-8", "surrogatepass"))
             yield doc_id, name, rel, lang, text
 
+    def code_files_matching(self, match: str) -> set[int]:
+        """As SQLite's, through the pg_trgm index."""
+        grams, params = trigram_filter(match)
+        return {row[0] for row in self.conn.execute(
+            f"SELECT t.document_id FROM code_text t WHERE {grams.replace('%s', '?')}", params)}
+
     def symbol_spans(self, document_ids: Sequence[int]) -> dict[int, list[tuple[int, int, str]]]:
         """As SQLite's, from one row a definition."""
         spans: dict[int, list[tuple[int, int, str]]] = {}

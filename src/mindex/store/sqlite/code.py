@@ -177,6 +177,12 @@ class CodeTables(SQLiteCore):
         log.info("grep: trigram index built in %.1f s", time.perf_counter() - started)
         return True
 
+    def code_files_matching(self, match: str) -> set[int]:
+        """The ids of code files whose trigram index entry matches that FTS5 query (the
+        index built: `trigram_index_ready`)."""
+        return {row[0] for row in self.conn.execute("SELECT rowid FROM code_trigrams WHERE code_trigrams MATCH ?",
+                                                    (match,))}
+
     def chunk_spans(self, document_ids: Sequence[int]) -> dict[int, list[ChunkSpan]]:
         """Per document, its chunks' (start line, end line, id, symbol) in line order."""
         spans: dict[int, list[ChunkSpan]] = {}
