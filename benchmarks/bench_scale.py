@@ -158,7 +158,7 @@ def measure(stdlib: Path, copies: float, asked: list[str], env: dict[str, str], 
         on_disk = sum(p.stat().st_size for p in WORK.glob("index.db*"))
     spent = f"{cpu:.0f} s" + (f" + server {served:.0f} s" if server is not None else "")
     print(f"| {copies:g} | {chunks:,} | {size / 1e6:.0f} MB | {wall:.0f} s | {spent} | "
-          f"{(cpu + served) / chunks * 1000:.2f} ms | {on_disk / 1e6:.0f} MB | {on_disk / size:.2f}× | "
+          f"{(cpu + served) / chunks * 1000:.3f} ms | {on_disk / 1e6:.0f} MB | {on_disk / size:.2f}× | "
           f"{pct(took, 50):.1f} / {pct(took, 95):.1f} ms |", flush=True)
 
 

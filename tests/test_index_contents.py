@@ -66,13 +66,17 @@ def contents(db: Path) -> dict[str, dict[str, object]]:
     return out
 
 
-@pytest.mark.parametrize(("workers", "bulk"), [(1, False), (2, False), (2, True)])
-def test_index_contents_match_the_recorded_digest(tmp_path: Path, workers: int, bulk: bool,
+@pytest.mark.parametrize(("workers", "bulk"), [(1, False), (2, False), (2, True), (2, "growing")])
+def test_index_contents_match_the_recorded_digest(tmp_path: Path, workers: int, bulk: bool | str,
                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     import mindex.ingest
 
     if bulk:  # a first index written without secondary indexes stores the same
         monkeypatch.setattr(mindex.ingest, "BULK_FILES", 1)
+    if bulk == "growing":  # ... in batches of one file, then of more as the run goes on
+        monkeypatch.setattr(mindex.ingest, "BATCH_DOCUMENTS", 1)
+        monkeypatch.setattr(mindex.ingest, "BATCH_CHUNKS", 2)
+        monkeypatch.setattr(mindex.ingest, "BATCH_GROWTH", 2)
     tree = tmp_path / "code"
     shutil.copytree(FIXTURES, tree, ignore=shutil.ignore_patterns("*.json", "*.md"))
     db = tmp_path / "c.db"
@@ -85,3 +89,18 @@ def test_index_contents_match_the_recorded_digest(tmp_path: Path, workers: int, 
         RECORD.write_text(json.dumps(found, indent=1) + "\n")
     assert found == json.loads(RECORD.read_text())
     assert all(table["rows"] for table in found.values())
+
+
+def test_a_large_first_index_commits_in_batches_that_grow_with_what_it_wrote() -> None:
+    """A commit writes every page its inserts touched; with the indexes larger than a batch,
+    each chunk's random id dirties a page of its own, so batches keep a share of the index."""
+    from mindex.ingest import BATCH_CHUNKS, BATCH_DOCUMENTS, BATCH_GROWTH, BATCH_MOST, batch_limits
+
+    assert batch_limits(0) == (BATCH_DOCUMENTS, BATCH_CHUNKS)  # fixed batches, and a growing run's first
+    assert batch_limits(BATCH_CHUNKS * BATCH_GROWTH) == (BATCH_DOCUMENTS, BATCH_CHUNKS)
+    documents, chunks = batch_limits(400_000)
+    assert chunks == 400_000 // BATCH_GROWTH > BATCH_CHUNKS
+    assert documents * BATCH_CHUNKS == BATCH_DOCUMENTS * chunks  # documents in proportion
+    # a batch's commit holds the write lock: it stops growing where that would keep a hook waiting
+    assert batch_limits(10_000_000) == batch_limits(BATCH_MOST * BATCH_GROWTH) == (
+        BATCH_DOCUMENTS * BATCH_MOST // BATCH_CHUNKS, BATCH_MOST)

@@ -38,6 +38,15 @@ Progress = Callable[[str, int, int], None]
 PARSER_VERSION = "5"  # 5: Groovy, MATLAB, Objective-C, Vue, Svelte, ... (a .vue, .scss or .m file parses anew)
 BATCH_DOCUMENTS = 64
 BATCH_CHUNKS = 2000
+# A large first index (`BULK_FILES`) commits batches of at least this share of what the run
+# has written: a commit writes each page its inserts touched, and a chunk's random id (and each
+# new name) lands on a page of its own once the indexes outgrow a batch, so fixed batches cost
+# more a chunk as the index grows (the writer's CPU a chunk 45 µs at 73,000 chunks, 86 µs at
+# a million with batches of 2,000 chunks; 72 µs with 8,000, 66 µs with 32,000). At most
+# BATCH_MOST chunks, whose commit holds the write lock about a second at a million chunks: a
+# session hook waits two (`agents.hook_lock_timeout`).
+BATCH_GROWTH = 32
+BATCH_MOST = 16_000
 # From this many files, a source's first index writes in bulk (`Store.bulk_load`).
 BULK_FILES = 500
 # Below this many files, a process pool costs more to start than it saves.
@@ -156,14 +165,15 @@ def _index_source(store: Store, source: Source, settings: IndexSettings, real_ro
                          settings.chunk_size, settings.chunk_overlap, settings.overlap == "sentences")
             )
     deleted = [path for path in markers if path not in present]
-    writer = _BatchWriter(store, source.id, report, markers, getattr(kind, "batch_group", None), tasks)
+    # A large source indexed for the first time writes without secondary indexes (built
+    # once at the end; with documents already there, deletes need them), in growing batches.
+    first = not markers and len(tasks) >= BULK_FILES
+    writer = _BatchWriter(store, source.id, report, markers, getattr(kind, "batch_group", None), tasks, first)
     writer.deletes.extend(deleted)
     workers = settings.workers or os.cpu_count() or 1
     if progress:
         progress(source.name, 0, len(tasks))
-    # A large source indexed for the first time writes without secondary indexes (built
-    # once at the end); with documents already there, deletes need them.
-    bulk = store.bulk_load() if not markers and len(tasks) >= BULK_FILES else nullcontext()
+    bulk = store.bulk_load() if first else nullcontext()
     with bulk:
         try:
             for done, result in enumerate(_load_all(kind.load, tasks, workers), start=1):
@@ -190,10 +200,11 @@ class _BatchWriter:
     def __init__(
         self, store: Store, source_id: int, report: IndexReport,
         markers: dict[str, tuple[int, int, str]], group: Callable[[str], str] | None = None,
-        tasks: Sequence[LoadTask] = (),
+        tasks: Sequence[LoadTask] = (), growing: bool = False,
     ) -> None:
         self.store, self.source_id, self.report, self.markers = store, source_id, report, markers
         self.group = group
+        self.growing = growing  # batches grow with what the run has written (`BATCH_GROWTH`)
         self.left: dict[str, int] = {}
         for task in tasks if group else ():
             key = group(task.entry.rel)  # type: ignore[misc]
@@ -238,7 +249,8 @@ class _BatchWriter:
             self.left[key] = self.left.get(key, 1) - 1
             if self.left[key] <= 0:
                 self._write_group(key)
-        if len(self.upserts) + len(self.touches) >= BATCH_DOCUMENTS or self.chunks >= BATCH_CHUNKS:
+        documents, chunks = batch_limits(self.report.chunks if self.growing else 0)
+        if len(self.upserts) + len(self.touches) >= documents or self.chunks >= chunks:
             self.flush()
 
     def _write_group(self, key: str) -> None:
@@ -256,6 +268,14 @@ class _BatchWriter:
         for key in list(self.held):
             self._write_group(key)
         self.flush()
+
+
+def batch_limits(written: int) -> tuple[int, int]:
+    """(documents, chunks) a batch commits at, once a run has written `written` chunks in
+    growing batches (0 for fixed ones): `BATCH_CHUNKS`, or a `BATCH_GROWTH`th of what is
+    written when more, up to `BATCH_MOST`, with documents in proportion."""
+    chunks = max(BATCH_CHUNKS, min(BATCH_MOST, written // BATCH_GROWTH))
+    return BATCH_DOCUMENTS * chunks // BATCH_CHUNKS, chunks
 
 
 def pin_embedder(store: Store, embedder: Embedder, force: bool = False) -> None:
