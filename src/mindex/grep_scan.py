@@ -301,7 +301,8 @@ def _strings(items: list[tuple[Any, Any]], most: int) -> set[str] | None:
 # found without a regex engine: a file's bytes are mapped to 1 (in the run's class) or 0 by
 # `bytes.translate` and the run is a string of 1s for `bytes.find`, about 0.8 ns a byte where
 # RE2 steps through every byte of a pattern that starts with no literal at about 1.7. Only the
-# lines holding a run are given to RE2. Worth it only when runs are rare: the odds of a run
+# lines holding a run are looked at (by `re`, after RE2 where the pattern may backtrack: see
+# `RunScan.direct`). Worth it only when runs are rare: the odds of a run
 # at a place are judged from each ASCII character's rough share of source text (lowercase
 # letters about 2% each, a space 28%, digits and capitals 0.2%: the standard library's
 # shares; a class's characters come together, so the odds of a run of n are taken as those
