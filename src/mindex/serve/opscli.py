@@ -69,20 +69,22 @@ def click_param(param: Param) -> click.Parameter:
             raise click.BadParameter(str(exc), ctx=ctx, param=option) from None
         return value if param.parse else checked  # parsed once more when the operation runs
 
+    # A required parameter is given no default at all: click 8.3 and later take an explicit
+    # `default=None` for a value and skip their "Missing argument" check.
+    unless = {} if param.required else {"default": param.default}
     if param.rest:
-        extra = {} if param.required else {"default": param.default}
         return click.Argument([param.name], type=click_type(param), nargs=-1, required=param.required,
-                              metavar=param.metavar, callback=None if param.many else _words, **extra)
+                              metavar=param.metavar, callback=None if param.many else _words, **unless)
     if param.argument:
         return click.Argument([param.name], type=click_type(param), required=param.required, callback=check,
-                              default=None if param.required else param.default, metavar=param.metavar)
+                              metavar=param.metavar, **unless)
     if param.type is bool:
         two_way = any("/" in flag for flag in param.cli_flags())  # --decay/--no-decay says which is on
         return click.Option([*param.cli_flags(), param.name], is_flag=True, help=param.help,
                             default=None if param.default is None else bool(param.default),  # None: unsaid
                             show_default=two_way and param.default is not None)
     return click.Option([*param.cli_flags(), param.name], type=click_type(param), required=param.required,
-                        default=None if param.required else param.default, help=param.help, callback=check,
+                        help=param.help, callback=check, **unless,
                         metavar=param.metavar, multiple=param.many and not param.separator,
                         show_default=param.default not in (None, False) and not param.required)
 
