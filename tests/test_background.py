@@ -280,3 +280,27 @@ def test_a_process_busy_with_a_blocked_command_leaves_the_next_one_to_run_here(p
     assert blocked.returncode == 0 and out.decode().count("\n") > 2000  # the blocked one finished whole
     listed = _run(project, {**env, "MINDEX_BACKGROUND": "0"}, "memory", "list", "--json")
     assert listed.stdout.count("saved while it was busy") == 1  # run once, not in both places
+
+
+def test_a_module_a_command_loaded_later_is_watched_for_edits_too(tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """The process stops answering once a loaded mindex module's file changes; a module a
+    command imports after the process started is watched from then on (an edited module of
+    that kind went on answering from the code loaded before the edit)."""
+    import importlib
+
+    from mindex.serve.background import _changed, _sources, _track
+
+    sources = _sources()
+    probe = tmp_path / "mindex_probe_late.py"
+    probe.write_text("VALUE = 1\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    importlib.import_module("mindex_probe_late")
+    try:
+        assert str(probe) not in sources
+        _track(sources)
+        assert sources[str(probe)] == probe.stat().st_mtime_ns and not _changed(sources)
+        os.utime(probe, ns=(probe.stat().st_atime_ns, probe.stat().st_mtime_ns + 1_000_000_000))
+        assert _changed(sources)
+    finally:
+        sys.modules.pop("mindex_probe_late", None)

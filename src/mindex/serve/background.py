@@ -98,12 +98,19 @@ class Indexes:
 def _sources() -> dict[str, int]:
     """The modification times of the loaded mindex modules' files."""
     found: dict[str, int] = {}
+    _track(found)
+    return found
+
+
+def _track(sources: dict[str, int]) -> None:
+    """Add the mindex modules loaded since `sources` was taken (a command imports its own
+    modules when first run), so that an edit to one of them is seen too: an edited
+    `serve/opscli.py` went on answering from the code loaded before the edit."""
     for module in list(sys.modules.values()):
         path = getattr(module, "__file__", None)
-        if path and (getattr(module, "__name__", "") or "").startswith("mindex"):
+        if path and path not in sources and (getattr(module, "__name__", "") or "").startswith("mindex"):
             with contextlib.suppress(OSError):
-                found[path] = os.stat(path).st_mtime_ns
-    return found
+                sources[path] = os.stat(path).st_mtime_ns
 
 
 def _changed(sources: dict[str, int]) -> bool:
@@ -242,6 +249,7 @@ class Server:
         with contextlib.suppress(OSError):
             conn.sendall(f"{code}\n".encode())
             conn.shutdown(socket.SHUT_RDWR)  # wakes the thread that waits for a Ctrl-C
+        _track(self.sources)
         return True
 
 
