@@ -38,13 +38,13 @@ Progress = Callable[[str, int, int], None]
 PARSER_VERSION = "5"  # 5: Groovy, MATLAB, Objective-C, Vue, Svelte, ... (a .vue, .scss or .m file parses anew)
 BATCH_DOCUMENTS = 64
 BATCH_CHUNKS = 2000
-# A large first index (`BULK_FILES`) commits batches of at least this share of what the run
-# has written: a commit writes each page its inserts touched, and a chunk's random id (and each
-# new name) lands on a page of its own once the indexes outgrow a batch, so fixed batches cost
-# more a chunk as the index grows (the writer's CPU a chunk 45 µs at 73,000 chunks, 86 µs at
-# a million with batches of 2,000 chunks; 72 µs with 8,000, 66 µs with 32,000). At most
-# BATCH_MOST chunks, whose commit holds the write lock about a second at a million chunks: a
-# session hook waits two (`agents.hook_lock_timeout`).
+# A large first index (`BULK_FILES`) on SQLite commits batches of at least this share of
+# what the run has written: a commit writes each page its inserts touched, and a chunk's
+# random id (and each new name) lands on a page of its own once the indexes outgrow a batch,
+# so fixed batches cost more a chunk as the index grows (the writer's CPU a chunk 45 µs at
+# 73,000 chunks, 86 µs at a million with batches of 2,000 chunks; 72 µs with 8,000, 66 µs
+# with 32,000). At most BATCH_MOST chunks, whose commit holds the write lock about a second
+# at a million chunks: a session hook waits two (`agents.hook_lock_timeout`).
 BATCH_GROWTH = 32
 BATCH_MOST = 16_000
 # From this many files, a source's first index writes in bulk (`Store.bulk_load`).
@@ -168,7 +168,8 @@ def _index_source(store: Store, source: Source, settings: IndexSettings, real_ro
     # A large source indexed for the first time writes without secondary indexes (built
     # once at the end; with documents already there, deletes need them), in growing batches.
     first = not markers and len(tasks) >= BULK_FILES
-    writer = _BatchWriter(store, source.id, report, markers, getattr(kind, "batch_group", None), tasks, first)
+    writer = _BatchWriter(store, source.id, report, markers, getattr(kind, "batch_group", None), tasks,
+                          first and store.batches_grow)
     writer.deletes.extend(deleted)
     workers = settings.workers or os.cpu_count() or 1
     if progress:

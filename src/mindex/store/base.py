@@ -278,6 +278,7 @@ class DocumentStore(Protocol):
     """Sources, documents, chunks and keyword search. Same method order in every backend."""
 
     read_only: bool
+    batches_grow: bool  # a large first index commits growing batches (`ingest.BATCH_GROWTH`)
 
     def close(self) -> None: ...
     def schema_version(self) -> int: ...

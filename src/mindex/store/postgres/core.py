@@ -196,6 +196,9 @@ class PgCore(SQLiteStore):
     _CODE_TEXT = "text"
 
     CHUNK_TEXT = "c.text"  # every chunk keeps its text here
+    # Growing batches measured no faster here (a million chunks: 445 s of CPU, client and
+    # server, against 402 s with fixed ones; one run each).
+    batches_grow = False
 
     HIT_COLUMNS = PLAIN_HIT_COLUMNS
 

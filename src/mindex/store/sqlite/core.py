@@ -96,6 +96,9 @@ class SQLiteCore:
     _CODE_TEXT = "mindex_inflate(packed)"  # a code file's text, as SQL
 
     CHUNK_TEXT = CHUNK_TEXT  # a chunk's text, as SQL (PostgreSQL: c.text)
+    # A commit writes each page its inserts touched: with the indexes of random keys larger
+    # than a batch, a batch must grow with them (`ingest.BATCH_GROWTH`).
+    batches_grow = True
 
     HIT_COLUMNS = HIT_COLUMNS
 
