@@ -131,13 +131,7 @@ def _item(op: Any, av: Any, fold: bool) -> str:
             count = f"{{{low},{high}}}"
         return f"(?:{body}){count}"
     if op is c.SUBPATTERN:
-        _, add, remove, sub = av
-        inner = fold
-        if add & re.IGNORECASE:
-            inner = True
-        if remove & re.IGNORECASE:
-            inner = False
-        return f"(?:{_seq(sub, inner)})"
+        return f"(?:{_seq(av[3], _group_fold(fold, av))})"
     if op is c.ATOMIC_GROUP:
         return f"(?:{_seq(av, fold)})"
     if op is c.BRANCH:
@@ -156,6 +150,13 @@ def _item(op: Any, av: Any, fold: bool) -> str:
             return "$"
         return ""  # \b \B \A \Z: dropped, which only admits more
     raise Unsupported(str(op))
+
+
+def _group_fold(fold: bool, av: Any) -> bool:
+    """Whether a group's inside matches case-insensitively: its own flags (`(?i:...)`,
+    `(?-i:...)`) over the pattern's."""
+    _, add, remove, _ = av
+    return (fold or bool(add & re.IGNORECASE)) and not remove & re.IGNORECASE
 
 
 def _char_class(op: Any, av: Any, fold: bool) -> str:
@@ -382,9 +383,7 @@ def _runs(items: list[tuple[Any, Any]], fold: bool) -> Any:
     stretch: set[int] = set()
     length = 0
     for op, av in items:
-        if op in (c.AT, c.ASSERT, c.ASSERT_NOT):
-            continue
-        chars = _chars([(op, av)], fold)
+        chars = _chars([(op, av)], fold)  # a zero-width item: no characters, none needed
         if chars is not None:
             members, least = chars
             if least:
@@ -396,8 +395,7 @@ def _runs(items: list[tuple[Any, Any]], fold: bool) -> Any:
             yield frozenset(stretch), length
         stretch, length = set(), 0
         if op is c.SUBPATTERN:
-            _, add, remove, sub = av
-            yield from _runs(list(sub), (fold or bool(add & re.IGNORECASE)) and not remove & re.IGNORECASE)
+            yield from _runs(list(av[3]), _group_fold(fold, av))
         elif op in _REPEATS and av[0] >= 1:
             yield from _runs(list(av[2]), fold)
         elif op is c.ATOMIC_GROUP:
@@ -428,8 +426,7 @@ def _chars(items: list[tuple[Any, Any]], fold: bool) -> tuple[set[int], int] | N
             members |= inner[0]
             least += low * inner[1]
         elif op is c.SUBPATTERN:
-            _, add, remove, sub = av
-            inner = _chars(list(sub), (fold or bool(add & re.IGNORECASE)) and not remove & re.IGNORECASE)
+            inner = _chars(list(av[3]), _group_fold(fold, av))
             if inner is None:
                 return None
             members |= inner[0]
