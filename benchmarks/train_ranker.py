@@ -73,6 +73,7 @@ def examples(data: list[tuple[Query, Legs]]) -> list[tuple[np.ndarray, np.ndarra
     out = []
     for query, legs in data:
         hits, rows = candidate_features(query.text, legs, FEATURES)
+        rows = np.nan_to_num(rows, nan=0.0)  # each fitted set is of one kind: a feature it lacks is constant
         labels = np.array([1.0 if credits(Ranked(h.id, h.path, h.start_line, h.end_line, 0.0, h.source),
                                           query.relevant, 0.0) else 0.0 for h in hits])
         if labels.any():

@@ -96,7 +96,26 @@ def test_candidate_features_rank_score_and_code_coverage() -> None:
     assert row["ss"] == 0.6 and row["sgap"] == pytest.approx(-0.3) and row["both"] == 1.0
     assert row["c_cov"] == 1.0 and row["c_scov"] == 1.0 and row["c_tcov"] == 0.0
     docs_row = dict(zip(names, rows[[h.id for h in hits].index("b")]))
-    assert docs_row["c_cov"] == 0.0  # coverage features are for code only
+    assert all(np.isnan(docs_row[name]) for name in ("c_cov", "c_tcov", "c_scov"))  # measured for code only
+
+
+def test_a_docs_chunk_both_legs_put_first_is_not_buried_under_code_in_one_list() -> None:
+    """A search of code and docs together: the docs chunk first in both legs stays above a
+    code chunk second in both whose text holds two of the three query words (not its name
+    or heading). A docs chunk's code features count as the mean code chunk's; as 0, as they
+    once did, they put it under that code chunk."""
+    code_text = "def make_metavar(self): return self.option"
+    legs = {"keyword": [_hit("doc", 9.0, kind="docs", text="to make an option required pass required=True"),
+                        _hit("code", 8.5, text=code_text)],
+            "semantic": [_hit("doc", 0.6, kind="docs"), _hit("code", 0.5, text=code_text)]}
+    ranker = load_ranker()
+    fused = learned_fusion("how do I make an option required", legs, {}, ranker)
+    assert [h.id for h in fused] == ["doc", "code"]
+    hits, rows = candidate_features("how do I make an option required", legs, ranker.features)
+    doc = rows[[h.id for h in hits].index("doc")]
+    neutral = np.where(np.isnan(doc), ranker.mean, doc)  # the mean code chunk's coverage
+    assert fused[0].score == pytest.approx(float(ranker.score(neutral[None, :])[0]))
+    assert float(ranker.score(doc[None, :])[0]) == pytest.approx(fused[0].score)
 
 
 def test_the_shipped_ranker_says_how_it_was_fitted_and_checked() -> None:
