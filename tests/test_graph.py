@@ -131,7 +131,7 @@ def test_python_calls_resolve_through_imports_scopes_and_bases(graph_index: Inde
     assert _callers(graph, "bulk") == {("app.py", 5, "main", 0.95)}
     (create,) = graph.targets("create_user")
     callees = {(e.call, e.target.name if e.target else None, round(e.confidence, 2)) for e in graph.callees(create)}
-    assert callees == {("User", "User", 0.95), ("user.rename", "User.rename", 0.6), ("clean", "clean", 0.95)}
+    assert callees == {("User", "User", 0.95), ("user.rename", "User.rename", 0.9), ("clean", "clean", 0.95)}
     (main,) = graph.targets("main", path="app.py")
     edges = graph.callees(main)
     assert [(e.call, e.target is None, e.reason) for e in edges] == [
@@ -579,3 +579,82 @@ def test_the_graph_is_kept_until_this_or_another_connection_writes(index: Index,
     _write(tmp_path / "kept", {"b.py": "def three():\n    return 3\n"})
     index.index()  # this connection writes
     assert index.graph() is not again and index.graph().targets("three")
+
+
+def test_a_call_on_a_name_reaches_the_class_its_function_says_the_name_holds(index: Index, tmp_path: Path) -> None:
+    """`ctx.invoke()` where `ctx: Context` (a parameter, `Optional`, quoted), `s = Session()`
+    or a name annotated at the file's top level: `Context.invoke`, where by name alone it was
+    one of several `invoke`s; a method the class inherits; a builtin's method reaches nothing
+    in the index; a class body's names are not seen from its methods; the binding before the
+    call wins."""
+    root = tmp_path / "typed"
+    root.mkdir()
+    (root / "core.py").write_text(
+        "class Base:\n"                                              # 1
+        "    def close(self):\n"                                     # 2
+        "        pass\n"                                             # 3
+        "class Context(Base):\n"                                     # 4
+        "    def invoke(self):\n"                                    # 5
+        "        pass\n"                                             # 6
+        "class Runner:\n"                                            # 7
+        "    def invoke(self):\n"                                    # 8
+        "        pass\n"                                             # 9
+        "    def items(self):\n"                                     # 10
+        "        pass\n"                                             # 11
+        "class Session:\n"                                           # 12
+        "    ctx: Runner\n"                                          # 13
+        "    def invoke(self):\n"                                    # 14
+        "        pass\n"                                             # 15
+        "    def run(self, ctx: 'Context', other: Optional[Context] = None, **options):\n"  # 16
+        "        ctx.invoke()\n"                                     # 17
+        "        other.close()\n"                                    # 18
+        "        options.items()\n"                                  # 19
+        "        def inner():\n"                                     # 20
+        "            return ctx.invoke()\n"                          # 21
+        "    def plain(self):\n"                                     # 22
+        "        ctx.invoke()\n"                                     # 23
+        "def main(ctx: Context):\n"                                  # 24
+        "    ctx = Session()\n"                                      # 25
+        "    ctx.invoke()\n"                                         # 26
+        "    table = {}\n"                                           # 27
+        "    table.items()\n"                                        # 28
+    )
+    index.add_source(root, name="typed", kind="code")
+    index.index()
+    graph = index.graph()
+    target = next(t for t in graph.targets("Context.invoke") if t.name == "Context.invoke")
+    found = {(e.line, e.scope, round(e.confidence, 2), e.reason) for e in graph.callers(target, min_confidence=0.2)}
+    assert found == {(17, "Session.run", 0.9, "ctx is a Context"), (21, "Session.run.inner", 0.9, "ctx is a Context")}
+    callees = {(e.line, e.target.name if e.target else None, round(e.confidence, 2), e.reason)
+               for e in graph.callees(next(t for t in graph.targets("Session.run") if t.name == "Session.run"))}
+    assert (18, "Base.close", 0.85, "other is a Context, which inherits it from Base") in callees
+    assert (19, None, 0.0, "outside the index: options is a dict") in callees
+    assert (26, "Session.invoke", 0.9, "ctx is a Session") in {
+        (e.line, e.target.name if e.target else None, round(e.confidence, 2), e.reason)
+        for e in graph.callees(next(t for t in graph.targets("main") if t.name == "main"))}
+    plain = graph.callees(next(t for t in graph.targets("Session.plain") if t.name == "Session.plain"))
+    assert all("is a" not in e.reason for e in plain)  # `ctx: Runner` in the class body is not plain's
+    table = [e for e in graph.callees(next(t for t in graph.targets("main") if t.name == "main")) if e.line == 28]
+    assert [(e.target, e.reason) for e in table] == [(None, "outside the index: table is a dict")]
+
+
+def test_what_python_says_a_name_holds_becomes_a_type_reference() -> None:
+    from mindex.languages import language_for
+    from mindex.parse.code import definitions, parse_tree
+    from mindex.parse.refs import class_of, references
+
+    source = (b"import httpx\n"
+              b"client: 'httpx.Client' = make()\n"
+              b"def f(a: Optional[Session], b: int | str, *rest, **extra) -> None:\n"
+              b"    s = httpx.Client(timeout=3)\n"
+              b"    n = names()\n"
+              b"    seen = {x for x in a}\n"
+              b"    words: list[str] = []\n")
+    tree = parse_tree(source, language_for("f.py"), 10.0)
+    typed = [(r.qualifier, r.name, r.line, r.scope) for r in references(tree, definitions(tree)) if r.kind == "type"]
+    assert typed == [("client", "Client", 2, ""), ("a", "Session", 3, "f"), ("rest", "tuple", 3, "f"),
+                     ("extra", "dict", 3, "f"), ("s", "Client", 4, "f"), ("seen", "set", 6, "f"),
+                     ("words", "list", 7, "f")]
+    assert [class_of(a) for a in ("t.Optional['Context']", "Session | None", "None | Session", "Queue[int]",
+                                  "dict[str, Foo | None]", "Foo | Bar", "callable", "")] == [
+        "Context", "Session", "Session", "Queue", "dict", None, None, None]

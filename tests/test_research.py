@@ -120,7 +120,8 @@ def test_a_model_asks_for_lookups_then_answers_and_only_true_citations_survive(i
         assert found.answer is not None and "pkg/adapters.py:5-8" in found.answer
         assert found.dropped == ["nowhere/ghost.py:3-4"] and "ghost" not in found.answer
         assert "pkg/adapters.py:5-8" in found.citations and found.stopped is None
-        assert {"step": "callees", "name": "Session.send", "found": 1} in found.steps
+        # HTTPAdapter() and adapter.send (`adapter = HTTPAdapter()` says what adapter holds)
+        assert {"step": "callees", "name": "Session.send", "found": 2} in found.steps
         assert len(server.requests) == 2 and server.requests[1].body["messages"][2]["tool_calls"][0]["id"] == "t1"
 
 

@@ -9,7 +9,10 @@ another file changes. Resolution uses what the language lets us know, best evide
 2. A bare call to a name defined in the same file (1.0), or imported by name from a module
    whose file is indexed (0.95); Go functions of the same package, C functions of an
    included header's source file (0.9).
-3. `alias.f()` where `alias` is an imported module (0.95); `Type.f()` / `Type::f()` (0.9).
+3. `alias.f()` where `alias` is an imported module (0.95); `Type.f()` / `Type::f()` (0.9);
+   `x.f()` where `x` holds a class by what its function (one around it, or the file's top
+   level) says of it, `x: Type` or `x = Type(...)` in Python: `Type.f` (0.9), else the `f`
+   it inherits (0.85); unresolved when no definition in the index has the class's name.
 4. Otherwise by name alone: the only definition with that name (0.6), or every one of
    several, each marked ambiguous (0.5 / n). Nothing is guessed silently: each edge says
    how it was resolved, and calls into code outside the index are reported as unresolved.
@@ -60,7 +63,9 @@ class CodeGraph:
         self._module_imports: dict[int, list[tuple[int, int, CallRef]]] = {}
         # a call resolves once for every definition sharing its name (see `links`)
         self._links: dict[str, tuple[dict[int, list[Link]], dict[frozenset[int], list[Link]]]] = {}
-        self._resolved: dict[tuple[int, str, str, str], Resolution] = {}
+        self._resolved: dict[tuple[int, str, str, str, str | None], Resolution] = {}
+        # each file's `type` references: (scope, variable) -> [(line, class)], and its classes
+        self._bindings: dict[int, tuple[dict[tuple[str, str], list[tuple[int, str]]], set[str]]] = {}
         self._callable: dict[tuple[str, str | None], tuple[list[SymbolRef], dict[str, list[SymbolRef]]]] = {}
         self._guesses: dict[tuple[str, str | None, bool, bool], Resolution] = {}
 
@@ -227,13 +232,60 @@ class CodeGraph:
 
     def resolve(self, ref: CallRef) -> Resolution:
         """What a call reaches (see the module docstring for the rules and confidences)."""
-        # the same for every call alike in a class (or at a file's top level): only the owner counts
-        key = (ref.document_id, ref.name, ref.qualifier, _owner(ref.scope))
+        # the same for every call alike in a class (or at a file's top level): only the owner
+        # counts, and the class its receiver holds there
+        bound = self._bound(ref)
+        key = (ref.document_id, ref.name, ref.qualifier, _owner(ref.scope), bound)
         if key not in self._resolved:
-            self._resolved[key] = self._resolve(ref)
+            self._resolved[key] = self._resolve(ref, bound)
         return self._resolved[key]
 
-    def _resolve(self, ref: CallRef) -> Resolution:
+    def _bound(self, ref: CallRef) -> str | None:
+        """The class a call's receiver holds, when it is a plain name that its function, one
+        around it or the file's top level annotates or makes (`type` references; a class body's
+        names are not seen from its methods): the last such line before the call's, else the
+        first."""
+        receiver = ref.qualifier
+        if not receiver.isidentifier() or receiver in SELF_WORDS:
+            return None
+        if ref.document_id not in self._bindings:
+            bindings: dict[tuple[str, str], list[tuple[int, str]]] = {}
+            for typed in self.refs(ref.document_id, "type"):
+                bindings.setdefault((typed.scope, typed.qualifier), []).append((typed.line, typed.name))
+            classes = ({row[2] for row in self.store.symbol_rows("document_id", ref.document_id) if row[3] in CLASSLIKE}
+                       if bindings else set())
+            self._bindings[ref.document_id] = bindings, classes
+        bindings, classes = self._bindings[ref.document_id]
+        scope = ref.scope
+        while bindings:
+            found = bindings.get((scope, receiver))
+            if found:
+                before = [name for line, name in found if line <= ref.line]
+                return before[-1] if before else found[0][1]
+            if not scope:
+                return None
+            scope = _owner(scope)
+            while scope in classes:
+                scope = _owner(scope)
+        return None
+
+    def _typed(self, bound: str, name: str, receiver: str, named: dict[str, list[SymbolRef]]) -> Resolution | None:
+        """`receiver.name()` where the receiver holds the class `bound`: its method, else the
+        one it inherits (through three levels of recorded bases)."""
+        if direct := named.get(f"{bound}.{name}"):
+            return Resolution([(s, 0.9) for s in direct], f"{receiver} is a {bound}")
+        level, seen = [bound], {bound}
+        for _ in range(3):
+            bases = [base for cls in level for s in self.named(cls) if s.name == cls and s.kind in CLASSLIKE
+                     for base in self._bases(s.document_id, cls)]
+            level = [base for base in dict.fromkeys(bases) if base not in seen]
+            seen.update(level)
+            for base in level:
+                if inherited := named.get(f"{base}.{name}"):
+                    return Resolution([(s, 0.85) for s in inherited], f"{receiver} is a {bound}, which inherits it from {base}")
+        return None
+
+    def _resolve(self, ref: CallRef, bound: str | None = None) -> Resolution:
         doc_id, name, receiver = ref.document_id, ref.name, ref.qualifier
         language = self.files.get(doc_id, ("", "", None))[2]
         family = FAMILY.get(language or "", language)
@@ -270,6 +322,10 @@ class CodeGraph:
             if near:
                 return near
         else:
+            if bound is not None and (typed := self._typed(bound, name, receiver, named)) is not None:
+                return typed
+            if bound is not None and not self.named(bound):
+                return Resolution([], f"outside the index: {receiver} is a {bound}")
             head = receiver.split(".")[0].split("::")[0]
             for imp in self.imports(doc_id):
                 if imp.alias == head or (imp.alias and receiver == imp.qualifier):

@@ -4,7 +4,10 @@ Each language with a graph has `queries/<language>.scm`, a tree-sitter query (a 
 `; inherits: other` puts `other.scm` in front of it) whose captures
 say what a node is: `@call.name` (with `@call.receiver` for `obj.name(...)`),
 `@import.module` (with `@import.name` / `@import.alias`; Rust's `@import.tree` is a whole
-`use` tree), `@extends.name`, `@implements.name`. Every reference records the innermost
+`use` tree), `@extends.name`, `@implements.name`, and `@type.var` with `@type.name` (an
+annotation) or `@type.new` (a class called): a `type` reference, the class by name and
+the variable as qualifier, so that `ctx.invoke()` after `ctx: Context` reaches
+`Context.invoke`. Every reference records the innermost
 definition it sits in (its scope), so `Session.send` can be asked what it calls and who
 calls it. Resolution to definitions happens at query time (`mindex.graph`), when every file
 of the index is known.
@@ -67,12 +70,57 @@ def references(tree: Parsed, defs: list[Definition]) -> list[Ref]:
                 found.append(Ref("import", name, module, alias, line, scope))
         elif "import.module" in first:
             found.append(_import(lang, first, line, scope, src))
+        elif "type.var" in first:
+            bound = (class_named(_text(first["type.new"], src)) if "type.new" in first
+                     else LITERALS.get(first["type.literal"].type) if "type.literal" in first
+                     else class_of(_text(first.get("type.name"), src)))
+            variable = _text(first["type.var"], src)
+            if bound and not (found and found[-1][:3] == ("type", bound, variable) and found[-1].line == line):
+                found.append(Ref("type", bound, variable, "", line, scope))  # `x: list = []` once
         elif "extends.name" in first or "implements.name" in first:
             kind = "extends" if "extends.name" in first else "implements"
             name = re.split(r"\.|::", _text(first[f"{kind}.name"], src))[-1]
             found.append(Ref(kind, name, "", "", line, scope))
     found.sort(key=lambda r: r.line)
     return found
+
+
+# The builtin a literal, `*args` or `**kwargs` makes; with the builtins an annotation may
+# name, what a call on such a name does not reach in the index.
+LITERALS = {"dictionary": "dict", "dictionary_comprehension": "dict", "list": "list", "list_comprehension": "list",
+            "set": "set", "set_comprehension": "set", "string": "str", "list_splat_pattern": "tuple",
+            "dictionary_splat_pattern": "dict"}
+BUILTINS = frozenset({"dict", "list", "set", "frozenset", "tuple", "str", "bytes", "bytearray", "int", "float"})
+_OPTIONAL = re.compile(r"(?:[\w.]+\.)?Optional\[(.*)\]")
+_GENERIC = re.compile(r"([A-Za-z_][\w.]*)(?:\[.*\])?")
+
+
+def class_of(annotation: str) -> str | None:
+    """The class an annotation gives a name, for the calls made on it: `Session`, `"Session"`,
+    `Optional[Session]`, `Session | None`, `mod.Session`, `Queue[int]` all give `Session` or
+    `Queue`, `list[str]` gives `list`; None for a union of classes, `int | str`, or any other
+    lower-case name."""
+    text = annotation.strip().strip("\"'").strip()
+    optional = _OPTIONAL.fullmatch(text)
+    if optional:
+        text = optional.group(1)
+    parts, depth, start = [], 0, 0
+    for at, char in enumerate(text + "|"):
+        depth += char == "["
+        depth -= char == "]"
+        if char == "|" and depth == 0:
+            parts.append(text[start:at].strip().strip("\"'").strip())
+            start = at + 1
+    kept = [part for part in parts if part not in ("None", "")]
+    found = _GENERIC.fullmatch(kept[0]) if len(kept) == 1 else None
+    return class_named(found.group(1)) if found else None
+
+
+def class_named(name: str) -> str | None:
+    """The last part of a dotted name when it is spelled as a class is (a capital first), or
+    is a builtin class (`dict`)."""
+    last = name.rsplit(".", 1)[-1]
+    return last if (last[:1].isupper() and last.isidentifier()) or last in BUILTINS else None
 
 
 def _import(lang: Lang, first: dict[str, Node], line: int, scope: str, src: bytes) -> Ref:

@@ -8,3 +8,14 @@
 (import_from_statement module_name: (_) @import.module
   name: (aliased_import name: (dotted_name) @import.name alias: (identifier) @import.alias))
 (class_definition superclasses: (argument_list [(identifier) (attribute)] @extends.name))
+; What a name holds, for calls on it (@type.var, its type @type.name): an annotated parameter
+; or assignment, the instance of a class an assignment makes (@type.new: `s = Session()`), a
+; literal it is given (@type.literal: `d = {}`), `*args` and `**kwargs`.
+(typed_parameter (identifier) @type.var type: (type) @type.name)
+(typed_default_parameter name: (identifier) @type.var type: (type) @type.name)
+(assignment left: (identifier) @type.var type: (type) @type.name)
+(assignment left: (identifier) @type.var right: (call function: [(identifier) (attribute)] @type.new))
+(assignment left: (identifier) @type.var right: [(dictionary) (dictionary_comprehension) (list) (list_comprehension)
+  (set) (set_comprehension) (string)] @type.literal)
+(parameters (list_splat_pattern (identifier) @type.var) @type.literal)
+(parameters (dictionary_splat_pattern (identifier) @type.var) @type.literal)

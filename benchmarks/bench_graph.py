@@ -1,0 +1,168 @@
+"""How often the code graph's call edges are right: mindex beside jedi's goto on real packages.
+
+For every call made on a plain name (`ctx.invoke(...)`, not `self.f()`, `mod.f()` or `f()`)
+in a package's Python files, jedi 0.19 (`Script.goto`, following imports) says which
+definition it reaches; a call jedi takes to a definition in the package is judged, one it
+takes elsewhere (the standard library, a dependency) counts as a call out of the package. The
+graph's edges for the call at the default minimum confidence (0.2, what `graph callers` and
+`callees` show) are then:
+- right: one of them is jedi's definition (a definition whose lines hold jedi's line);
+- wrong: shown, none of them jedi's (for a call out of the package, any edge is wrong).
+Recall is right / judged calls; precision is right / calls with an edge shown. jedi is not
+always right either, and gives nothing for many calls (those are not counted).
+
+Packages (sdists from PyPI, pinned): click 8.1.7 (BSD-3-Clause), httpx 0.28.1 (BSD-3-Clause),
+rich 14.2.0 (MIT; the code dev set's copy, docstrings blanked, lines kept).
+
+    pip install jedi==0.19.2
+    python benchmarks/bench_graph.py [--packages click httpx rich]
+
+jedi's answers are kept in benchmarks/.work/graph (they take a minute a package).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import tarfile
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).parent
+WORK = HERE / ".work" / "graph"
+sys.path.insert(0, str(HERE.parent / "src"))
+
+PACKAGES = {  # name: (pip spec, the folder of its code inside the sdist)
+    "click": ("click==8.1.7", "click-8.1.7/src/click"),
+    "httpx": ("httpx==0.28.1", "httpx-0.28.1/httpx"),
+    "rich": (None, "rich/rich"),  # the code dev set's copy (benchmarks/devset.py)
+}
+MIN_CONFIDENCE = 0.2
+
+
+def package_root(name: str) -> Path:
+    """The package's code, downloaded and unpacked once."""
+    spec, inner = PACKAGES[name]
+    if spec is None:
+        root = HERE / ".cache" / "code" / inner
+        if not root.exists():
+            raise SystemExit(f"{root} is missing: run benchmarks/devset.py first")
+        return root
+    target = WORK / "src" / name
+    if not (target / inner).exists():
+        target.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryDirectory() as folder:
+            subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--no-binary", ":all:",
+                            spec, "-d", folder], check=True)
+            (archive,) = Path(folder).glob("*.tar.gz")
+            with tarfile.open(archive) as tar:
+                tar.extractall(target, filter="data")
+    return target / inner
+
+
+def calls_on_names(index_root: Path, db: Path) -> list[tuple[str, int, int, str, list[tuple[str, int, int]]]]:
+    """(path, line, column, call, the graph's edges at MIN_CONFIDENCE as (path, first line,
+    last line)) of every call on a plain name, from a fresh keyword index of the package."""
+    from mindex import Index, IndexSettings
+    from mindex.config import EmbedSettings
+    from mindex.graph_types import SELF_WORDS
+
+    with Index(db, IndexSettings(), embed=EmbedSettings(provider="none")) as index:
+        index.add_source(index_root, name="pkg", kind="code")
+        index.index(embed=False)
+        graph = index.graph()
+        out = []
+        for doc_id, (_, path, language) in sorted(graph.files.items(), key=lambda item: item[1][1]):
+            if language != "python":
+                continue
+            lines = (index_root / path).read_text(encoding="utf-8", errors="replace").splitlines()
+            for ref in graph.refs(doc_id, "call"):
+                if not ref.qualifier.isidentifier() or ref.qualifier in SELF_WORDS:
+                    continue
+                written = f"{ref.qualifier}.{ref.name}"
+                at = lines[ref.line - 1].find(written) if ref.line <= len(lines) else -1
+                if at < 0:
+                    continue
+                resolution = graph.resolve(ref)
+                shown = [(t.path, t.start_line, t.end_line) for t, confidence in resolution.targets
+                         if confidence >= MIN_CONFIDENCE]
+                out.append((path, ref.line, at + len(ref.qualifier) + 1, written, shown))
+        return out
+
+
+def jedi_answers(name: str, root: Path, calls: list[tuple[str, int, int, str, list]]) -> dict[str, object]:
+    """jedi's definition of each call: "path:line" inside the package, "out" elsewhere,
+    None when it finds none (kept in WORK/jedi-<name>.json)."""
+    cache = WORK / f"jedi-{name}.json"
+    known: dict[str, object] = json.loads(cache.read_text()) if cache.exists() else {}
+    missing = [c for c in calls if f"{c[0]}:{c[1]}:{c[2]}" not in known]
+    if missing:
+        import jedi
+
+        project = jedi.Project(root.parent)
+        scripts: dict[str, jedi.Script] = {}
+        started = time.perf_counter()
+        for path, line, column, _, _ in missing:
+            if path not in scripts:
+                scripts[path] = jedi.Script(path=str(root / path), project=project)
+            try:
+                found = scripts[path].goto(line, column, follow_imports=True)
+            except Exception:  # jedi's own failures: not judged
+                found = []
+            answer: object = None
+            for definition in found:
+                where = definition.module_path
+                if where is None or definition.line is None:
+                    continue
+                where = Path(where).resolve()
+                inside = root.resolve() in where.parents
+                answer = f"{where.relative_to(root.resolve()).as_posix()}:{definition.line}" if inside else "out"
+                break
+            known[f"{path}:{line}:{column}"] = answer
+        print(f"  {name}: jedi answered {len(missing):,} calls in {time.perf_counter() - started:.0f} s",
+              file=sys.stderr)
+        WORK.mkdir(parents=True, exist_ok=True)
+        cache.write_text(json.dumps(known, indent=0, sort_keys=True))
+    return known
+
+
+def score(calls: list[tuple[str, int, int, str, list]], known: dict[str, object]) -> dict[str, float]:
+    judged = right = shown = wrong_out = out = 0
+    for path, line, column, _, edges in calls:
+        answer = known.get(f"{path}:{line}:{column}")
+        if answer is None:
+            continue
+        if answer == "out":
+            out += 1
+            shown += bool(edges)
+            wrong_out += bool(edges)
+            continue
+        judged += 1
+        shown += bool(edges)
+        file, _, at = str(answer).rpartition(":")
+        right += any(p == file and first <= int(at) <= last for p, first, last in edges)
+    return {"calls": len(calls), "judged": judged, "out": out, "right": right, "shown": shown,
+            "wrong out": wrong_out, "recall": right / max(judged, 1), "precision": right / max(shown, 1)}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--packages", nargs="+", default=list(PACKAGES), choices=list(PACKAGES))
+    args = parser.parse_args()
+    print("| package | calls on a name | jedi: in the package / out | edge shown | right | out, shown | recall | precision |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    for name in args.packages:
+        root = package_root(name)
+        with tempfile.TemporaryDirectory() as folder:
+            calls = calls_on_names(root, Path(folder) / "index.db")
+        known = jedi_answers(name, root, calls)
+        s = score(calls, known)
+        print(f"| {name} | {s['calls']:,} | {s['judged']:,} / {s['out']:,} | {s['shown']:,} | {s['right']:,} | "
+              f"{s['wrong out']:,} | {s['recall']:.3f} | {s['precision']:.3f} |", flush=True)
+
+
+if __name__ == "__main__":
+    main()
