@@ -649,12 +649,61 @@ def test_what_python_says_a_name_holds_becomes_a_type_reference() -> None:
               b"    s = httpx.Client(timeout=3)\n"
               b"    n = names()\n"
               b"    seen = {x for x in a}\n"
-              b"    words: list[str] = []\n")
+              b"    words: list[str] = []\n"
+              b"    unused = Session()\n"
+              b"    a.x(); rest.count(); extra.items(); s.get(); n.y(); seen.add(1); words.append(b)\n"
+              b"    with httpx.Client() as c, open(n) as handle:\n"
+              b"        c.get(); handle.read()\n"
+              b"    return client.get()\n")
     tree = parse_tree(source, language_for("f.py"), 10.0)
-    typed = [(r.qualifier, r.name, r.line, r.scope) for r in references(tree, definitions(tree)) if r.kind == "type"]
+    refs = references(tree, definitions(tree))
+    typed = [(r.qualifier, r.name, r.line, r.scope) for r in refs if r.kind == "type"]
     assert typed == [("client", "Client", 2, ""), ("a", "Session", 3, "f"), ("rest", "tuple", 3, "f"),
                      ("extra", "dict", 3, "f"), ("s", "Client", 4, "f"), ("seen", "set", 6, "f"),
-                     ("words", "list", 7, "f")]
+                     ("words", "list", 7, "f"), ("c", "Client", 10, "f")]  # not `unused`: no call is made on it
+    assert [(r.kind, r.name, r.qualifier, r.alias, r.line) for r in refs if r.kind in ("result", "returns")] == [
+        ("result", "names", "", "n", 5)]  # not `make()`'s: `client` says what it holds; `-> None` is no class
     assert [class_of(a) for a in ("t.Optional['Context']", "Session | None", "None | Session", "Queue[int]",
                                   "dict[str, Foo | None]", "Foo | Bar", "callable", "")] == [
         "Context", "Session", "Session", "Queue", "dict", None, None, None]
+
+
+def test_a_name_given_a_call_holds_what_the_function_says_it_returns(index: Index, tmp_path: Path) -> None:
+    """`r = self.send()` (awaited or not) where `send` says `-> "Response"`: `r.close()` reaches
+    `Response.close`; a function that says nothing gives no class; a name given a call on
+    itself (`node = node.next()`) ends, and is as sure as that call is reached."""
+    root = tmp_path / "returns"
+    root.mkdir()
+    (root / "client.py").write_text(
+        "class Response:\n"                                  # 1
+        "    def close(self):\n"                             # 2
+        "        pass\n"                                     # 3
+        "class Other:\n"                                     # 4
+        "    def close(self):\n"                             # 5
+        "        pass\n"                                     # 6
+        "    def next(self) -> 'Other':\n"                   # 7
+        "        return self\n"                              # 8
+        "class Client:\n"                                    # 9
+        "    def send(self) -> Optional['Response']:\n"      # 10
+        "        return Response()\n"                        # 11
+        "    def plain(self):\n"                             # 12
+        "        return Response()\n"                        # 13
+        "    async def run(self):\n"                         # 14
+        "        r = self.send()\n"                          # 15
+        "        r.close()\n"                                # 16
+        "        a = await self.send()\n"                    # 17
+        "        a.close()\n"                                # 18
+        "        p = self.plain()\n"                         # 19
+        "        p.close()\n"                                # 20
+        "        node = node.next()\n"                       # 21
+        "        node.close()\n"                             # 22
+    )
+    index.add_source(root, name="returns", kind="code")
+    index.index()
+    graph = index.graph()
+    run = next(t for t in graph.targets("Client.run") if t.name == "Client.run")
+    edges = {(e.line, e.target.name if e.target else None, round(e.confidence, 2), e.reason) for e in graph.callees(run)}
+    assert {(16, "Response.close", 0.9, "r is a Response"), (18, "Response.close", 0.9, "a is a Response")} <= edges
+    assert not {e for e in edges if e[0] == 20 and "is a" in e[3]}  # `plain` says nothing
+    # `node.next()` inside `node`'s own binding reaches `Other.next` by its name alone (0.6): no surer
+    assert (22, "Other.close", 0.6, "node is a Other") in edges

@@ -11,8 +11,9 @@ another file changes. Resolution uses what the language lets us know, best evide
    included header's source file (0.9).
 3. `alias.f()` where `alias` is an imported module (0.95); `Type.f()` / `Type::f()` (0.9);
    `x.f()` where `x` holds a class by what its function (one around it, or the file's top
-   level) says of it, `x: Type` or `x = Type(...)` in Python: `Type.f` (0.9), else the `f`
-   it inherits (0.85); unresolved when no definition in the index has the class's name.
+   level) says of it, `x: Type`, `x = Type(...)` or `x = g()` where `g` says it returns a
+   `Type`, in Python: `Type.f` (0.9), else the `f` it inherits (0.85), no surer than `g()`
+   is reached; unresolved when no definition in the index has the class's name.
 4. Otherwise by name alone: the only definition with that name (0.6), or every one of
    several, each marked ambiguous (0.5 / n). Nothing is guessed silently: each edge says
    how it was resolved, and calls into code outside the index are reported as unresolved.
@@ -28,20 +29,15 @@ from collections.abc import Callable
 from typing import Any
 
 from mindex.errors import NotFoundError
+from mindex.graph_holds import Holds
 from mindex.graph_modules import ModuleMap
 from mindex.modes import DEFAULT_MIN_CONFIDENCE
 from mindex.pathglob import glob_match
 from mindex.store.base import ChunkSpan, Store, chunk_at
-from mindex.graph_types import CLASSLIKE, Calls, Edge, FAMILY, IMPLICIT_THIS, NOT_CALLABLE, Resolution, SELF_WORDS, SymbolRef, CallRef, by_name, shown_callees, shown_callers, weak
+from mindex.graph_types import CLASSLIKE, Calls, Edge, FAMILY, IMPLICIT_THIS, NOT_CALLABLE, Resolution, SELF_WORDS, SymbolRef, CallRef, by_name, owner_of, shown_callees, shown_callers, weak
 
 Row = tuple[int, int, str, str, int, int, str, int]  # a symbol: id, file, name, kind, lines, signature, exported
 Link = tuple[CallRef, float, str]  # a call that reaches a definition, how surely, why
-
-
-def _owner(scope: str) -> str:
-    """What a call's scope sits in (`Class` of `Class.method`; '' at a file's top level): all a
-    call's resolution reads of where it is."""
-    return scope.rsplit(".", 1)[0] if "." in scope else ""
 
 
 class CodeGraph:
@@ -63,9 +59,8 @@ class CodeGraph:
         self._module_imports: dict[int, list[tuple[int, int, CallRef]]] = {}
         # a call resolves once for every definition sharing its name (see `links`)
         self._links: dict[str, tuple[dict[int, list[Link]], dict[frozenset[int], list[Link]]]] = {}
-        self._resolved: dict[tuple[int, str, str, str, str | None], Resolution] = {}
-        # each file's `type` references: (scope, variable) -> [(line, class)], and its classes
-        self._bindings: dict[int, tuple[dict[tuple[str, str], list[tuple[int, str]]], set[str]]] = {}
+        self._resolved: dict[tuple[int, str, str, str, tuple[str, float] | None], Resolution] = {}
+        self._holds = Holds(self)  # what a Python name holds where a call is made on it
         self._callable: dict[tuple[str, str | None], tuple[list[SymbolRef], dict[str, list[SymbolRef]]]] = {}
         self._guesses: dict[tuple[str, str | None, bool, bool], Resolution] = {}
 
@@ -234,58 +229,13 @@ class CodeGraph:
         """What a call reaches (see the module docstring for the rules and confidences)."""
         # the same for every call alike in a class (or at a file's top level): only the owner
         # counts, and the class its receiver holds there
-        bound = self._bound(ref)
-        key = (ref.document_id, ref.name, ref.qualifier, _owner(ref.scope), bound)
+        bound = self._holds.bound(ref)
+        key = (ref.document_id, ref.name, ref.qualifier, owner_of(ref.scope), bound)
         if key not in self._resolved:
             self._resolved[key] = self._resolve(ref, bound)
         return self._resolved[key]
 
-    def _bound(self, ref: CallRef) -> str | None:
-        """The class a call's receiver holds, when it is a plain name that its function, one
-        around it or the file's top level annotates or makes (`type` references; a class body's
-        names are not seen from its methods): the last such line before the call's, else the
-        first."""
-        receiver = ref.qualifier
-        if not receiver.isidentifier() or receiver in SELF_WORDS:
-            return None
-        if ref.document_id not in self._bindings:
-            bindings: dict[tuple[str, str], list[tuple[int, str]]] = {}
-            for typed in self.refs(ref.document_id, "type"):
-                bindings.setdefault((typed.scope, typed.qualifier), []).append((typed.line, typed.name))
-            classes = ({row[2] for row in self.store.symbol_rows("document_id", ref.document_id) if row[3] in CLASSLIKE}
-                       if bindings else set())
-            self._bindings[ref.document_id] = bindings, classes
-        bindings, classes = self._bindings[ref.document_id]
-        scope = ref.scope
-        while bindings:
-            found = bindings.get((scope, receiver))
-            if found:
-                before = [name for line, name in found if line <= ref.line]
-                return before[-1] if before else found[0][1]
-            if not scope:
-                return None
-            scope = _owner(scope)
-            while scope in classes:
-                scope = _owner(scope)
-        return None
-
-    def _typed(self, bound: str, name: str, receiver: str, named: dict[str, list[SymbolRef]]) -> Resolution | None:
-        """`receiver.name()` where the receiver holds the class `bound`: its method, else the
-        one it inherits (through three levels of recorded bases)."""
-        if direct := named.get(f"{bound}.{name}"):
-            return Resolution([(s, 0.9) for s in direct], f"{receiver} is a {bound}")
-        level, seen = [bound], {bound}
-        for _ in range(3):
-            bases = [base for cls in level for s in self.named(cls) if s.name == cls and s.kind in CLASSLIKE
-                     for base in self._bases(s.document_id, cls)]
-            level = [base for base in dict.fromkeys(bases) if base not in seen]
-            seen.update(level)
-            for base in level:
-                if inherited := named.get(f"{base}.{name}"):
-                    return Resolution([(s, 0.85) for s in inherited], f"{receiver} is a {bound}, which inherits it from {base}")
-        return None
-
-    def _resolve(self, ref: CallRef, bound: str | None = None) -> Resolution:
+    def _resolve(self, ref: CallRef, bound: tuple[str, float] | None = None) -> Resolution:
         doc_id, name, receiver = ref.document_id, ref.name, ref.qualifier
         language = self.files.get(doc_id, ("", "", None))[2]
         family = FAMILY.get(language or "", language)
@@ -297,12 +247,12 @@ class CodeGraph:
                 spelled.setdefault(symbol.name, []).append(symbol)
             self._callable[(name, family)] = listed, spelled
         callable_, named = self._callable[(name, family)]
-        owner = _owner(ref.scope)
+        owner = owner_of(ref.scope)
         if receiver in SELF_WORDS or (not receiver and language in IMPLICIT_THIS and owner):
             mine = [s for s in named.get(f"{owner}.{name}", ()) if s.document_id == doc_id]
             if mine and not receiver.startswith(("super", "base")):
                 return Resolution([(s, 1.0) for s in mine], "method of the enclosing class")
-            for base in self._bases(doc_id, owner):
+            for base in self.bases(doc_id, owner):
                 inherited = named.get(f"{base}.{name}", [])
                 if inherited:
                     return Resolution([(s, 0.9) for s in inherited], f"inherited from {base}")
@@ -322,10 +272,10 @@ class CodeGraph:
             if near:
                 return near
         else:
-            if bound is not None and (typed := self._typed(bound, name, receiver, named)) is not None:
+            if bound is not None and (typed := self._holds.typed(*bound, name, receiver, named)) is not None:
                 return typed
-            if bound is not None and not self.named(bound):
-                return Resolution([], f"outside the index: {receiver} is a {bound}")
+            if bound is not None and bound[1] >= 0.9 and not self.named(bound[0]):
+                return Resolution([], f"outside the index: {receiver} is a {bound[0]}")
             head = receiver.split(".")[0].split("::")[0]
             for imp in self.imports(doc_id):
                 if imp.alias == head or (imp.alias and receiver == imp.qualifier):
@@ -366,7 +316,8 @@ class CodeGraph:
                 return Resolution([(s, 0.9) for s in paired], "defined with an included header")
         return None
 
-    def _bases(self, doc_id: int, owner: str) -> list[str]:
+    def bases(self, doc_id: int, owner: str) -> list[str]:
+        """The classes a class of a file extends or implements, as recorded, in line order."""
         heritage = sorted(self.refs(doc_id, "extends") + self.refs(doc_id, "implements"), key=lambda r: r.line)
         return [r.name for r in heritage if r.scope == owner or r.scope.startswith(owner + ".")]
 

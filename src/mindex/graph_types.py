@@ -144,6 +144,12 @@ class CallRef:
     scope: str
 
 
+def owner_of(scope: str) -> str:
+    """What a call's scope sits in (`Class` of `Class.method`; '' at a file's top level): all a
+    call's resolution reads of where it is, bar the class its receiver holds."""
+    return scope.rsplit(".", 1)[0] if "." in scope else ""
+
+
 def by_name(callable_: list[SymbolRef], has_receiver: bool, name: str, module_path: bool = False) -> Resolution:
     """What a call reaches by its name alone, when nothing nearer resolved it."""
     methods = [s for s in callable_ if "." in s.name]

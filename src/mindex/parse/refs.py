@@ -7,7 +7,9 @@ say what a node is: `@call.name` (with `@call.receiver` for `obj.name(...)`),
 `use` tree), `@extends.name`, `@implements.name`, and `@type.var` with `@type.name` (an
 annotation) or `@type.new` (a class called): a `type` reference, the class by name and
 the variable as qualifier, so that `ctx.invoke()` after `ctx: Context` reaches
-`Context.invoke`. Every reference records the innermost
+`Context.invoke`. A variable given a function's result (`@type.new` not a class) is a
+`result` reference (the call's name and receiver, the variable as alias), and a function's
+return annotation (`@returns.name`) a `returns` reference of the class, scoped to it. Every reference records the innermost
 definition it sits in (its scope), so `Session.send` can be asked what it calls and who
 calls it. Resolution to definitions happens at query time (`mindex.graph`), when every file
 of the index is known.
@@ -55,6 +57,7 @@ def references(tree: Parsed, defs: list[Definition]) -> list[Ref]:
         return []
     scopes = _scopes(defs, root.end_point[0] + 1)
     found: list[Ref] = []
+    held: list[tuple[dict[str, Node], int, str]] = []
     for caps in matches:
         first = {key: nodes[0] for key, nodes in caps.items() if nodes}
         anchor = next(iter(first.values()))
@@ -70,19 +73,44 @@ def references(tree: Parsed, defs: list[Definition]) -> list[Ref]:
                 found.append(Ref("import", name, module, alias, line, scope))
         elif "import.module" in first:
             found.append(_import(lang, first, line, scope, src))
+        elif "returns.name" in first:
+            if returned := class_of(_text(first["returns.name"], src)):
+                found.append(Ref("returns", returned, "", "", line, scope))
         elif "type.var" in first:
-            bound = (class_named(_text(first["type.new"], src)) if "type.new" in first
-                     else LITERALS.get(first["type.literal"].type) if "type.literal" in first
-                     else class_of(_text(first.get("type.name"), src)))
-            variable = _text(first["type.var"], src)
-            if bound and not (found and found[-1][:3] == ("type", bound, variable) and found[-1].line == line):
-                found.append(Ref("type", bound, variable, "", line, scope))  # `x: list = []` once
+            held.append((first, line, scope))  # once every call's receiver is known
         elif "extends.name" in first or "implements.name" in first:
             kind = "extends" if "extends.name" in first else "implements"
             name = re.split(r"\.|::", _text(first[f"{kind}.name"], src))[-1]
             found.append(Ref(kind, name, "", "", line, scope))
+    if held:  # what a name holds, for the names some call is made on only
+        receivers = {r.qualifier for r in found if r.kind == "call"}
+        kept: dict[Ref, None] = {}  # in order, `x: list = []` once
+        for first, line, scope in held:
+            if (variable := _text(first["type.var"], src)) in receivers:
+                kept.update(dict.fromkeys(_holds(first, variable, line, scope, src)))
+        written = {(r.qualifier, r.line) for r in kept if r.kind == "type"}  # `x: T = f()`: T
+        found.extend(r for r in kept if r.kind == "type" or (r.alias, r.line) not in written)
     found.sort(key=lambda r: r.line)
     return found
+
+
+def _holds(first: dict[str, Node], variable: str, line: int, scope: str, src: bytes) -> list[Ref]:
+    """The `type` reference of what an annotation, a class called or a literal gives a name,
+    or the `result` reference of a function called (what it returns is asked of it later)."""
+    if "type.new" in first:
+        callee = first["type.new"]
+        if bound := class_named(_text(callee, src)):
+            return [Ref("type", bound, variable, "", line, scope)]
+        method = callee.type == "attribute"
+        called = _text(callee.child_by_field_name("attribute") if method else callee, src)
+        receiver = _text(callee.child_by_field_name("object"), src) if method else ""
+        return [Ref("result", called, receiver[:RECEIVER_CHARS], variable, line, scope)]
+    if "type.class" in first:
+        bound = class_named(_text(first["type.class"], src))
+        return [Ref("type", bound, variable, "", line, scope)] if bound else []
+    literal = first.get("type.literal")
+    bound = LITERALS.get(literal.type) if literal is not None else class_of(_text(first.get("type.name"), src))
+    return [Ref("type", bound, variable, "", line, scope)] if bound else []
 
 
 # The builtin a literal, `*args` or `**kwargs` makes; with the builtins an annotation may

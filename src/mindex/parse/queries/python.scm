@@ -10,12 +10,18 @@
 (class_definition superclasses: (argument_list [(identifier) (attribute)] @extends.name))
 ; What a name holds, for calls on it (@type.var, its type @type.name): an annotated parameter
 ; or assignment, the instance of a class an assignment makes (@type.new: `s = Session()`), a
-; literal it is given (@type.literal: `d = {}`), `*args` and `**kwargs`.
+; literal it is given (@type.literal: `d = {}`), `*args` and `**kwargs`; a name given what a
+; function returns (@type.new of a function: `r = self.send()`), and what a function says it
+; returns (@returns.name); `with Client() as c` (@type.class: a class only, as most
+; `__enter__`s return the instance).
 (typed_parameter (identifier) @type.var type: (type) @type.name)
 (typed_default_parameter name: (identifier) @type.var type: (type) @type.name)
 (assignment left: (identifier) @type.var type: (type) @type.name)
 (assignment left: (identifier) @type.var right: (call function: [(identifier) (attribute)] @type.new))
+(assignment left: (identifier) @type.var right: (await (call function: [(identifier) (attribute)] @type.new)))
+(function_definition return_type: (type) @returns.name)
 (assignment left: (identifier) @type.var right: [(dictionary) (dictionary_comprehension) (list) (list_comprehension)
   (set) (set_comprehension) (string)] @type.literal)
 (parameters (list_splat_pattern (identifier) @type.var) @type.literal)
 (parameters (dictionary_splat_pattern (identifier) @type.var) @type.literal)
+(as_pattern (call function: [(identifier) (attribute)] @type.class) alias: (as_pattern_target (identifier) @type.var))

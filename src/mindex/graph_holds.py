@@ -1,0 +1,117 @@
+"""What a Python name holds where a call is made on it, for the code graph (`mindex.graph`).
+
+A file's `type` references say a name holds a class from a line on (`ctx: Context`,
+`s = Session()`, `d = {}`), its `result` references that it holds what a call returns
+(`r = self.send()`), and `returns` references what a function says it returns
+(`-> "Response"`); see `mindex.parse.refs`. The graph asks `bound` for a call's receiver, and
+`typed` for the method of the class found.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from mindex.graph_types import CLASSLIKE, SELF_WORDS, CallRef, Resolution, SymbolRef, owner_of
+from mindex.store.base import Store
+
+Binding = tuple[int, str | None, CallRef | None]  # from a line on, a name holds: a class, or a call's result
+
+
+class Graph(Protocol):
+    """What `Holds` reads of the code graph."""
+
+    store: Store
+
+    def refs(self, doc_id: int, kind: str) -> list[CallRef]: ...
+
+    def resolve(self, ref: CallRef) -> Resolution: ...
+
+    def named(self, short: str) -> list[SymbolRef]: ...
+
+    def bases(self, doc_id: int, owner: str) -> list[str]: ...
+
+
+class Holds:
+    """The classes names hold, read a file at a time when first asked."""
+
+    def __init__(self, graph: Graph) -> None:
+        self.graph = graph
+        # each file's bindings by (scope, name), in line order, and its classes' names
+        self._files: dict[int, tuple[dict[tuple[str, str], list[Binding]], set[str]]] = {}
+        self._working: set[tuple[int, str, str, str]] = set()  # results being worked out
+
+    def _file(self, doc_id: int) -> tuple[dict[tuple[str, str], list[Binding]], set[str]]:
+        if doc_id not in self._files:
+            bindings: dict[tuple[str, str], list[Binding]] = {}
+            for call in self.graph.refs(doc_id, "result"):
+                bindings.setdefault((call.scope, call.alias), []).append((call.line, None, call))
+            for typed in self.graph.refs(doc_id, "type"):
+                bindings.setdefault((typed.scope, typed.qualifier), []).append((typed.line, typed.name, None))
+            for held in bindings.values():  # on one line, a class written beats a result
+                held.sort(key=lambda binding: (binding[0], binding[1] is not None))
+            classes = ({row[2] for row in self.graph.store.symbol_rows("document_id", doc_id) if row[3] in CLASSLIKE}
+                       if bindings else set())
+            self._files[doc_id] = bindings, classes
+        return self._files[doc_id]
+
+    def bound(self, ref: CallRef) -> tuple[str, float] | None:
+        """The class a call's receiver holds, and how surely, when it is a plain name that its
+        function, one around it or the file's top level annotates, makes (1.0) or gives a
+        call's result (a class body's names are not seen from its methods): the binding of the
+        last such line at or before the call's, else the first."""
+        receiver = ref.qualifier
+        if not receiver.isidentifier() or receiver in SELF_WORDS:
+            return None
+        bindings, classes = self._file(ref.document_id)
+        scope = ref.scope
+        while bindings:
+            held = bindings.get((scope, receiver))
+            if held:
+                before = [binding for binding in held if binding[0] <= ref.line]
+                _, name, result = before[-1] if before else held[0]
+                if result is not None:
+                    return self._returned(result)
+                return (name, 1.0) if name is not None else None
+            if not scope:
+                return None
+            scope = owner_of(scope)
+            while scope in classes:
+                scope = owner_of(scope)
+        return None
+
+    def _returned(self, result: CallRef) -> tuple[str, float] | None:
+        """The class a `result` reference's call returns, and how surely: what the definitions
+        it reaches at 0.5 or more say they return, when they agree, as surely as the least
+        sure of them is reached."""
+        key = (result.document_id, result.name, result.qualifier, result.scope)
+        if key in self._working:  # `node = node.next()`: its own receiver
+            return None
+        self._working.add(key)
+        try:
+            reached = self.graph.resolve(CallRef(result.document_id, "call", result.name, result.qualifier, "",
+                                                 result.line, result.scope)).targets
+        finally:
+            self._working.discard(key)
+        sure = [(target, confidence) for target, confidence in reached if confidence >= 0.5]
+        said = {r.name for target, _ in sure for r in self.graph.refs(target.document_id, "returns")
+                if r.scope == target.name}
+        return (said.pop(), min(confidence for _, confidence in sure)) if len(said) == 1 else None
+
+    def typed(self, bound: str, surely: float, name: str, receiver: str,
+              named: dict[str, list[SymbolRef]]) -> Resolution | None:
+        """`receiver.name()` where the receiver holds the class `bound` (`surely`: how surely):
+        its method (0.9), else the one it inherits through three levels of recorded bases
+        (0.85), never surer than the binding; `named`: the call's candidates by full name."""
+        if direct := named.get(f"{bound}.{name}"):
+            return Resolution([(s, min(0.9, surely)) for s in direct], f"{receiver} is a {bound}")
+        level, seen = [bound], {bound}
+        for _ in range(3):
+            bases = [base for cls in level for s in self.graph.named(cls) if s.name == cls and s.kind in CLASSLIKE
+                     for base in self.graph.bases(s.document_id, cls)]
+            level = [base for base in dict.fromkeys(bases) if base not in seen]
+            seen.update(level)
+            for base in level:
+                if inherited := named.get(f"{base}.{name}"):
+                    return Resolution([(s, min(0.85, surely)) for s in inherited],
+                                      f"{receiver} is a {bound}, which inherits it from {base}")
+        return None
