@@ -1,9 +1,12 @@
-"""How often the code graph's call edges are right: mindex beside jedi's goto on real packages.
+"""How often the code graph's call edges are right: mindex beside jedi's goto and Go's type
+checker on real packages.
 
-For every call made on a plain name (`ctx.invoke(...)`, not `self.f()`, `mod.f()` or `f()`)
-in a package's Python files, jedi 0.19 (`Script.goto`, following imports) says which
-definition it reaches; a call jedi takes to a definition in the package is judged, one it
-takes elsewhere (the standard library, a dependency) counts as a call out of the package. The
+For every call made on a plain name (`ctx.invoke(...)`, not `self.f()` or `f()`) in a
+package's Python files, jedi 0.19 (`Script.goto`, following imports) says which definition
+it reaches; in Go, the standard library's type checker (`go/types`, go_calls.go: non-test
+files, imports from source in GOPATH mode). A call it takes to a definition in the package is
+judged, one it takes elsewhere (the standard library, a dependency) counts as a call out of
+the package. The
 graph's edges for the call at the default minimum confidence (0.2, what `graph callers` and
 `callees` show) are then:
 - right: one of them is jedi's definition (a definition whose lines hold jedi's line);
@@ -11,19 +14,22 @@ graph's edges for the call at the default minimum confidence (0.2, what `graph c
 Recall is right / judged calls; precision is right / calls with an edge shown. jedi is not
 always right either, and gives nothing for many calls (those are not counted).
 
-Packages (sdists from PyPI, pinned): click 8.1.7 (BSD-3-Clause), httpx 0.28.1 (BSD-3-Clause),
-rich 14.2.0 (MIT; the code dev set's copy, docstrings blanked, lines kept).
+Packages: click 8.1.7 and httpx 0.28.1 (sdists from PyPI, BSD-3-Clause), rich 14.2.0 (MIT; the
+code dev set's copy, docstrings blanked, lines kept); in Go, the code-go dev set's copies from
+Debian's packages (benchmarks/devset.py): cobra 1.6.1 (Apache-2.0), mux 1.8.0 (BSD-3-Clause),
+logrus 1.9.0 (MIT).
 
-    pip install jedi==0.19.2
-    python benchmarks/bench_graph.py [--packages click httpx rich]
+    pip install jedi==0.19.2; apt install golang-go      # the references
+    python benchmarks/bench_graph.py [--packages click httpx rich cobra mux logrus]
 
-jedi's answers are kept in benchmarks/.work/graph (they take a minute a package).
+Their answers are kept in benchmarks/.work/graph (jedi takes a minute a package).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import subprocess
 import sys
 import tarfile
@@ -40,11 +46,18 @@ PACKAGES = {  # name: (pip spec, the folder of its code inside the sdist)
     "httpx": ("httpx==0.28.1", "httpx-0.28.1/httpx"),
     "rich": (None, "rich/rich"),  # the code dev set's copy (benchmarks/devset.py)
 }
+GO = {  # name: its import path (the code-go dev set's copies, benchmarks/devset.py)
+    "cobra": "github.com/spf13/cobra", "mux": "github.com/gorilla/mux", "logrus": "github.com/sirupsen/logrus",
+    "pflag": "github.com/spf13/pflag", "go-cmp": "github.com/google/go-cmp",
+}
+GO_SHOWN = ("cobra", "mux", "logrus")
 MIN_CONFIDENCE = 0.2
 
 
 def package_root(name: str) -> Path:
     """The package's code, downloaded and unpacked once."""
+    if name in GO:
+        return HERE / ".cache" / "code-go" / name
     spec, inner = PACKAGES[name]
     if spec is None:
         root = HERE / ".cache" / "code" / inner
@@ -65,7 +78,8 @@ def package_root(name: str) -> Path:
 
 def calls_on_names(index_root: Path, db: Path) -> list[tuple[str, int, int, str, list[tuple[str, int, int]]]]:
     """(path, line, column, call, the graph's edges at MIN_CONFIDENCE as (path, first line,
-    last line)) of every call on a plain name, from a fresh keyword index of the package."""
+    last line)) of every call on a plain name in a Python file or a Go file not a test, from
+    a fresh keyword index of the package."""
     from mindex import Index, IndexSettings
     from mindex.config import EmbedSettings
     from mindex.graph_types import SELF_WORDS
@@ -76,7 +90,7 @@ def calls_on_names(index_root: Path, db: Path) -> list[tuple[str, int, int, str,
         graph = index.graph()
         out = []
         for doc_id, (_, path, language) in sorted(graph.files.items(), key=lambda item: item[1][1]):
-            if language != "python":
+            if language not in ("python", "go") or path.endswith("_test.go"):
                 continue
             lines = (index_root / path).read_text(encoding="utf-8", errors="replace").splitlines()
             for ref in graph.refs(doc_id, "call"):
@@ -129,6 +143,29 @@ def jedi_answers(name: str, root: Path, calls: list[tuple[str, int, int, str, li
     return known
 
 
+def go_answers(name: str, calls: list[tuple[str, int, int, str, list]]) -> dict[str, object]:
+    """Go's type checker's declaration of each call (go_calls.go), keyed as `jedi_answers`:
+    "path:line" inside the package, "out" elsewhere, None when unknown."""
+    cache = WORK / f"go-{name}.jsonl"
+    if not cache.exists():
+        gopath = WORK / "gopath"
+        for other, path in GO.items():  # each copy where its import path says, for its importers
+            link = gopath / "src" / path
+            link.parent.mkdir(parents=True, exist_ok=True)
+            if not link.exists():
+                link.symlink_to(package_root(other).resolve())
+        env = {**os.environ, "GO111MODULE": "off", "GOPATH": str(gopath), "GOFLAGS": ""}
+        done = subprocess.run(["go", "run", str(HERE / "go_calls.go"), GO[name]], env=env, check=True,
+                              capture_output=True, text=True, cwd=WORK)
+        cache.write_text(done.stdout)
+    by_call = {}
+    for line in cache.read_text().splitlines():
+        row = json.loads(line)
+        answer = None if not row["def_file"] else "out" if row["def_file"] == "out" else f"{row['def_file']}:{row['def_line']}"
+        by_call[f"{row['file']}:{row['line']}:{row['call']}"] = answer
+    return {f"{c[0]}:{c[1]}:{c[2]}": by_call.get(f"{c[0]}:{c[1]}:{c[3]}") for c in calls}
+
+
 def score(calls: list[tuple[str, int, int, str, list]], known: dict[str, object]) -> dict[str, float]:
     judged = right = shown = wrong_out = out = 0
     for path, line, column, _, edges in calls:
@@ -150,15 +187,15 @@ def score(calls: list[tuple[str, int, int, str, list]], known: dict[str, object]
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--packages", nargs="+", default=list(PACKAGES), choices=list(PACKAGES))
+    parser.add_argument("--packages", nargs="+", default=[*PACKAGES, *GO_SHOWN], choices=[*PACKAGES, *GO])
     args = parser.parse_args()
-    print("| package | calls on a name | jedi: in the package / out | edge shown | right | out, shown | recall | precision |")
+    print("| package | calls on a name | reference: in the package / out | edge shown | right | out, shown | recall | precision |")
     print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
     for name in args.packages:
         root = package_root(name)
         with tempfile.TemporaryDirectory() as folder:
             calls = calls_on_names(root, Path(folder) / "index.db")
-        known = jedi_answers(name, root, calls)
+        known = go_answers(name, calls) if name in GO else jedi_answers(name, root, calls)
         s = score(calls, known)
         print(f"| {name} | {s['calls']:,} | {s['judged']:,} / {s['out']:,} | {s['shown']:,} | {s['right']:,} | "
               f"{s['wrong out']:,} | {s['recall']:.3f} | {s['precision']:.3f} |", flush=True)

@@ -158,7 +158,7 @@ def test_impact_walks_callers_and_importers_grouped_by_file(graph_index: Index) 
     ("Square.describe", {("web/view.tsx", 2, "View", 0.6)}),  # TSX shares the TypeScript queries
     ("cleanup", {("net/conn.go", 6, "Conn.Close", 1.0), ("net/dial.go", 5, "Dial", 0.9)}),
     ("Dial", {("cmd/main.go", 6, "main", 0.95)}),
-    ("Conn.Close", {("cmd/main.go", 7, "main", 0.6)}),  # c.Close(): c's type is unknown, one Close exists
+    ("Conn.Close", {("cmd/main.go", 7, "main", 0.9)}),  # c := net.Dial(): Dial says it returns a *Conn
     ("Pool.new", {("src/main.rs", 4, "main", 0.9)}),
     ("Pool.check", {("src/pool.rs", 8, "Pool.get", 1.0)}),
     ("Repo.validate", {("java/com/acme/Repo.java", 4, "Repo.save", 1.0)}),
@@ -707,3 +707,37 @@ def test_a_name_given_a_call_holds_what_the_function_says_it_returns(index: Inde
     assert not {e for e in edges if e[0] == 20 and "is a" in e[3]}  # `plain` says nothing
     # `node.next()` inside `node`'s own binding reaches `Other.next` by its name alone (0.6): no surer
     assert (22, "Other.close", 0.6, "node is a Other") in edges
+
+
+def test_go_receivers_parameters_and_results_say_what_a_name_holds(index: Index, tmp_path: Path) -> None:
+    """Go: a method's receiver and parameters, `v := &Thing{}` and `p := c.Parent()` (whose
+    method says `*Command`) reach their type's method where the name alone is one of two;
+    a parameter of a type no file defines reaches nothing."""
+    root = tmp_path / "gocode"
+    root.mkdir()
+    (root / "cmd.go").write_text(
+        "package cmd\n"                                           # 1
+        "type Command struct{}\n"                                 # 2
+        "type Thing struct{}\n"                                   # 3
+        "func (c *Command) Run() {}\n"                            # 4
+        "func (t Thing) Run() {}\n"                               # 5
+        "func (c *Command) Parent() (*Command, error) { return c, nil }\n"  # 6
+        "func (c *Command) Execute(t *Thing, w http.ResponseWriter) {\n"   # 7
+        "\tc.Run()\n"                                             # 8
+        "\tt.Run()\n"                                             # 9
+        "\tv := &Thing{}\n"                                       # 10
+        "\tv.Run()\n"                                             # 11
+        "\tp, err := c.Parent()\n"                                # 12
+        "\tp.Run()\n"                                             # 13
+        "\tw.Write(nil)\n"                                        # 14
+        "}\n"
+    )
+    index.add_source(root, name="go", kind="code")
+    index.index()
+    graph = index.graph()
+    execute = next(t for t in graph.targets("Command.Execute") if t.name == "Command.Execute")
+    edges = {(e.line, e.target.name if e.target else None, round(e.confidence, 2), e.reason) for e in graph.callees(execute)}
+    assert {(8, "Command.Run", 0.9, "c is a Command"), (9, "Thing.Run", 0.9, "t is a Thing"),
+            (11, "Thing.Run", 0.9, "v is a Thing"), (13, "Command.Run", 0.9, "p is a Command"),
+            (14, None, 0.0, "outside the index: w is a ResponseWriter")} <= edges
+    assert not {e for e in edges if e[0] in (8, 9, 11, 13) and "ambiguous" in e[3]}

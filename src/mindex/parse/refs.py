@@ -74,7 +74,8 @@ def references(tree: Parsed, defs: list[Definition]) -> list[Ref]:
         elif "import.module" in first:
             found.append(_import(lang, first, line, scope, src))
         elif "returns.name" in first:
-            if returned := class_of(_text(first["returns.name"], src)):
+            said = _text(first["returns.name"], src)
+            if returned := (go_type(said) if lang.name == "go" else class_of(said)):
                 found.append(Ref("returns", returned, "", "", line, scope))
         elif "type.var" in first:
             held.append((first, line, scope))  # once every call's receiver is known
@@ -87,24 +88,28 @@ def references(tree: Parsed, defs: list[Definition]) -> list[Ref]:
         kept: dict[Ref, None] = {}  # in order, `x: list = []` once
         for first, line, scope in held:
             if (variable := _text(first["type.var"], src)) in receivers:
-                kept.update(dict.fromkeys(_holds(first, variable, line, scope, src)))
+                kept.update(dict.fromkeys(_holds(first, variable, line, scope, src, lang.name == "go")))
         written = {(r.qualifier, r.line) for r in kept if r.kind == "type"}  # `x: T = f()`: T
         found.extend(r for r in kept if r.kind == "type" or (r.alias, r.line) not in written)
     found.sort(key=lambda r: r.line)
     return found
 
 
-def _holds(first: dict[str, Node], variable: str, line: int, scope: str, src: bytes) -> list[Ref]:
+def _holds(first: dict[str, Node], variable: str, line: int, scope: str, src: bytes, go: bool) -> list[Ref]:
     """The `type` reference of what an annotation, a class called or a literal gives a name,
-    or the `result` reference of a function called (what it returns is asked of it later)."""
+    or the `result` reference of a function called (what it returns is asked of it later).
+    In Go a type is written as one (`go_type`), and every call is a function's."""
     if "type.new" in first:
         callee = first["type.new"]
-        if bound := class_named(_text(callee, src)):
+        if not go and (bound := class_named(_text(callee, src))):
             return [Ref("type", bound, variable, "", line, scope)]
-        method = callee.type == "attribute"
-        called = _text(callee.child_by_field_name("attribute") if method else callee, src)
-        receiver = _text(callee.child_by_field_name("object"), src) if method else ""
+        method = callee.type in ("attribute", "selector_expression")
+        called = _text(callee.child_by_field_name("field" if go else "attribute") if method else callee, src)
+        receiver = _text(callee.child_by_field_name("operand" if go else "object"), src) if method else ""
         return [Ref("result", called, receiver[:RECEIVER_CHARS], variable, line, scope)]
+    if go:
+        bound = go_type(_text(first.get("type.name"), src))
+        return [Ref("type", bound, variable, "", line, scope)] if bound else []
     if "type.class" in first:
         bound = class_named(_text(first["type.class"], src))
         return [Ref("type", bound, variable, "", line, scope)] if bound else []
@@ -142,6 +147,22 @@ def class_of(annotation: str) -> str | None:
     kept = [part for part in parts if part not in ("None", "")]
     found = _GENERIC.fullmatch(kept[0]) if len(kept) == 1 else None
     return class_named(found.group(1)) if found else None
+
+
+def go_type(written: str) -> str | None:
+    """The named type a Go type expression gives (`*Command`, `pkg.Command`, `List[T]`: a
+    function's results `(*Command, error)` give their first when the others are errors);
+    None for slices, maps, channels, functions and literal structs or interfaces."""
+    text = written.strip()
+    if text.startswith("(") and text.endswith(")"):
+        parts = [part.split()[-1] if len(part.split()) == 2 and part.split()[0].isidentifier() else part.strip()
+                 for part in text[1:-1].split(",")]  # `(r *Result, err error)`: the types
+        if not parts or any(part != "error" for part in parts[1:]):
+            return None
+        text = parts[0]
+    text = text.lstrip("*&")
+    found = None if text.startswith(("[", "map[", "chan", "func", "interface", "struct")) else _GENERIC.fullmatch(text)
+    return found.group(1).rsplit(".", 1)[-1] if found else None
 
 
 def class_named(name: str) -> str | None:
