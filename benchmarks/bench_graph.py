@@ -4,7 +4,9 @@ checker on real packages.
 For every call made on a plain name (`ctx.invoke(...)`, not `self.f()` or `f()`) in a
 package's Python files, jedi 0.19 (`Script.goto`, following imports) says which definition
 it reaches; in Go, the standard library's type checker (`go/types`, go_calls.go: non-test
-files, imports from source in GOPATH mode). A call it takes to a definition in the package is
+files, imports from source in GOPATH mode); in TypeScript, TypeScript 5.6's checker
+(ts_calls.js: every .ts file but tests and declarations as one program; of an overloaded
+method, the implementation). A call it takes to a definition in the package is
 judged, one it takes elsewhere (the standard library, a dependency) counts as a call out of
 the package. The
 graph's edges for the call at the default minimum confidence (0.2, what `graph callers` and
@@ -17,10 +19,10 @@ always right either, and gives nothing for many calls (those are not counted).
 Packages: click 8.1.7 and httpx 0.28.1 (sdists from PyPI, BSD-3-Clause), rich 14.2.0 (MIT; the
 code dev set's copy, docstrings blanked, lines kept); in Go, the code-go dev set's copies from
 Debian's packages (benchmarks/devset.py): cobra 1.6.1 (Apache-2.0), mux 1.8.0 (BSD-3-Clause),
-logrus 1.9.0 (MIT).
+logrus 1.9.0 (MIT); in TypeScript, the code-ts dev set's rxjs 7.8.1 (Apache-2.0).
 
-    pip install jedi==0.19.2; apt install golang-go      # the references
-    python benchmarks/bench_graph.py [--packages click httpx rich cobra mux logrus]
+    pip install jedi==0.19.2; apt install golang-go; npm i --prefix DIR typescript@5.6.3   # the references
+    TYPESCRIPT=DIR/node_modules python benchmarks/bench_graph.py [--packages click httpx rich cobra mux logrus rxjs]
 
 Their answers are kept in benchmarks/.work/graph (jedi takes a minute a package).
 """
@@ -51,13 +53,17 @@ GO = {  # name: its import path (the code-go dev set's copies, benchmarks/devset
     "pflag": "github.com/spf13/pflag", "go-cmp": "github.com/google/go-cmp",
 }
 GO_SHOWN = ("cobra", "mux", "logrus")
+TS = ("rxjs",)  # the code-ts dev set's copy
 MIN_CONFIDENCE = 0.2
+TESTS = ("_test.go", ".spec.ts", ".test.ts", ".d.ts")  # left out in Go and TypeScript, as the references do
 
 
 def package_root(name: str) -> Path:
     """The package's code, downloaded and unpacked once."""
     if name in GO:
         return HERE / ".cache" / "code-go" / name
+    if name in TS:
+        return HERE / ".cache" / "code-ts" / name
     spec, inner = PACKAGES[name]
     if spec is None:
         root = HERE / ".cache" / "code" / inner
@@ -90,7 +96,7 @@ def calls_on_names(index_root: Path, db: Path) -> list[tuple[str, int, int, str,
         graph = index.graph()
         out = []
         for doc_id, (_, path, language) in sorted(graph.files.items(), key=lambda item: item[1][1]):
-            if language not in ("python", "go") or path.endswith("_test.go"):
+            if language not in ("python", "go", "typescript") or path.endswith(TESTS):
                 continue
             lines = (index_root / path).read_text(encoding="utf-8", errors="replace").splitlines()
             for ref in graph.refs(doc_id, "call"):
@@ -143,10 +149,16 @@ def jedi_answers(name: str, root: Path, calls: list[tuple[str, int, int, str, li
     return known
 
 
-def go_answers(name: str, calls: list[tuple[str, int, int, str, list]]) -> dict[str, object]:
-    """Go's type checker's declaration of each call (go_calls.go), keyed as `jedi_answers`:
-    "path:line" inside the package, "out" elsewhere, None when unknown."""
-    cache = WORK / f"go-{name}.jsonl"
+def checker_answers(name: str, calls: list[tuple[str, int, int, str, list]]) -> dict[str, object]:
+    """Go's or TypeScript's checker's declaration of each call (go_calls.go, ts_calls.js), keyed
+    as `jedi_answers`: "path:line" inside the package, "out" elsewhere, None when unknown."""
+    cache = WORK / f"checker-{name}.jsonl"
+    if not cache.exists() and name in TS:
+        WORK.mkdir(parents=True, exist_ok=True)
+        env = {**os.environ, "NODE_PATH": os.environ.get("TYPESCRIPT", "")}
+        done = subprocess.run(["node", str(HERE / "ts_calls.js"), str(package_root(name))], env=env, check=True,
+                              capture_output=True, text=True)
+        cache.write_text(done.stdout)
     if not cache.exists():
         gopath = WORK / "gopath"
         for other, path in GO.items():  # each copy where its import path says, for its importers
@@ -187,7 +199,7 @@ def score(calls: list[tuple[str, int, int, str, list]], known: dict[str, object]
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--packages", nargs="+", default=[*PACKAGES, *GO_SHOWN], choices=[*PACKAGES, *GO])
+    parser.add_argument("--packages", nargs="+", default=[*PACKAGES, *GO_SHOWN, *TS], choices=[*PACKAGES, *GO, *TS])
     args = parser.parse_args()
     print("| package | calls on a name | reference: in the package / out | edge shown | right | out, shown | recall | precision |")
     print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
@@ -195,7 +207,7 @@ def main() -> None:
         root = package_root(name)
         with tempfile.TemporaryDirectory() as folder:
             calls = calls_on_names(root, Path(folder) / "index.db")
-        known = go_answers(name, calls) if name in GO else jedi_answers(name, root, calls)
+        known = checker_answers(name, calls) if name in GO or name in TS else jedi_answers(name, root, calls)
         s = score(calls, known)
         print(f"| {name} | {s['calls']:,} | {s['judged']:,} / {s['out']:,} | {s['shown']:,} | {s['right']:,} | "
               f"{s['wrong out']:,} | {s['recall']:.3f} | {s['precision']:.3f} |", flush=True)

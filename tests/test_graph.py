@@ -741,3 +741,41 @@ def test_go_receivers_parameters_and_results_say_what_a_name_holds(index: Index,
             (11, "Thing.Run", 0.9, "v is a Thing"), (13, "Command.Run", 0.9, "p is a Command"),
             (14, None, 0.0, "outside the index: w is a ResponseWriter")} <= edges
     assert not {e for e in edges if e[0] in (8, 9, 11, 13) and "ambiguous" in e[3]}
+
+
+def test_typescript_and_javascript_names_hold_what_annotations_new_and_results_say(index: Index, tmp_path: Path) -> None:
+    """TypeScript: an annotated parameter (`Sub | undefined` too), `new Subscriber()` and an
+    awaited call whose method says `Promise<Subscriber>` reach `Subscriber.next` where by name
+    it is one of two; JavaScript's `new` the same; a type no file defines reaches nothing."""
+    root = tmp_path / "ts"
+    root.mkdir()
+    (root / "sub.ts").write_text(
+        "export class Subscriber {\n"                               # 1
+        "  next(value: number): void {}\n"                          # 2
+        "}\n"                                                       # 3
+        "export class Subject {\n"                                  # 4
+        "  next(value: number): void {}\n"                          # 5
+        "  async make(): Promise<Subscriber> { return new Subscriber(); }\n"  # 6
+        "  async run(a: Subscriber, b: Subject | undefined, w: Writable) {\n"  # 7
+        "    a.next(1);\n"                                          # 8
+        "    b.next(2);\n"                                          # 9
+        "    const c = new Subscriber();\n"                         # 10
+        "    c.next(3);\n"                                          # 11
+        "    const d = await this.make();\n"                        # 12
+        "    d.next(4);\n"                                          # 13
+        "    w.write();\n"                                          # 14
+        "  }\n"
+        "}\n"
+    )
+    (root / "plain.js").write_text("function go() {\n  const s = new Subject();\n  s.next(5);\n}\n")
+    index.add_source(root, name="ts", kind="code")
+    index.index()
+    graph = index.graph()
+    run = next(t for t in graph.targets("Subject.run") if t.name == "Subject.run")
+    edges = {(e.line, e.target.name if e.target else None, round(e.confidence, 2), e.reason) for e in graph.callees(run)}
+    assert {(8, "Subscriber.next", 0.9, "a is a Subscriber"), (9, "Subject.next", 0.9, "b is a Subject"),
+            (11, "Subscriber.next", 0.9, "c is a Subscriber"), (13, "Subscriber.next", 0.9, "d is a Subscriber"),
+            (14, None, 0.0, "outside the index: w is a Writable")} <= edges
+    go = next(t for t in graph.targets("go") if t.name == "go")
+    assert (3, "Subject.next", 0.9, "s is a Subject") in {
+        (e.line, e.target.name if e.target else None, round(e.confidence, 2), e.reason) for e in graph.callees(go)}

@@ -75,7 +75,8 @@ def references(tree: Parsed, defs: list[Definition]) -> list[Ref]:
             found.append(_import(lang, first, line, scope, src))
         elif "returns.name" in first:
             said = _text(first["returns.name"], src)
-            if returned := (go_type(said) if lang.name == "go" else class_of(said)):
+            if returned := (go_type(said) if lang.name == "go" else ts_type(said) if lang.name in TYPED_JS
+                            else class_of(said)):
                 found.append(Ref("returns", returned, "", "", line, scope))
         elif "type.var" in first:
             held.append((first, line, scope))  # once every call's receiver is known
@@ -88,36 +89,44 @@ def references(tree: Parsed, defs: list[Definition]) -> list[Ref]:
         kept: dict[Ref, None] = {}  # in order, `x: list = []` once
         for first, line, scope in held:
             if (variable := _text(first["type.var"], src)) in receivers:
-                kept.update(dict.fromkeys(_holds(first, variable, line, scope, src, lang.name == "go")))
+                kept.update(dict.fromkeys(_holds(first, variable, line, scope, src, lang.name)))
         written = {(r.qualifier, r.line) for r in kept if r.kind == "type"}  # `x: T = f()`: T
         found.extend(r for r in kept if r.kind == "type" or (r.alias, r.line) not in written)
     found.sort(key=lambda r: r.line)
     return found
 
 
-def _holds(first: dict[str, Node], variable: str, line: int, scope: str, src: bytes, go: bool) -> list[Ref]:
+def _holds(first: dict[str, Node], variable: str, line: int, scope: str, src: bytes, language: str) -> list[Ref]:
     """The `type` reference of what an annotation, a class called or a literal gives a name,
     or the `result` reference of a function called (what it returns is asked of it later).
-    In Go a type is written as one (`go_type`), and every call is a function's."""
+    In Go and JavaScript a call is a function's (a class is made by `new` or a literal), and
+    a type is written as one (`go_type`, `ts_type`)."""
+    python = language not in TYPED_JS and language != "go"
     if "type.new" in first:
         callee = first["type.new"]
-        if not go and (bound := class_named(_text(callee, src))):
+        if python and (bound := class_named(_text(callee, src))):
             return [Ref("type", bound, variable, "", line, scope)]
-        method = callee.type in ("attribute", "selector_expression")
-        called = _text(callee.child_by_field_name("field" if go else "attribute") if method else callee, src)
-        receiver = _text(callee.child_by_field_name("operand" if go else "object"), src) if method else ""
+        field, operand = _MEMBER.get(callee.type, (None, None))
+        called = _text(callee.child_by_field_name(field) if field else callee, src)
+        receiver = _text(callee.child_by_field_name(operand), src) if operand else ""
         return [Ref("result", called, receiver[:RECEIVER_CHARS], variable, line, scope)]
-    if go:
-        bound = go_type(_text(first.get("type.name"), src))
-        return [Ref("type", bound, variable, "", line, scope)] if bound else []
     if "type.class" in first:
-        bound = class_named(_text(first["type.class"], src))
+        written = _text(first["type.class"], src)
+        bound = class_named(written) if python else written.rsplit(".", 1)[-1]
+        return [Ref("type", bound, variable, "", line, scope)] if bound else []
+    if not python:
+        said = _text(first.get("type.name"), src)
+        bound = go_type(said) if language == "go" else ts_type(said)
         return [Ref("type", bound, variable, "", line, scope)] if bound else []
     literal = first.get("type.literal")
     bound = LITERALS.get(literal.type) if literal is not None else class_of(_text(first.get("type.name"), src))
     return [Ref("type", bound, variable, "", line, scope)] if bound else []
 
 
+TYPED_JS = frozenset({"javascript", "typescript", "tsx", "vue", "svelte"})  # _js_calls.scm's languages
+# A called member's name and its object, by the node that calls it.
+_MEMBER = {"attribute": ("attribute", "object"), "selector_expression": ("field", "operand"),
+           "member_expression": ("property", "object")}
 # The builtin a literal, `*args` or `**kwargs` makes; with the builtins an annotation may
 # name, what a call on such a name does not reach in the index.
 LITERALS = {"dictionary": "dict", "dictionary_comprehension": "dict", "list": "list", "list_comprehension": "list",
@@ -137,16 +146,37 @@ def class_of(annotation: str) -> str | None:
     optional = _OPTIONAL.fullmatch(text)
     if optional:
         text = optional.group(1)
+    kept = _union(text, "[", "]", ("None", ""))
+    found = _GENERIC.fullmatch(kept[0]) if len(kept) == 1 else None
+    return class_named(found.group(1)) if found else None
+
+
+def _union(text: str, opening: str, closing: str, nothing: tuple[str, ...]) -> list[str]:
+    """The parts of a union type (`A | None`) outside brackets, bar those that say nothing."""
     parts, depth, start = [], 0, 0
     for at, char in enumerate(text + "|"):
-        depth += char == "["
-        depth -= char == "]"
+        depth += char == opening
+        depth -= char == closing
         if char == "|" and depth == 0:
             parts.append(text[start:at].strip().strip("\"'").strip())
             start = at + 1
-    kept = [part for part in parts if part not in ("None", "")]
-    found = _GENERIC.fullmatch(kept[0]) if len(kept) == 1 else None
-    return class_named(found.group(1)) if found else None
+    return [part for part in parts if part not in nothing]
+
+
+_TS_GENERIC = re.compile(r"([A-Za-z_$][\w$.]*)(?:<(.*)>)?")
+
+
+def ts_type(written: str) -> str | None:
+    """The class or interface a TypeScript type names (`Subscriber`, `ns.Subscriber<T>`,
+    `Subscriber | undefined`, `Promise<Subscriber>`, which an `await` unwraps); None for arrays,
+    object and function types, and unions of several."""
+    kept = _union(written.strip(), "<", ">", ("null", "undefined", "void", ""))
+    found = _TS_GENERIC.fullmatch(kept[0]) if len(kept) == 1 else None
+    if found is None:
+        return None
+    if found.group(1) == "Promise" and found.group(2):
+        return ts_type(found.group(2))
+    return found.group(1).rsplit(".", 1)[-1]
 
 
 def go_type(written: str) -> str | None:

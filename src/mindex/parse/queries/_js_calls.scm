@@ -12,3 +12,9 @@
 (variable_declarator name: (identifier) @import.alias
   value: (call_expression function: (identifier) @_require arguments: (arguments (string (string_fragment) @import.module)))
   (#eq? @_require "require"))
+; What a name holds, for calls on it (see python.scm): a class made (`t = new Subscriber()`) or
+; a function's result (`u = await this.fetch()`).
+(variable_declarator name: (identifier) @type.var value: (new_expression constructor: [(identifier) (member_expression)] @type.class))
+(variable_declarator name: (identifier) @type.var
+  value: [(call_expression function: [(identifier) (member_expression)] @type.new)
+          (await_expression (call_expression function: [(identifier) (member_expression)] @type.new))])

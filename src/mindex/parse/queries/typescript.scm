@@ -3,3 +3,11 @@
 (extends_clause value: (identifier) @extends.name)
 (implements_clause (type_identifier) @implements.name)
 (extends_type_clause (type_identifier) @extends.name)
+; What a name holds, for calls on it: an annotated parameter or variable, and what a function
+; says it returns.
+(required_parameter pattern: (identifier) @type.var type: (type_annotation (_) @type.name))
+(optional_parameter pattern: (identifier) @type.var type: (type_annotation (_) @type.name))
+(variable_declarator name: (identifier) @type.var type: (type_annotation (_) @type.name))
+(function_declaration return_type: (type_annotation (_) @returns.name))
+(method_definition return_type: (type_annotation (_) @returns.name))
+(method_signature return_type: (type_annotation (_) @returns.name))

@@ -1,0 +1,51 @@
+// What TypeScript's own checker says each call on a plain name reaches: the reference of
+// bench_graph.py for TypeScript. Every .ts file under ROOT (not .d.ts, not tests) makes one
+// program; each call `x.f(...)` whose `x` is a name prints one JSON line: the file and line of
+// the call, the call as written, and the file and line of the declaration it reaches ("out"
+// outside ROOT, "" when the checker finds none).
+//
+//	NODE_PATH=<a folder holding typescript> node benchmarks/ts_calls.js ROOT
+"use strict";
+const fs = require("fs");
+const path = require("path");
+const ts = require("typescript");
+
+const root = fs.realpathSync(process.argv[2]);
+const files = [];
+(function walk(folder) {
+  for (const entry of fs.readdirSync(folder, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
+    const full = path.join(folder, entry.name);
+    if (entry.isDirectory()) walk(full);
+    else if (entry.name.endsWith(".ts") && !entry.name.endsWith(".d.ts") && !/\.(spec|test)\.ts$/.test(entry.name)) files.push(full);
+  }
+})(root);
+const program = ts.createProgram(files, { target: ts.ScriptTarget.ES2020, module: ts.ModuleKind.CommonJS, noEmit: true,
+  lib: ["lib.es2020.d.ts", "lib.dom.d.ts"], skipLibCheck: true });
+const checker = program.getTypeChecker();
+for (const source of program.getSourceFiles()) {
+  if (!files.includes(source.fileName) && !files.includes(path.resolve(source.fileName))) continue;
+  const rel = path.relative(root, source.fileName).split(path.sep).join("/");
+  (function visit(node) {
+    if (ts.isCallExpression(node) && ts.isPropertyAccessExpression(node.expression) && ts.isIdentifier(node.expression.expression)) {
+      const access = node.expression;
+      const line = source.getLineAndCharacterOfPosition(access.name.getStart(source)).line + 1;
+      const row = { file: rel, line, call: `${access.expression.text}.${access.name.text}`, def_file: "", def_line: 0 };
+      let symbol = checker.getSymbolAtLocation(access.name);
+      if (symbol && symbol.flags & ts.SymbolFlags.Alias) symbol = checker.getAliasedSymbol(symbol);
+      // of an overloaded method, its implementation (the one with a body), else the first
+      const declarations = (symbol && symbol.declarations) || [];
+      const declaration = declarations.find((d) => d.body) || declarations[0];
+      if (declaration) {
+        const where = declaration.getSourceFile();
+        const inside = path.relative(root, fs.realpathSync(where.fileName));
+        if (inside.startsWith("..") || path.isAbsolute(inside)) row.def_file = "out";
+        else {
+          row.def_file = inside.split(path.sep).join("/");
+          row.def_line = where.getLineAndCharacterOfPosition(declaration.getStart(where)).line + 1;
+        }
+      }
+      process.stdout.write(JSON.stringify(row) + "\n");
+    }
+    ts.forEachChild(node, visit);
+  })(source);
+}
