@@ -55,6 +55,7 @@ GO = {  # name: its import path (the code-go dev set's copies, benchmarks/devset
 GO_SHOWN = ("cobra", "mux", "logrus")
 TS = ("rxjs",)  # the code-ts dev set's copy
 MIN_CONFIDENCE = 0.2
+ATTRIBUTES = False  # `--attributes`: calls on an attribute of `self` (`self.session.send()`), in Python
 TESTS = ("_test.go", ".spec.ts", ".test.ts", ".d.ts")  # left out in Go and TypeScript, as the references do
 
 
@@ -100,7 +101,9 @@ def calls_on_names(index_root: Path, db: Path) -> list[tuple[str, int, int, str,
                 continue
             lines = (index_root / path).read_text(encoding="utf-8", errors="replace").splitlines()
             for ref in graph.refs(doc_id, "call"):
-                if not ref.qualifier.isidentifier() or ref.qualifier in SELF_WORDS:
+                head, _, attribute = ref.qualifier.partition(".")
+                if (ATTRIBUTES and not (head == "self" and attribute.isidentifier())) or (
+                        not ATTRIBUTES and (not ref.qualifier.isidentifier() or ref.qualifier in SELF_WORDS)):
                     continue
                 written = f"{ref.qualifier}.{ref.name}"
                 at = lines[ref.line - 1].find(written) if ref.line <= len(lines) else -1
@@ -116,7 +119,7 @@ def calls_on_names(index_root: Path, db: Path) -> list[tuple[str, int, int, str,
 def jedi_answers(name: str, root: Path, calls: list[tuple[str, int, int, str, list]]) -> dict[str, object]:
     """jedi's definition of each call: "path:line" inside the package, "out" elsewhere,
     None when it finds none (kept in WORK/jedi-<name>.json)."""
-    cache = WORK / f"jedi-{name}.json"
+    cache = WORK / f"jedi-{name}{'-attributes' if ATTRIBUTES else ''}.json"
     known: dict[str, object] = json.loads(cache.read_text()) if cache.exists() else {}
     missing = [c for c in calls if f"{c[0]}:{c[1]}:{c[2]}" not in known]
     if missing:
@@ -200,7 +203,11 @@ def score(calls: list[tuple[str, int, int, str, list]], known: dict[str, object]
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--packages", nargs="+", default=[*PACKAGES, *GO_SHOWN, *TS], choices=[*PACKAGES, *GO, *TS])
+    parser.add_argument("--attributes", action="store_true",
+                        help="calls on an attribute of self (self.session.send()) instead, in the Python packages")
     args = parser.parse_args()
+    global ATTRIBUTES
+    ATTRIBUTES = args.attributes
     print("| package | calls on a name | reference: in the package / out | edge shown | right | out, shown | recall | precision |")
     print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
     for name in args.packages:

@@ -779,3 +779,42 @@ def test_typescript_and_javascript_names_hold_what_annotations_new_and_results_s
     go = next(t for t in graph.targets("go") if t.name == "go")
     assert (3, "Subject.next", 0.9, "s is a Subject") in {
         (e.line, e.target.name if e.target else None, round(e.confidence, 2), e.reason) for e in graph.callees(go)}
+
+
+def test_an_attribute_of_self_holds_what_the_class_gives_it(index: Index, tmp_path: Path) -> None:
+    """`self.pool.get()` where `__init__` did `self.pool = pool` (`pool: Pool`), `self.session =
+    Session()`, `self.t: Transport = ...` or the class body says `cache: Cache`: each reaches
+    its class's method where by name it is one of two; an attribute given two different
+    classes, or a name nothing is known of, stays a guess."""
+    root = tmp_path / "attrs"
+    root.mkdir()
+    names = ("Pool", "Session", "Transport", "Cache", "Other")
+    (root / "types.py").write_text("".join(f"class {n}:\n    def go(self):\n        pass\n" for n in names))
+    (root / "client.py").write_text(
+        "from types import Pool, Session, Transport, Cache, Other\n"  # 1
+        "class Client:\n"                                            # 2
+        "    cache: Cache\n"                                         # 3
+        "    def __init__(self, pool: Pool, unknown):\n"             # 4
+        "        self.pool = pool\n"                                 # 5
+        "        self.session = Session()\n"                         # 6
+        "        self.t: Transport = make()\n"                       # 7
+        "        self.mixed = Session()\n"                           # 8
+        "        self.u = unknown\n"                                 # 9
+        "    def reset(self):\n"                                     # 10
+        "        self.mixed = Other()\n"                             # 11
+        "    def run(self):\n"                                       # 12
+        "        self.pool.go()\n"                                   # 13
+        "        self.session.go()\n"                                # 14
+        "        self.t.go()\n"                                      # 15
+        "        self.cache.go()\n"                                  # 16
+        "        self.mixed.go()\n"                                  # 17
+        "        self.u.go()\n"                                      # 18
+    )
+    index.add_source(root, name="attrs", kind="code")
+    index.index()
+    graph = index.graph()
+    run = next(t for t in graph.targets("Client.run") if t.name == "Client.run")
+    edges = {(e.line, e.target.name if e.target else None, round(e.confidence, 2), e.reason) for e in graph.callees(run)}
+    assert {(13, "Pool.go", 0.9, "self.pool is a Pool"), (14, "Session.go", 0.9, "self.session is a Session"),
+            (15, "Transport.go", 0.9, "self.t is a Transport"), (16, "Cache.go", 0.9, "self.cache is a Cache")} <= edges
+    assert not {e for e in edges if e[0] in (17, 18) and " is a " in e[3]}

@@ -2,7 +2,8 @@
 
 A file's `type` references say a name holds a class from a line on (`ctx: Context`,
 `s = Session()`, `d = {}`), its `result` references that it holds what a call returns
-(`r = self.send()`), and `returns` references what a function says it returns
+(`r = self.send()`), its `same` references that an attribute of `self` holds what a name
+does (`self.pool = pool`), and `returns` references what a function says it returns
 (`-> "Response"`); see `mindex.parse.refs`. The graph asks `bound` for a call's receiver, and
 `typed` for the method of the class found.
 """
@@ -38,6 +39,8 @@ class Holds:
         self.graph = graph
         # each file's bindings by (scope, name), in line order, and its classes' names
         self._files: dict[int, tuple[dict[tuple[str, str], list[Binding]], set[str]]] = {}
+        # each file's bindings of `self.x` by (class, x): the scope each was made in, and what it says
+        self._attributes: dict[int, dict[tuple[str, str], list[tuple[str, Binding]]]] = {}
         self._working: set[tuple[int, str, str, str]] = set()  # results being worked out
 
     def _file(self, doc_id: int) -> tuple[dict[tuple[str, str], list[Binding]], set[str]]:
@@ -45,6 +48,8 @@ class Holds:
             bindings: dict[tuple[str, str], list[Binding]] = {}
             for call in self.graph.refs(doc_id, "result"):
                 bindings.setdefault((call.scope, call.alias), []).append((call.line, None, call))
+            for same in self.graph.refs(doc_id, "same"):
+                bindings.setdefault((same.scope, same.qualifier), []).append((same.line, None, same))
             for typed in self.graph.refs(doc_id, "type"):
                 bindings.setdefault((typed.scope, typed.qualifier), []).append((typed.line, typed.name, None))
             for held in bindings.values():  # on one line, a class written beats a result
@@ -60,6 +65,9 @@ class Holds:
         call's result (a class body's names are not seen from its methods): the binding of the
         last such line at or before the call's, else the first."""
         receiver = ref.qualifier
+        head, _, attribute = receiver.partition(".")
+        if head == "self" and attribute.isidentifier():
+            return self._attribute(ref, attribute)
         if not receiver.isidentifier() or receiver in SELF_WORDS:
             return None
         bindings, classes = self._file(ref.document_id)
@@ -68,16 +76,53 @@ class Holds:
             held = bindings.get((scope, receiver))
             if held:
                 before = [binding for binding in held if binding[0] <= ref.line]
-                _, name, result = before[-1] if before else held[0]
-                if result is not None:
-                    return self._returned(result)
-                return (name, 1.0) if name is not None else None
+                return self._said(before[-1] if before else held[0])
             if not scope:
                 return None
             scope = owner_of(scope)
             while scope in classes:
                 scope = owner_of(scope)
         return None
+
+    def _said(self, binding: Binding) -> tuple[str, float] | None:
+        """What one binding says a name holds, and how surely."""
+        line, name, made = binding
+        if made is None:
+            return (name, 1.0) if name is not None else None
+        if made.kind == "same":  # what the name it was given holds there
+            return self.bound(CallRef(made.document_id, "call", "", made.name, "", line, made.scope))
+        return self._returned(made)
+
+    def _attribute(self, ref: CallRef, attribute: str) -> tuple[str, float] | None:
+        """The class `self.<attribute>` holds in the class around the call: what every binding
+        the class's body and methods make of it says, when they agree."""
+        bindings, classes = self._file(ref.document_id)
+        scope = ref.scope
+        while scope and scope not in classes:
+            scope = owner_of(scope)
+        if not scope:
+            return None
+        if ref.document_id not in self._attributes:
+            made: dict[tuple[str, str], list[tuple[str, Binding]]] = {}
+            for (where, name), held in bindings.items():
+                if name.startswith("self.") or where in classes:  # `self.pool = ...`, a class body's `pool: Pool`
+                    owner = where
+                    while owner and owner not in classes:
+                        owner = owner_of(owner)
+                    made.setdefault((owner, name.removeprefix("self.")), []).extend((where, b) for b in held)
+            self._attributes[ref.document_id] = made
+        key = (ref.document_id, "self." + attribute, scope, "")
+        if key in self._working:
+            return None
+        self._working.add(key)
+        try:
+            said = [self._said(binding) for _, binding in self._attributes[ref.document_id].get((scope, attribute), [])]
+        finally:
+            self._working.discard(key)
+        classes_said = {found[0] for found in said if found is not None}
+        if len(classes_said) != 1 or None in said:
+            return None
+        return classes_said.pop(), min(found[1] for found in said if found is not None)
 
     def _returned(self, result: CallRef) -> tuple[str, float] | None:
         """The class a `result` reference's call returns, and how surely: what the definitions

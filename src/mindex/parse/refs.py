@@ -78,7 +78,7 @@ def references(tree: Parsed, defs: list[Definition]) -> list[Ref]:
             if returned := (go_type(said) if lang.name == "go" else ts_type(said) if lang.name in TYPED_JS
                             else class_of(said)):
                 found.append(Ref("returns", returned, "", "", line, scope))
-        elif "type.var" in first:
+        elif "type.var" in first or "type.attr" in first:
             held.append((first, line, scope))  # once every call's receiver is known
         elif "extends.name" in first or "implements.name" in first:
             kind = "extends" if "extends.name" in first else "implements"
@@ -87,8 +87,12 @@ def references(tree: Parsed, defs: list[Definition]) -> list[Ref]:
     if held:  # what a name holds, for the names some call is made on only
         receivers = {r.qualifier for r in found if r.kind == "call"}
         kept: dict[Ref, None] = {}  # in order, `x: list = []` once
-        for first, line, scope in held:
-            if (variable := _text(first["type.var"], src)) in receivers:
+        named = [(_text(first["type.var"], src) if "type.var" in first else "self." + _text(first["type.attr"], src),
+                  first, line, scope) for first, line, scope in held]
+        receivers.update(_text(first["type.same"], src) for variable, first, _, _ in named  # `self.pool = pool`
+                         if "type.same" in first and variable in receivers)
+        for variable, first, line, scope in named:
+            if variable in receivers or "self." + variable in receivers:  # a class body's `pool: Pool` too
                 kept.update(dict.fromkeys(_holds(first, variable, line, scope, src, lang.name)))
         written = {(r.qualifier, r.line) for r in kept if r.kind == "type"}  # `x: T = f()`: T
         found.extend(r for r in kept if r.kind == "type" or (r.alias, r.line) not in written)
@@ -110,6 +114,8 @@ def _holds(first: dict[str, Node], variable: str, line: int, scope: str, src: by
         called = _text(callee.child_by_field_name(field) if field else callee, src)
         receiver = _text(callee.child_by_field_name(operand), src) if operand else ""
         return [Ref("result", called, receiver[:RECEIVER_CHARS], variable, line, scope)]
+    if "type.same" in first:  # `self.pool = pool`: what the name holds there
+        return [Ref("same", _text(first["type.same"], src), variable, "", line, scope)]
     if "type.class" in first:
         written = _text(first["type.class"], src)
         bound = class_named(written) if python else written.rsplit(".", 1)[-1]
