@@ -78,7 +78,7 @@ def references(tree: Parsed, defs: list[Definition]) -> list[Ref]:
             if returned := (go_type(said) if lang.name == "go" else ts_type(said) if lang.name in TYPED_JS
                             else class_of(said)):
                 found.append(Ref("returns", returned, "", "", line, scope))
-        elif "type.var" in first or "type.attr" in first:
+        elif "type.var" in first or ("type.attr" in first and _text(first["_self"], src) == "self"):
             held.append((first, line, scope))  # once every call's receiver is known
         elif "extends.name" in first or "implements.name" in first:
             kind = "extends" if "extends.name" in first else "implements"

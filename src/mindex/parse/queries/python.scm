@@ -14,7 +14,8 @@
 ; function returns (@type.new of a function: `r = self.send()`), and what a function says it
 ; returns (@returns.name); `with Client() as c` (@type.class: a class only, as most
 ; `__enter__`s return the instance); an attribute of `self` (@type.attr) annotated, made or
-; given a name (@type.same: `self.pool = pool`).
+; given a name (@type.same: `self.pool = pool`); @_self is checked to be `self` in refs.py
+; (cheaper than an #eq? predicate, which the Python binding runs for each match).
 (typed_parameter (identifier) @type.var type: (type) @type.name)
 (typed_default_parameter name: (identifier) @type.var type: (type) @type.name)
 (assignment left: (identifier) @type.var type: (type) @type.name)
@@ -26,9 +27,7 @@
 (parameters (list_splat_pattern (identifier) @type.var) @type.literal)
 (parameters (dictionary_splat_pattern (identifier) @type.var) @type.literal)
 (as_pattern (call function: [(identifier) (attribute)] @type.class) alias: (as_pattern_target (identifier) @type.var))
-(assignment left: (attribute object: (identifier) @_self attribute: (identifier) @type.attr) type: (type) @type.name
-  (#eq? @_self "self"))
+(assignment left: (attribute object: (identifier) @_self attribute: (identifier) @type.attr) type: (type) @type.name)
 (assignment left: (attribute object: (identifier) @_self attribute: (identifier) @type.attr)
-  right: (call function: [(identifier) (attribute)] @type.new) (#eq? @_self "self"))
-(assignment left: (attribute object: (identifier) @_self attribute: (identifier) @type.attr) right: (identifier) @type.same
-  (#eq? @_self "self"))
+  right: (call function: [(identifier) (attribute)] @type.new))
+(assignment left: (attribute object: (identifier) @_self attribute: (identifier) @type.attr) right: (identifier) @type.same)
