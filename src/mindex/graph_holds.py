@@ -39,8 +39,8 @@ class Holds:
         self.graph = graph
         # each file's bindings by (scope, name), in line order, and its classes' names
         self._files: dict[int, tuple[dict[tuple[str, str], list[Binding]], set[str]]] = {}
-        # each file's bindings of `self.x` by (class, x): the scope each was made in, and what it says
-        self._attributes: dict[int, dict[tuple[str, str], list[tuple[str, Binding]]]] = {}
+        # each file's bindings of `self.x` (and of a class body's names) by (class, x)
+        self._attributes: dict[int, dict[tuple[str, str], list[Binding]]] = {}
         self._working: set[tuple[int, str, str, str]] = set()  # results being worked out
 
     def _file(self, doc_id: int) -> tuple[dict[tuple[str, str], list[Binding]], set[str]]:
@@ -63,7 +63,7 @@ class Holds:
         """The class a call's receiver holds, and how surely, when it is a plain name that its
         function, one around it or the file's top level annotates, makes (1.0) or gives a
         call's result (a class body's names are not seen from its methods): the binding of the
-        last such line at or before the call's, else the first."""
+        last such line at or before the call's, else the first. For `self.x`, `_attribute`."""
         receiver = ref.qualifier
         head, _, attribute = receiver.partition(".")
         if head == "self" and attribute.isidentifier():
@@ -103,20 +103,20 @@ class Holds:
         if not scope:
             return None
         if ref.document_id not in self._attributes:
-            made: dict[tuple[str, str], list[tuple[str, Binding]]] = {}
+            made: dict[tuple[str, str], list[Binding]] = {}
             for (where, name), held in bindings.items():
                 if name.startswith("self.") or where in classes:  # `self.pool = ...`, a class body's `pool: Pool`
                     owner = where
                     while owner and owner not in classes:
                         owner = owner_of(owner)
-                    made.setdefault((owner, name.removeprefix("self.")), []).extend((where, b) for b in held)
+                    made.setdefault((owner, name.removeprefix("self.")), []).extend(held)
             self._attributes[ref.document_id] = made
         key = (ref.document_id, "self." + attribute, scope, "")
         if key in self._working:
             return None
         self._working.add(key)
         try:
-            said = [self._said(binding) for _, binding in self._attributes[ref.document_id].get((scope, attribute), [])]
+            said = [self._said(binding) for binding in self._attributes[ref.document_id].get((scope, attribute), [])]
         finally:
             self._working.discard(key)
         classes_said = {found[0] for found in said if found is not None}
