@@ -581,6 +581,19 @@ def test_the_graph_is_kept_until_this_or_another_connection_writes(index: Index,
     assert index.graph() is not again and index.graph().targets("three")
 
 
+def _callees(graph: CodeGraph, name: str) -> set[tuple[int, str | None, float, str]]:
+    """(line, target, confidence, reason) of each call the definition `name` makes."""
+    caller = next(t for t in graph.targets(name) if t.name == name)
+    return {(e.line, e.target.name if e.target else None, round(e.confidence, 2), e.reason) for e in graph.callees(caller)}
+
+
+def _edges_from(index: Index, root: Path, name: str) -> set[tuple[int, str | None, float, str]]:
+    """Index `root` as a code source; `_callees` of `name`."""
+    index.add_source(root, name=root.name, kind="code")
+    index.index()
+    return _callees(index.graph(), name)
+
+
 def test_a_call_on_a_name_reaches_the_class_its_function_says_the_name_holds(index: Index, tmp_path: Path) -> None:
     """`ctx.invoke()` where `ctx: Context` (a parameter, `Optional`, quoted), `s = Session()`
     or a name annotated at the file's top level: `Context.invoke`, where by name alone it was
@@ -625,17 +638,13 @@ def test_a_call_on_a_name_reaches_the_class_its_function_says_the_name_holds(ind
     target = next(t for t in graph.targets("Context.invoke") if t.name == "Context.invoke")
     found = {(e.line, e.scope, round(e.confidence, 2), e.reason) for e in graph.callers(target, min_confidence=0.2)}
     assert found == {(17, "Session.run", 0.9, "ctx is a Context"), (21, "Session.run.inner", 0.9, "ctx is a Context")}
-    callees = {(e.line, e.target.name if e.target else None, round(e.confidence, 2), e.reason)
-               for e in graph.callees(next(t for t in graph.targets("Session.run") if t.name == "Session.run"))}
+    callees = _callees(graph, "Session.run")
     assert (18, "Base.close", 0.85, "other is a Context, which inherits it from Base") in callees
     assert (19, None, 0.0, "outside the index: options is a dict") in callees
-    assert (26, "Session.invoke", 0.9, "ctx is a Session") in {
-        (e.line, e.target.name if e.target else None, round(e.confidence, 2), e.reason)
-        for e in graph.callees(next(t for t in graph.targets("main") if t.name == "main"))}
-    plain = graph.callees(next(t for t in graph.targets("Session.plain") if t.name == "Session.plain"))
-    assert all("is a" not in e.reason for e in plain)  # `ctx: Runner` in the class body is not plain's
-    table = [e for e in graph.callees(next(t for t in graph.targets("main") if t.name == "main")) if e.line == 28]
-    assert [(e.target, e.reason) for e in table] == [(None, "outside the index: table is a dict")]
+    in_main = _callees(graph, "main")
+    assert (26, "Session.invoke", 0.9, "ctx is a Session") in in_main
+    assert all("is a" not in e[3] for e in _callees(graph, "Session.plain"))  # `ctx: Runner` in the class body is not plain's
+    assert [(e[1], e[3]) for e in in_main if e[0] == 28] == [(None, "outside the index: table is a dict")]
 
 
 def test_what_python_says_a_name_holds_becomes_a_type_reference() -> None:
@@ -698,11 +707,7 @@ def test_a_name_given_a_call_holds_what_the_function_says_it_returns(index: Inde
         "        node = node.next()\n"                       # 21
         "        node.close()\n"                             # 22
     )
-    index.add_source(root, name="returns", kind="code")
-    index.index()
-    graph = index.graph()
-    run = next(t for t in graph.targets("Client.run") if t.name == "Client.run")
-    edges = {(e.line, e.target.name if e.target else None, round(e.confidence, 2), e.reason) for e in graph.callees(run)}
+    edges = _edges_from(index, root, "Client.run")
     assert {(16, "Response.close", 0.9, "r is a Response"), (18, "Response.close", 0.9, "a is a Response")} <= edges
     assert not {e for e in edges if e[0] == 20 and "is a" in e[3]}  # `plain` says nothing
     # `node.next()` inside `node`'s own binding reaches `Other.next` by its name alone (0.6): no surer
@@ -732,11 +737,7 @@ def test_go_receivers_parameters_and_results_say_what_a_name_holds(index: Index,
         "\tw.Write(nil)\n"                                        # 14
         "}\n"
     )
-    index.add_source(root, name="go", kind="code")
-    index.index()
-    graph = index.graph()
-    execute = next(t for t in graph.targets("Command.Execute") if t.name == "Command.Execute")
-    edges = {(e.line, e.target.name if e.target else None, round(e.confidence, 2), e.reason) for e in graph.callees(execute)}
+    edges = _edges_from(index, root, "Command.Execute")
     assert {(8, "Command.Run", 0.9, "c is a Command"), (9, "Thing.Run", 0.9, "t is a Thing"),
             (11, "Thing.Run", 0.9, "v is a Thing"), (13, "Command.Run", 0.9, "p is a Command"),
             (14, None, 0.0, "outside the index: w is a ResponseWriter")} <= edges
@@ -768,17 +769,11 @@ def test_typescript_and_javascript_names_hold_what_annotations_new_and_results_s
         "}\n"
     )
     (root / "plain.js").write_text("function go() {\n  const s = new Subject();\n  s.next(5);\n}\n")
-    index.add_source(root, name="ts", kind="code")
-    index.index()
-    graph = index.graph()
-    run = next(t for t in graph.targets("Subject.run") if t.name == "Subject.run")
-    edges = {(e.line, e.target.name if e.target else None, round(e.confidence, 2), e.reason) for e in graph.callees(run)}
+    edges = _edges_from(index, root, "Subject.run")
     assert {(8, "Subscriber.next", 0.9, "a is a Subscriber"), (9, "Subject.next", 0.9, "b is a Subject"),
             (11, "Subscriber.next", 0.9, "c is a Subscriber"), (13, "Subscriber.next", 0.9, "d is a Subscriber"),
             (14, None, 0.0, "outside the index: w is a Writable")} <= edges
-    go = next(t for t in graph.targets("go") if t.name == "go")
-    assert (3, "Subject.next", 0.9, "s is a Subject") in {
-        (e.line, e.target.name if e.target else None, round(e.confidence, 2), e.reason) for e in graph.callees(go)}
+    assert (3, "Subject.next", 0.9, "s is a Subject") in _callees(index.graph(), "go")
 
 
 def test_an_attribute_of_self_holds_what_the_class_gives_it(index: Index, tmp_path: Path) -> None:
@@ -810,11 +805,7 @@ def test_an_attribute_of_self_holds_what_the_class_gives_it(index: Index, tmp_pa
         "        self.mixed.go()\n"                                  # 17
         "        self.u.go()\n"                                      # 18
     )
-    index.add_source(root, name="attrs", kind="code")
-    index.index()
-    graph = index.graph()
-    run = next(t for t in graph.targets("Client.run") if t.name == "Client.run")
-    edges = {(e.line, e.target.name if e.target else None, round(e.confidence, 2), e.reason) for e in graph.callees(run)}
+    edges = _edges_from(index, root, "Client.run")
     assert {(13, "Pool.go", 0.9, "self.pool is a Pool"), (14, "Session.go", 0.9, "self.session is a Session"),
             (15, "Transport.go", 0.9, "self.t is a Transport"), (16, "Cache.go", 0.9, "self.cache is a Cache")} <= edges
     assert not {e for e in edges if e[0] in (17, 18) and " is a " in e[3]}
