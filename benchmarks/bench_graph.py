@@ -55,7 +55,7 @@ GO = {  # name: its import path (the code-go dev set's copies, benchmarks/devset
 GO_SHOWN = ("cobra", "mux", "logrus")
 TS = ("rxjs",)  # the code-ts dev set's copy
 MIN_CONFIDENCE = 0.2
-ATTRIBUTES = False  # `--attributes`: calls on an attribute of `self` (`self.session.send()`), in Python
+ATTRIBUTES = False  # `--attributes`: calls on an attribute of `self` or `this` (`self.session.send()`)
 TESTS = ("_test.go", ".spec.ts", ".test.ts", ".d.ts")  # left out in Go and TypeScript, as the references do
 
 
@@ -102,7 +102,7 @@ def calls_on_names(index_root: Path, db: Path) -> list[tuple[str, int, int, str,
             lines = (index_root / path).read_text(encoding="utf-8", errors="replace").splitlines()
             for ref in graph.refs(doc_id, "call"):
                 head, _, attribute = ref.qualifier.partition(".")
-                if (ATTRIBUTES and not (head == "self" and attribute.isidentifier())) or (
+                if (ATTRIBUTES and not (head in ("self", "this") and attribute.isidentifier())) or (
                         not ATTRIBUTES and (not ref.qualifier.isidentifier() or ref.qualifier in SELF_WORDS)):
                     continue
                 written = f"{ref.qualifier}.{ref.name}"
@@ -204,7 +204,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--packages", nargs="+", default=[*PACKAGES, *GO_SHOWN, *TS], choices=[*PACKAGES, *GO, *TS])
     parser.add_argument("--attributes", action="store_true",
-                        help="calls on an attribute of self (self.session.send()) instead, in the Python packages")
+                        help="calls on an attribute of self or this (self.session.send()) instead (Python, TypeScript)")
     args = parser.parse_args()
     global ATTRIBUTES
     ATTRIBUTES = args.attributes

@@ -1,6 +1,6 @@
 // What TypeScript's own checker says each call on a plain name reaches: the reference of
 // bench_graph.py for TypeScript. Every .ts file under ROOT (not .d.ts, not tests) makes one
-// program; each call `x.f(...)` whose `x` is a name prints one JSON line: the file and line of
+// program; each call `x.f(...)` whose `x` is a name or `this.y` prints one JSON line: the file and line of
 // the call, the call as written, and the file and line of the declaration it reaches ("out"
 // outside ROOT, "" when the checker finds none).
 //
@@ -26,10 +26,14 @@ for (const source of program.getSourceFiles()) {
   if (!files.includes(source.fileName) && !files.includes(path.resolve(source.fileName))) continue;
   const rel = path.relative(root, source.fileName).split(path.sep).join("/");
   (function visit(node) {
-    if (ts.isCallExpression(node) && ts.isPropertyAccessExpression(node.expression) && ts.isIdentifier(node.expression.expression)) {
-      const access = node.expression;
+    const access = ts.isCallExpression(node) && ts.isPropertyAccessExpression(node.expression) ? node.expression : null;
+    const on = access && access.expression;
+    // a call on a name (`x.f()`) or on an attribute of `this` (`this.x.f()`)
+    const receiver = !on ? null : ts.isIdentifier(on) ? on.text
+      : ts.isPropertyAccessExpression(on) && on.expression.kind === ts.SyntaxKind.ThisKeyword ? `this.${on.name.text}` : null;
+    if (receiver) {
       const line = source.getLineAndCharacterOfPosition(access.name.getStart(source)).line + 1;
-      const row = { file: rel, line, call: `${access.expression.text}.${access.name.text}`, def_file: "", def_line: 0 };
+      const row = { file: rel, line, call: `${receiver}.${access.name.text}`, def_file: "", def_line: 0 };
       let symbol = checker.getSymbolAtLocation(access.name);
       if (symbol && symbol.flags & ts.SymbolFlags.Alias) symbol = checker.getAliasedSymbol(symbol);
       // of an overloaded method, its implementation (the one with a body), else the first

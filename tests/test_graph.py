@@ -747,7 +747,8 @@ def test_go_receivers_parameters_and_results_say_what_a_name_holds(index: Index,
 def test_typescript_and_javascript_names_hold_what_annotations_new_and_results_say(index: Index, tmp_path: Path) -> None:
     """TypeScript: an annotated parameter (`Sub | undefined` too), `new Subscriber()` and an
     awaited call whose method says `Promise<Subscriber>` reach `Subscriber.next` where by name
-    it is one of two; JavaScript's `new` the same; a type no file defines reaches nothing."""
+    it is one of two; JavaScript's `new` the same; a type no file defines reaches nothing;
+    `this.x` as a field, a constructor's parameter property or the constructor gives it."""
     root = tmp_path / "ts"
     root.mkdir()
     (root / "sub.ts").write_text(
@@ -769,11 +770,26 @@ def test_typescript_and_javascript_names_hold_what_annotations_new_and_results_s
         "}\n"
     )
     (root / "plain.js").write_text("function go() {\n  const s = new Subject();\n  s.next(5);\n}\n")
+    (root / "service.ts").write_text(
+        "import { Subscriber, Subject } from './sub';\n"           # 1
+        "export class Service {\n"                                # 2
+        "  private cache: Subject;\n"                             # 3
+        "  constructor(private feed: Subscriber, other: Subject) {\n"  # 4
+        "    this.made = new Subscriber();\n"                     # 5
+        "    this.given = other;\n"                               # 6
+        "  }\n"                                                   # 7
+        "  tick() {\n"                                            # 8
+        "    this.cache.next(1); this.feed.next(2); this.made.next(3); this.given.next(4);\n"  # 9
+        "  }\n"
+        "}\n")
     edges = _edges_from(index, root, "Subject.run")
     assert {(8, "Subscriber.next", 0.9, "a is a Subscriber"), (9, "Subject.next", 0.9, "b is a Subject"),
             (11, "Subscriber.next", 0.9, "c is a Subscriber"), (13, "Subscriber.next", 0.9, "d is a Subscriber"),
             (14, None, 0.0, "outside the index: w is a Writable")} <= edges
     assert (3, "Subject.next", 0.9, "s is a Subject") in _callees(index.graph(), "go")
+    assert {(9, "Subject.next", 0.9, "this.cache is a Subject"), (9, "Subscriber.next", 0.9, "this.feed is a Subscriber"),
+            (9, "Subscriber.next", 0.9, "this.made is a Subscriber"), (9, "Subject.next", 0.9, "this.given is a Subject")
+            } <= _callees(index.graph(), "Service.tick")
 
 
 def test_an_attribute_of_self_holds_what_the_class_gives_it(index: Index, tmp_path: Path) -> None:

@@ -66,7 +66,7 @@ class Holds:
         last such line at or before the call's, else the first. For `self.x`, `_attribute`."""
         receiver = ref.qualifier
         head, _, attribute = receiver.partition(".")
-        if head == "self" and attribute.isidentifier():
+        if head in ("self", "this") and attribute.isidentifier():
             return self._attribute(ref, attribute)
         if not receiver.isidentifier() or receiver in SELF_WORDS:
             return None
@@ -94,8 +94,8 @@ class Holds:
         return self._returned(made)
 
     def _attribute(self, ref: CallRef, attribute: str) -> tuple[str, float] | None:
-        """The class `self.<attribute>` holds in the class around the call: what every binding
-        the class's body and methods make of it says, when they agree."""
+        """The class `self.<attribute>` (`this.` in JavaScript) holds in the class around the
+        call: what every binding the class's body and methods make of it says, when they agree."""
         bindings, classes = self._file(ref.document_id)
         scope = ref.scope
         while scope and scope not in classes:
@@ -105,11 +105,11 @@ class Holds:
         if ref.document_id not in self._attributes:
             made: dict[tuple[str, str], list[Binding]] = {}
             for (where, name), held in bindings.items():
-                if name.startswith("self.") or where in classes:  # `self.pool = ...`, a class body's `pool: Pool`
+                if name.startswith(("self.", "this.")) or where in classes:  # `self.pool = ...`, a class body's `pool: Pool`
                     owner = where
                     while owner and owner not in classes:
                         owner = owner_of(owner)
-                    made.setdefault((owner, name.removeprefix("self.")), []).extend(held)
+                    made.setdefault((owner, name.removeprefix("self.").removeprefix("this.")), []).extend(held)
             self._attributes[ref.document_id] = made
         key = (ref.document_id, "self." + attribute, scope, "")
         if key in self._working:

@@ -78,7 +78,7 @@ def references(tree: Parsed, defs: list[Definition]) -> list[Ref]:
             if returned := (go_type(said) if lang.name == "go" else ts_type(said) if lang.name in TYPED_JS
                             else class_of(said)):
                 found.append(Ref("returns", returned, "", "", line, scope))
-        elif "type.var" in first or ("type.attr" in first and _text(first["_self"], src) == "self"):
+        elif "type.var" in first or ("type.attr" in first and ("_self" not in first or _text(first["_self"], src) == "self")):
             held.append((first, line, scope))  # once every call's receiver is known
         elif "extends.name" in first or "implements.name" in first:
             kind = "extends" if "extends.name" in first else "implements"
@@ -87,7 +87,8 @@ def references(tree: Parsed, defs: list[Definition]) -> list[Ref]:
     if held:  # what a name holds, for the names some call is made on only
         receivers = {r.qualifier for r in found if r.kind == "call"}
         kept: dict[Ref, None] = {}  # in order, `x: list = []` once
-        named = [(_text(first["type.var"], src) if "type.var" in first else "self." + _text(first["type.attr"], src),
+        this = "this." if lang.name in TYPED_JS else "self."
+        named = [(_text(first["type.var"], src) if "type.var" in first else this + _text(first["type.attr"], src),
                   first, line, scope) for first, line, scope in held]
         receivers.update(_text(first["type.same"], src) for variable, first, _, _ in named  # `self.pool = pool`
                          if "type.same" in first and variable in receivers)

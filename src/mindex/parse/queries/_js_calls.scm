@@ -18,3 +18,11 @@
 (variable_declarator name: (identifier) @type.var
   value: [(call_expression function: [(identifier) (member_expression)] @type.new)
           (await_expression (call_expression function: [(identifier) (member_expression)] @type.new))])
+; An attribute of `this` (@type.attr) made, given a name, or given a function's result.
+(assignment_expression left: (member_expression object: (this) property: (property_identifier) @type.attr)
+  right: (new_expression constructor: [(identifier) (member_expression)] @type.class))
+(assignment_expression left: (member_expression object: (this) property: (property_identifier) @type.attr)
+  right: (identifier) @type.same)
+(assignment_expression left: (member_expression object: (this) property: (property_identifier) @type.attr)
+  right: [(call_expression function: [(identifier) (member_expression)] @type.new)
+          (await_expression (call_expression function: [(identifier) (member_expression)] @type.new))])
