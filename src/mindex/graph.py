@@ -29,7 +29,7 @@ from collections.abc import Callable
 from typing import Any
 
 from mindex.errors import NotFoundError
-from mindex.graph_holds import Holds
+from mindex.graph_holds import HOLDS_KINDS, Holds
 from mindex.graph_modules import ModuleMap
 from mindex.modes import DEFAULT_MIN_CONFIDENCE
 from mindex.pathglob import glob_match
@@ -213,10 +213,18 @@ class CodeGraph:
         return self.modules.module_files(doc_id, module, name)
 
     def refs(self, doc_id: int, kind: str) -> list[CallRef]:
-        """A file's references of one kind (call, import, extends, implements), read once."""
+        """A file's references of one kind (call, import, extends, implements, and what names
+        hold: type, result, same, returns), read once; the four kinds of what names hold in one
+        read (a file's packed row is decoded whole for any kind)."""
         key = (doc_id, kind)
         if key not in self._refs:
-            self._refs[key] = [CallRef(*r) for r in self.store.ref_rows("document_id", doc_id, kind)]
+            if kind in HOLDS_KINDS:
+                held: dict[str, list[CallRef]] = {k: [] for k in HOLDS_KINDS}
+                for row in self.store.ref_rows("document_id", doc_id, HOLDS_KINDS):
+                    held[row[1]].append(CallRef(*row))
+                self._refs.update({(doc_id, k): found for k, found in held.items()})
+            else:
+                self._refs[key] = [CallRef(*r) for r in self.store.ref_rows("document_id", doc_id, kind)]
         return self._refs[key]
 
     def imports(self, doc_id: int) -> list[CallRef]:

@@ -16,6 +16,7 @@ from mindex.graph_types import CLASSLIKE, SELF_WORDS, CallRef, Resolution, Symbo
 from mindex.store.base import Store
 
 Binding = tuple[int, str | None, CallRef | None]  # from a line on, a name holds: a class, or a call's result
+HOLDS_KINDS = ("type", "result", "same", "returns")  # the references this module reads
 
 
 class Graph(Protocol):
@@ -38,12 +39,14 @@ class Holds:
     def __init__(self, graph: Graph) -> None:
         self.graph = graph
         # each file's bindings by (scope, name), in line order, and its classes' names
-        self._files: dict[int, tuple[dict[tuple[str, str], list[Binding]], set[str]]] = {}
+        self._files: dict[int, dict[tuple[str, str], list[Binding]]] = {}
+        self._class_names: dict[int, set[str]] = {}
+        self._names: dict[int, set[str]] = {}
         # each file's bindings of `self.x` (and of a class body's names) by (class, x)
         self._attributes: dict[int, dict[tuple[str, str], list[Binding]]] = {}
         self._working: set[tuple[int, str, str, str]] = set()  # results being worked out
 
-    def _file(self, doc_id: int) -> tuple[dict[tuple[str, str], list[Binding]], set[str]]:
+    def _file(self, doc_id: int) -> dict[tuple[str, str], list[Binding]]:
         if doc_id not in self._files:
             bindings: dict[tuple[str, str], list[Binding]] = {}
             for call in self.graph.refs(doc_id, "result"):
@@ -54,10 +57,18 @@ class Holds:
                 bindings.setdefault((typed.scope, typed.qualifier), []).append((typed.line, typed.name, None))
             for held in bindings.values():  # on one line, a class written beats a result
                 held.sort(key=lambda binding: (binding[0], binding[1] is not None))
-            classes = ({row[2] for row in self.graph.store.symbol_rows("document_id", doc_id) if row[3] in CLASSLIKE}
-                       if bindings else set())
-            self._files[doc_id] = bindings, classes
+            self._files[doc_id] = bindings
+            # the names bound, and the attributes (`self.pool`'s `pool`, and a class body's names)
+            self._names[doc_id] = {name for _, name in bindings}
+            self._names[doc_id] |= {name.partition(".")[2] for name in self._names[doc_id] if "." in name}
         return self._files[doc_id]
+
+    def _classes(self, doc_id: int) -> set[str]:
+        """The names of a file's classes (read when a scope is to be walked out of)."""
+        if doc_id not in self._class_names:
+            self._class_names[doc_id] = {row[2] for row in self.graph.store.symbol_rows("document_id", doc_id)
+                                         if row[3] in CLASSLIKE}
+        return self._class_names[doc_id]
 
     def bound(self, ref: CallRef) -> tuple[str, float] | None:
         """The class a call's receiver holds, and how surely, when it is a plain name that its
@@ -70,9 +81,11 @@ class Holds:
             return self._attribute(ref, attribute)
         if not receiver.isidentifier() or receiver in SELF_WORDS:
             return None
-        bindings, classes = self._file(ref.document_id)
+        bindings = self._file(ref.document_id)
+        if receiver not in self._names[ref.document_id]:
+            return None
         scope = ref.scope
-        while bindings:
+        while True:
             held = bindings.get((scope, receiver))
             if held:
                 before = [binding for binding in held if binding[0] <= ref.line]
@@ -80,9 +93,8 @@ class Holds:
             if not scope:
                 return None
             scope = owner_of(scope)
-            while scope in classes:
+            while scope in self._classes(ref.document_id):
                 scope = owner_of(scope)
-        return None
 
     def _said(self, binding: Binding) -> tuple[str, float] | None:
         """What one binding says a name holds, and how surely."""
@@ -96,7 +108,10 @@ class Holds:
     def _attribute(self, ref: CallRef, attribute: str) -> tuple[str, float] | None:
         """The class `self.<attribute>` (`this.` in JavaScript) holds in the class around the
         call: what every binding the class's body and methods make of it says, when they agree."""
-        bindings, classes = self._file(ref.document_id)
+        bindings = self._file(ref.document_id)
+        if attribute not in self._names[ref.document_id]:  # nothing here binds it
+            return None
+        classes = self._classes(ref.document_id)
         scope = ref.scope
         while scope and scope not in classes:
             scope = owner_of(scope)

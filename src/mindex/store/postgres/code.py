@@ -91,12 +91,13 @@ class PgCode(PgCore):
         return [row[0] for row in self.conn.execute("SELECT DISTINCT short FROM symbols")]
 
     def ref_rows(self, column: str, value: str | int,
-                 kind: str | None = None) -> list[tuple[int, str, str, str, str, int, str]]:
+                 kind: str | tuple[str, ...] | None = None) -> list[tuple[int, str, str, str, str, int, str]]:
         where = {"name": "name = ?", "document_id": "document_id = ?"}[column]
         params: list[str | int] = [value]
         if kind is not None:
-            where += " AND kind = ?"
-            params.append(kind)
+            kinds = (kind,) if isinstance(kind, str) else kind
+            where += f" AND kind IN ({', '.join('?' * len(kinds))})"
+            params.extend(kinds)
         return self.conn.execute(
             f"""SELECT document_id, kind, name, qualifier, alias, line, scope
                 FROM refs WHERE {where} ORDER BY document_id, line, n""", params).fetchall()

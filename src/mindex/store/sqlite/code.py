@@ -270,9 +270,10 @@ class CodeTables(SQLiteCore):
         return [row[0] for row in self.conn.execute("SELECT DISTINCT short FROM symbol_names")]
 
     def ref_rows(self, column: str, value: str | int,
-                 kind: str | None = None) -> list[tuple[int, str, str, str, str, int, str]]:
-        """References where `column` (name or document_id) has `value`, optionally of one kind:
-        (document id, kind, name, qualifier, alias, line, scope), by document, line and order."""
+                 kind: str | tuple[str, ...] | None = None) -> list[tuple[int, str, str, str, str, int, str]]:
+        """References where `column` (name or document_id) has `value`, optionally of one kind
+        or of several: (document id, kind, name, qualifier, alias, line, scope), by document,
+        line and order."""
         if column == "document_id":
             documents = [int(value)]
         elif column == "name":
@@ -292,8 +293,8 @@ class CodeTables(SQLiteCore):
                 else:
                     chosen = list(range(len(names)))
                 if kind is not None:
-                    wanted = strings.index(kind) if kind in strings else -1
-                    chosen = [n for n in chosen if kinds[n] == wanted]
+                    numbers = {strings.index(k) for k in ((kind,) if isinstance(kind, str) else kind) if k in strings}
+                    chosen = [n for n in chosen if kinds[n] in numbers]
                 chosen.sort(key=lines.__getitem__)  # stable: a line's references in their order
                 out.extend((doc_id, strings[kinds[n]], strings[names[n]], strings[qualifiers[n]], strings[aliases[n]],
                             lines[n], strings[scopes[n]]) for n in chosen)
