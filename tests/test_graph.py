@@ -825,3 +825,27 @@ def test_an_attribute_of_self_holds_what_the_class_gives_it(index: Index, tmp_pa
     assert {(13, "Pool.go", 0.9, "self.pool is a Pool"), (14, "Session.go", 0.9, "self.session is a Session"),
             (15, "Transport.go", 0.9, "self.t is a Transport"), (16, "Cache.go", 0.9, "self.cache is a Cache")} <= edges
     assert not {e for e in edges if e[0] in (17, 18) and " is a " in e[3]}
+
+
+def test_a_class_called_by_name_reaches_the_method_it_inherits_through_a_generic_base(index: Index, tmp_path: Path) -> None:
+    """`Prompt.ask()` where `ask` is `PromptBase`'s and `class Prompt(PromptBase[str])`: the
+    generic base is recorded, and the call reaches `PromptBase.ask` (0.85) where by name it
+    is one of two."""
+    root = tmp_path / "prompts"
+    root.mkdir()
+    (root / "prompt.py").write_text(
+        "class PromptBase(Generic[T]):\n"          # 1
+        "    @classmethod\n"                       # 2
+        "    def ask(cls):\n"                      # 3
+        "        pass\n"                           # 4
+        "class Prompt(PromptBase[str]):\n"         # 5
+        "    pass\n"                               # 6
+        "class Other:\n"                           # 7
+        "    def ask(self):\n"                     # 8
+        "        pass\n"                           # 9
+        "def main():\n"                            # 10
+        "    Prompt.ask()\n"                       # 11
+    )
+    assert (11, "PromptBase.ask", 0.85, "Prompt inherits it from PromptBase") in _edges_from(index, root, "main")
+    subclasses = index.graph().direct_heirs(next(t for t in index.graph().targets("PromptBase") if t.name == "PromptBase"))
+    assert [(kind, edge.scope) for kind, edge in subclasses] == [("extends", "Prompt")]

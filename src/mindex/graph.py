@@ -9,7 +9,8 @@ another file changes. Resolution uses what the language lets us know, best evide
 2. A bare call to a name defined in the same file (1.0), or imported by name from a module
    whose file is indexed (0.95); Go functions of the same package, C functions of an
    included header's source file (0.9).
-3. `alias.f()` where `alias` is an imported module (0.95); `Type.f()` / `Type::f()` (0.9);
+3. `alias.f()` where `alias` is an imported module (0.95); `Type.f()` / `Type::f()` (0.9, or
+   0.85 for the `f` it inherits);
    `x.f()` where `x` holds a class by what its function (one around it, or the file's top
    level) says of it, `x: Type`, `x = Type(...)` or `x = g()` where `g` says it returns a
    `Type`, in Python: `Type.f` (0.9), else the `f` it inherits (0.85), no surer than `g()`
@@ -296,10 +297,12 @@ class CodeGraph:
                         return Resolution([(s, 0.95) for s in reached], f"{head} is imported from {imp.qualifier}")
                     if not files:
                         return Resolution([], f"outside the index: {head} is imported from {imp.qualifier}")
-            member = f"{receiver.split('::')[-1].split('.')[-1]}.{name}"
-            static = named.get(member, [])
+            written = receiver.split('::')[-1].split('.')[-1]  # `Type` of `Type.f()`
+            static = named.get(f"{written}.{name}", [])
             if static:
                 return Resolution([(s, 0.9) for s in static], f"member of {receiver}")
+            if written[:1].isupper() and (heir := self._holds.typed(written, 0.9, name, receiver, named)) is not None:
+                return heir  # `Prompt.ask()`, `ask` being PromptBase's
         tail = receiver.rsplit("::", 1)[-1]
         guess = (name, family, bool(receiver), "::" in receiver and tail[:1].islower())
         if guess not in self._guesses:  # by name alone: the same for every such call of the name

@@ -172,6 +172,8 @@ class Holds:
             seen.update(level)
             for base in level:
                 if inherited := named.get(f"{base}.{name}"):
-                    return Resolution([(s, min(0.85, surely)) for s in inherited],
-                                      f"{receiver} is a {bound}, which inherits it from {base}")
+                    class_itself = receiver.split("::")[-1].split(".")[-1] == bound  # `Prompt.ask()`
+                    says = (f"{bound} inherits it from {base}" if class_itself
+                            else f"{receiver} is a {bound}, which inherits it from {base}")
+                    return Resolution([(s, min(0.85, surely)) for s in inherited], says)
         return None

@@ -8,6 +8,7 @@
 (import_from_statement module_name: (_) @import.module
   name: (aliased_import name: (dotted_name) @import.name alias: (identifier) @import.alias))
 (class_definition superclasses: (argument_list [(identifier) (attribute)] @extends.name))
+(class_definition superclasses: (argument_list (subscript value: [(identifier) (attribute)] @extends.name)))
 ; What a name holds, for calls on it (@type.var, its type @type.name): an annotated parameter
 ; or assignment, the instance of a class an assignment makes (@type.new: `s = Session()`), a
 ; literal it is given (@type.literal: `d = {}`), `*args` and `**kwargs`; a name given what a
