@@ -57,9 +57,15 @@ class Ranker:
     weights: np.ndarray
     about: dict[str, Any]
 
+    def standardized(self, rows: np.ndarray) -> np.ndarray:
+        """Rows as the model reads them: standardised, a feature not measured (NaN, see
+        `NOT_CODE`) at its mean."""
+        standard: np.ndarray = np.nan_to_num((rows - self.mean) / self.scale, nan=0.0)
+        return standard
+
     def score(self, rows: np.ndarray) -> np.ndarray:
         """The model's score of each candidate (a row of `features`)."""
-        scores: np.ndarray = np.nan_to_num((rows - self.mean) / self.scale, nan=0.0) @ self.weights  # see NOT_CODE
+        scores: np.ndarray = self.standardized(rows) @ self.weights
         return scores
 
 
@@ -133,7 +139,7 @@ def learned_fusion(query: str, legs: dict[str, list[Hit]], weights: dict[str, fl
     hits, rows = candidate_features(query, legs, ranker.features)
     if not hits:
         return []
-    contributions = np.nan_to_num(((rows - ranker.mean) / ranker.scale) * ranker.weights, nan=0.0)  # see NOT_CODE
+    contributions = ranker.standardized(rows) * ranker.weights
     for column, name in enumerate(ranker.features):
         leg = "keyword" if name in KEYWORD_FEATURES else "semantic" if name in SEMANTIC_FEATURES else None
         if leg is not None:
