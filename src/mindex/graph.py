@@ -13,8 +13,10 @@ another file changes. Resolution uses what the language lets us know, best evide
    0.85 for the `f` it inherits);
    `x.f()` where `x` holds a class by what its function (one around it, or the file's top
    level) says of it, `x: Type`, `x = Type(...)` or `x = g()` where `g` says it returns a
-   `Type`, in Python: `Type.f` (0.9), else the `f` it inherits (0.85), no surer than `g()`
-   is reached; unresolved when no definition in the index has the class's name.
+   `Type`, and `self.x` / `this.x` as its class gives it, in Python, Go, TypeScript and
+   JavaScript (`mindex.graph_holds`): `Type.f` (0.9), else the `f` it inherits (0.85), no
+   surer than `g()` is reached; unresolved when no definition in the index has the class's
+   name.
 4. Otherwise by name alone: the only definition with that name (0.6), or every one of
    several, each marked ambiguous (0.5 / n). Nothing is guessed silently: each edge says
    how it was resolved, and calls into code outside the index are reported as unresolved.
@@ -61,7 +63,7 @@ class CodeGraph:
         # a call resolves once for every definition sharing its name (see `links`)
         self._links: dict[str, tuple[dict[int, list[Link]], dict[frozenset[int], list[Link]]]] = {}
         self._resolved: dict[tuple[int, str, str, str, tuple[str, float] | None], Resolution] = {}
-        self._holds = Holds(self)  # what a Python name holds where a call is made on it
+        self._holds = Holds(self)  # what a name holds where a call is made on it
         self._callable: dict[tuple[str, str | None], tuple[list[SymbolRef], dict[str, list[SymbolRef]]]] = {}
         self._guesses: dict[tuple[str, str | None, bool, bool], Resolution] = {}
 

@@ -1,4 +1,5 @@
-"""What a Python name holds where a call is made on it, for the code graph (`mindex.graph`).
+"""What a name holds where a call is made on it (Python, Go, TypeScript and JavaScript), for
+the code graph (`mindex.graph`).
 
 A file's `type` references say a name holds a class from a line on (`ctx: Context`,
 `s = Session()`, `d = {}`), its `result` references that it holds what a call returns
@@ -112,18 +113,14 @@ class Holds:
         if attribute not in self._names[ref.document_id]:  # nothing here binds it
             return None
         classes = self._classes(ref.document_id)
-        scope = ref.scope
-        while scope and scope not in classes:
-            scope = owner_of(scope)
+        scope = _class_around(ref.scope, classes)
         if not scope:
             return None
         if ref.document_id not in self._attributes:
             made: dict[tuple[str, str], list[Binding]] = {}
             for (where, name), held in bindings.items():
                 if name.startswith(("self.", "this.")) or where in classes:  # `self.pool = ...`, a class body's `pool: Pool`
-                    owner = where
-                    while owner and owner not in classes:
-                        owner = owner_of(owner)
+                    owner = _class_around(where, classes)
                     made.setdefault((owner, name.removeprefix("self.").removeprefix("this.")), []).extend(held)
             self._attributes[ref.document_id] = made
         key = (ref.document_id, "self." + attribute, scope, "")
@@ -177,3 +174,10 @@ class Holds:
                             else f"{receiver} is a {bound}, which inherits it from {base}")
                     return Resolution([(s, min(0.85, surely)) for s in inherited], says)
         return None
+
+
+def _class_around(scope: str, classes: set[str]) -> str:
+    """The innermost class of a file holding `scope` (itself when it is one); '' for none."""
+    while scope and scope not in classes:
+        scope = owner_of(scope)
+    return scope

@@ -4,12 +4,15 @@ Each language with a graph has `queries/<language>.scm`, a tree-sitter query (a 
 `; inherits: other` puts `other.scm` in front of it) whose captures
 say what a node is: `@call.name` (with `@call.receiver` for `obj.name(...)`),
 `@import.module` (with `@import.name` / `@import.alias`; Rust's `@import.tree` is a whole
-`use` tree), `@extends.name`, `@implements.name`, and `@type.var` with `@type.name` (an
-annotation) or `@type.new` (a class called): a `type` reference, the class by name and
-the variable as qualifier, so that `ctx.invoke()` after `ctx: Context` reaches
-`Context.invoke`. A variable given a function's result (`@type.new` not a class) is a
-`result` reference (the call's name and receiver, the variable as alias), and a function's
-return annotation (`@returns.name`) a `returns` reference of the class, scoped to it. Every reference records the innermost
+`use` tree), `@extends.name`, `@implements.name`, and what a name holds, kept for the names
+some call is made on: `@type.var` (or `@type.attr`, an attribute of `self` or `this`) with
+`@type.name` (an annotation), `@type.class` or `@type.new` (a class made) or `@type.literal`
+is a `type` reference, the class by name and the variable as qualifier, so that
+`ctx.invoke()` after `ctx: Context` reaches `Context.invoke`; a variable given a function's
+result (`@type.new` not a class) is a `result` reference (the call's name and receiver, the
+variable as alias), one given another name (`@type.same`: `self.pool = pool`) a `same`
+reference, and a function's return type (`@returns.name`) a `returns` reference of the
+class, scoped to it (`mindex.graph_holds` reads them). Every reference records the innermost
 definition it sits in (its scope), so `Session.send` can be asked what it calls and who
 calls it. Resolution to definitions happens at query time (`mindex.graph`), when every file
 of the index is known.
@@ -74,9 +77,7 @@ def references(tree: Parsed, defs: list[Definition]) -> list[Ref]:
         elif "import.module" in first:
             found.append(_import(lang, first, line, scope, src))
         elif "returns.name" in first:
-            said = _text(first["returns.name"], src)
-            if returned := (go_type(said) if lang.name == "go" else ts_type(said) if lang.name in TYPED_JS
-                            else class_of(said)):
+            if returned := type_written(_text(first["returns.name"], src), lang.name):
                 found.append(Ref("returns", returned, "", "", line, scope))
         elif "type.var" in first or ("type.attr" in first and ("_self" not in first or _text(first["_self"], src) == "self")):
             held.append((first, line, scope))  # once every call's receiver is known
@@ -121,13 +122,16 @@ def _holds(first: dict[str, Node], variable: str, line: int, scope: str, src: by
         written = _text(first["type.class"], src)
         bound = class_named(written) if python else written.rsplit(".", 1)[-1]
         return [Ref("type", bound, variable, "", line, scope)] if bound else []
-    if not python:
-        said = _text(first.get("type.name"), src)
-        bound = go_type(said) if language == "go" else ts_type(said)
-        return [Ref("type", bound, variable, "", line, scope)] if bound else []
     literal = first.get("type.literal")
-    bound = LITERALS.get(literal.type) if literal is not None else class_of(_text(first.get("type.name"), src))
+    written = _text(first.get("type.name"), src)
+    bound = LITERALS.get(literal.type) if literal is not None else type_written(written, language)
     return [Ref("type", bound, variable, "", line, scope)] if bound else []
+
+
+def type_written(written: str, language: str) -> str | None:
+    """The class a written type names, in the language's own syntax (`go_type`, `ts_type`,
+    Python's `class_of`)."""
+    return go_type(written) if language == "go" else ts_type(written) if language in TYPED_JS else class_of(written)
 
 
 TYPED_JS = frozenset({"javascript", "typescript", "tsx", "vue", "svelte"})  # _js_calls.scm's languages
