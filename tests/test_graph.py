@@ -849,3 +849,12 @@ def test_a_class_called_by_name_reaches_the_method_it_inherits_through_a_generic
     assert (11, "PromptBase.ask", 0.85, "Prompt inherits it from PromptBase") in _edges_from(index, root, "main")
     subclasses = index.graph().direct_heirs(next(t for t in index.graph().targets("PromptBase") if t.name == "PromptBase"))
     assert [(kind, edge.scope) for kind, edge in subclasses] == [("extends", "Prompt")]
+
+
+def test_a_type_nested_past_python_recursion_is_read_without_recursing() -> None:
+    """`Promise<Promise<...>>` 3,000 deep (a hostile or generated file): no class, at once; a
+    few levels are unwrapped as an `await` would."""
+    from mindex.parse.refs import ts_type
+
+    assert ts_type("Promise<" * 3000 + "X" + ">" * 3000) is None
+    assert ts_type("Promise<Promise<Subscriber | undefined>>") == "Subscriber"

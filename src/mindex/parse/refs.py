@@ -181,13 +181,16 @@ def ts_type(written: str) -> str | None:
     """The class or interface a TypeScript type names (`Subscriber`, `ns.Subscriber<T>`,
     `Subscriber | undefined`, `Promise<Subscriber>`, which an `await` unwraps); None for arrays,
     object and function types, and unions of several."""
-    kept = _union(written.strip(), "<", ">", ("null", "undefined", "void", ""))
-    found = _TS_GENERIC.fullmatch(kept[0]) if len(kept) == 1 else None
-    if found is None:
-        return None
-    if found.group(1) == "Promise" and found.group(2):
-        return ts_type(found.group(2))
-    return found.group(1).rsplit(".", 1)[-1]
+    text = written.strip()
+    for _ in range(4):  # `Promise<Promise<T>>` at most a few times over, however deep a file nests them
+        kept = _union(text, "<", ">", ("null", "undefined", "void", ""))
+        found = _TS_GENERIC.fullmatch(kept[0]) if len(kept) == 1 else None
+        if found is None:
+            return None
+        if found.group(1) != "Promise" or not found.group(2):
+            return found.group(1).rsplit(".", 1)[-1]
+        text = found.group(2).strip()
+    return None
 
 
 def go_type(written: str) -> str | None:
