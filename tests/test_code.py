@@ -383,6 +383,41 @@ def test_components_parse_their_script_and_keep_their_markup_and_m_files_are_tol
             assert {n + 1 for n, line in enumerate(lines) if line.strip()} <= set(covered), path
 
 
+def test_a_code_sources_prose_is_chunked_by_heading_as_a_docs_source_would(tmp_path: Path) -> None:
+    """`mindex add .` on a repository registers its README and docs/ with its code: their chunks
+    are its sections, each chunk's context its headings (markdown went through the code
+    chunker, reStructuredText as one plain text, both without a heading), and HTML stays code."""
+    root = tmp_path / "repo"
+    (root / "docs").mkdir(parents=True)
+    (root / "README.md").write_text("# Walrus\n\nA library.\n\n## Install\n\nRun pip.\n\n## Retries\n\n"
+                                     "Back off with jitter.\n")
+    (root / "docs" / "guide.rst").write_text("Guide\n=====\n\nIntro.\n\nValidators\n----------\n\n"
+                                             "Pass a validator to each field.\n")
+    (root / "docs" / "page.html").write_text("<div class=\"x\">{{ user.name }}</div>\n")
+    (root / "app.py").write_text("def run():\n    return 1\n")
+    with Index(tmp_path / "p.db", IndexSettings(workers=1), embed=EmbedSettings(provider="none")) as ix:
+        ix.add_source(root, name="repo", kind="code")
+        ix.index()
+        chunks = ix.store.conn.execute(  # type: ignore[attr-defined]
+            "SELECT d.path, c.title, c.context, c.start_line, c.id FROM chunks c "
+            "JOIN documents d ON d.id = c.document_id ORDER BY d.path, c.ordinal").fetchall()
+        by_path: dict[str, list[tuple[str, str, int]]] = {}
+        for path, title, context, start, _ in chunks:
+            by_path.setdefault(path, []).append((title, context, start))
+        assert by_path["README.md"] == [("Walrus", "README.md › Walrus", 1),
+                                         ("Install", "README.md › Walrus › Install", 5),
+                                         ("Retries", "README.md › Walrus › Retries", 9)]
+        assert by_path["docs/guide.rst"] == [("Guide", "docs/guide.rst › Guide", 1),
+                                              ("Validators", "docs/guide.rst › Guide › Validators", 6)]
+        html = [ix.get(cid).text for path, *_, cid in chunks if path == "docs/page.html"]
+        assert html == ["<div class=\"x\">{{ user.name }}</div>"]  # the markup kept, as code
+        hit = ix.search("validator field", mode="keyword").hits[0]
+        assert (hit.path, hit.context, hit.kind, hit.prose) == ("docs/guide.rst", "docs/guide.rst › Guide › Validators",
+                                                                "code", True)
+        assert not ix.search("run", mode="keyword").hits[0].prose
+        assert [m.line for m in ix.grep("jitter").matches] == [11]  # grep still reads the file
+
+
 def test_code_nested_too_deeply_for_the_tree_walks_is_chunked_as_text(tmp_path: Path) -> None:
     """Thousands of nested brackets overflow the recursive walks of the syntax tree: the file
     is still indexed and searchable, as text, and says why (it used to be skipped whole as

@@ -302,6 +302,7 @@ def test_trivial_code_chunks_get_an_empty_vector_and_stay_out_of_semantic_search
     (repo / "imports.py").write_text("import os\nimport sys\nfrom pathlib import Path\n")
     (repo / "retry.py").write_text("def retry_with_backoff(call, attempts=3):\n    return call()\n")
     (docs / "list.md").write_text("# Steps\n\n* install\n* import the module\n")
+    (repo / "STEPS.md").write_text("# Steps\n\n* install\n* import the module\n")  # prose in a code source
     with Index(tmp_path / "t.db", IndexSettings(workers=1), embed=ONNX) as ix:
         ix.add_source(repo, name="repo", kind="code")
         ix.add_source(docs, name="docs")
@@ -310,10 +311,11 @@ def test_trivial_code_chunks_get_an_empty_vector_and_stay_out_of_semantic_search
             "SELECT d.path, length(v.vector) FROM chunks c JOIN documents d ON d.id = c.document_id "
             "JOIN vectors v ON v.hash = c.hash").fetchall())
         assert rows["imports.py"] == 0 and rows["retry.py"] > 0 and rows["list.md"] > 0  # prose is never skipped
+        assert rows["STEPS.md"] > 0  # nor is a code source's
         found = {h.path for h in ix.search("import os sys pathlib", mode="semantic", limit=10).hits}
         assert "imports.py" not in found and found
         assert "imports.py" in {h.path for h in ix.search("import os", mode="keyword").hits}
-        assert ix.status()["vectors"] == 2
+        assert ix.status()["vectors"] == 3
         assert ix.embed() == 0  # nothing pending: the empty vector counts as done
 
 

@@ -12,7 +12,7 @@ from click.testing import CliRunner
 from mindex import Index
 from mindex.models import Hit
 from mindex.rank import Ranker, candidate_features, learned_fusion, load_ranker, query_words
-from mindex.search import collapse_sections, fuse, group_by_file, query_terms, query_words as relaxed_words
+from mindex.search import choose_fusion, collapse_sections, fuse, group_by_file, query_terms, query_words as relaxed_words
 from mindex.serve.cli import cli
 from mindex.terms import embedding_text, identifier_parts, search_terms, split_identifiers
 
@@ -67,8 +67,10 @@ def test_query_words_drop_question_filler_and_split_names() -> None:
     assert query_words("How do I get the sessionStore size?") == frozenset({"session", "store", "size"})
 
 
-def _hit(cid: str, score: float, path: str = "a.py", kind: str = "code", text: str = "x", symbol: str | None = None) -> Hit:
-    return Hit(cid, "s", kind, path, cid, f"{path} › {cid}", 1, 2, None, score, "", text, symbol=symbol)
+def _hit(cid: str, score: float, path: str = "a.py", kind: str = "code", text: str = "x", symbol: str | None = None,
+         language: str = "python") -> Hit:
+    return Hit(cid, "s", kind, path, cid, f"{path} › {cid}", 1, 2, None, score, "", text, language=language,
+               symbol=symbol)
 
 
 def test_learned_fusion_with_rank_only_weights_is_rrf() -> None:
@@ -97,6 +99,18 @@ def test_candidate_features_rank_score_and_code_coverage() -> None:
     assert row["c_cov"] == 1.0 and row["c_scov"] == 1.0 and row["c_tcov"] == 0.0
     docs_row = dict(zip(names, rows[[h.id for h in hits].index("b")]))
     assert all(np.isnan(docs_row[name]) for name in ("c_cov", "c_tcov", "c_scov"))  # measured for code only
+    readme = _hit("r", 4.0, text="load the user cache", language="markdown")  # a code source's README
+    hits, rows = candidate_features("load the user cache", {"keyword": [readme], "semantic": []}, names)
+    assert all(np.isnan(rows[0][names.index(name)]) for name in ("c_cov", "c_tcov", "c_scov"))
+
+
+def test_auto_fusion_counts_a_code_sources_prose_as_docs() -> None:
+    """A question over a repository registered whole (`mindex add .`) whose candidates are
+    mostly its README and docs/ sections is fused as docs are (RRF), not by the code ranker."""
+    prose = [_hit(f"m{n}", 5.0 - n, path=f"docs/p{n}.md", language="markdown") for n in range(3)]
+    legs = {"keyword": [*prose, _hit("c", 1.0)], "semantic": prose[:2]}
+    assert choose_fusion(legs) == "rrf"
+    assert choose_fusion({"keyword": [_hit("c", 1.0), _hit("d", 0.5), prose[0]]}) == "learned"
 
 
 def test_a_docs_chunk_both_legs_put_first_is_not_buried_under_code_in_one_list() -> None:

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple, Self
 
+from mindex.languages import PROSE
+
 
 
 
@@ -172,6 +174,11 @@ class Hit(Changeable):
     modified: float | None = None  # the document's mtime, epoch seconds (recency decay)
     ordinal: int | None = None  # the chunk's place in its document (merging neighbours); not in JSON
     facets: dict[str, Any] | None = None  # memory and knowledge: id, type, at, tags, files, ...
+
+    @property
+    def prose(self) -> bool:
+        """Docs, or a code source's prose (its README, `docs/*.md`, `.rst`: `languages.PROSE`)."""
+        return self.kind == "docs" or (self.kind == "code" and self.language in PROSE)
 
     def to_dict(self) -> dict[str, Any]:
         """Return the documented JSON shape (`page`, `explain` only where present)."""

@@ -80,7 +80,8 @@ def load_ranker() -> Ranker:
 
 KEYWORD_FEATURES = frozenset({"kr", "ks"})
 SEMANTIC_FEATURES = frozenset({"sr", "ss", "sgap"})
-# The code features of a chunk that is not code (docs, memory, a changelog) are not measured
+# The code features of a chunk that is not code (docs, memory, a changelog, a code source's
+# prose: `languages.PROSE`) are not measured
 # (NaN), and `learned_fusion` counts them as the mean code chunk's. They were fitted on sets
 # of code only; as 0, a docs chunk scored as code holding none of the query's words (1.3
 # under the mean code chunk) and fell under code that barely matched in one list of code and
@@ -109,14 +110,15 @@ def candidate_features(query: str, legs: dict[str, list[Hit]],
             "sr": 1 / (RRF_K + se[0]) if se else 0.0, "ss": se[1] if se else 0.0,
             "sgap": se[1] - best_cos if se else -1.0, "both": 1.0 if kw and se else 0.0,
         }
-        if hit.kind == "code" and wanted:
+        code = hit.kind == "code" and not hit.prose
+        if code and wanted:
             # Substring tests on lower-cased text: camelCase parts are substrings of their
             # name, and this costs a fraction of tokenizing every candidate.
             heading = f"{hit.title} {hit.context}".lower()
             values["c_cov"] = _share(wanted, heading, hit.text.lower())
             values["c_tcov"] = _share(wanted, heading)
             values["c_scov"] = _share(wanted, (hit.symbol or "").lower())
-        elif hit.kind != "code":
+        elif not code:
             values.update(NOT_CODE)
         rows.append([values.get(name, 0.0) for name in names])
     return list(found.values()), np.asarray(rows, dtype=np.float64).reshape(len(found), len(names))

@@ -268,15 +268,15 @@ def hybrid_search(
 
 
 def choose_fusion(legs: dict[str, list[Hit]]) -> str:
-    """`rrf` when most of the legs' candidates are docs, else `learned`.
+    """`rrf` when most of the legs' candidates are prose (`Hit.prose`), else `learned`.
 
     The learned ranker gains most on code (its features count a query's words in names) and
     is a wash on prose: over the four docs sets it was below RRF on three, and below its own
     semantic leg on one (SQLite's FAQ, a project it never saw), while RRF was at or above both
     legs on all four (benchmarks/README.md). Memory, knowledge and changelogs keep the ranker
     (memory: 0.433 against RRF's 0.421)."""
-    seen = {h.id: h.kind for hits in legs.values() for h in hits}
-    docs = sum(kind == "docs" for kind in seen.values())
+    seen = {h.id: h.prose for hits in legs.values() for h in hits}
+    docs = sum(seen.values())
     return "rrf" if seen and docs * 2 > len(seen) else "learned"
 
 

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from mindex.languages import PROSE
 from mindex.store.sqlite.core import SQLiteCore
 from mindex.store.sqlite.queries import VECTOR_JOIN
 
@@ -31,9 +32,11 @@ class VectorTables(SQLiteCore):
         return {digest: (context, text) for digest, context, text in rows}
 
     def code_hashes(self, hashes: Sequence[str]) -> set[str]:
-        """Those of the chunk hashes that belong to code documents."""
+        """Those of the chunk hashes that belong to code documents (not a code source's prose:
+        a markdown heading or bullet would pass for a comment)."""
         rows = self._select_in(
             "SELECT c.hash FROM chunks c JOIN documents d ON d.id = c.document_id WHERE d.kind = 'code' "
+            f"AND coalesce(d.language, '') NOT IN ({', '.join(repr(p) for p in sorted(PROSE))}) "
             "AND c.hash IN ({})", (), hashes)
         return {digest for (digest,) in rows}
 
