@@ -102,6 +102,10 @@ def test_kinds_and_entities_on_samples() -> None:
     debian = split_releases((NATIVE / "git-changelog.Debian").read_text())
     cves = [c for c in split_changes(debian[0].body) if c.kind == "security"]
     assert [e for c in cves for e in c.entities] == [("cve", f"CVE-2025-{n}") for n in (27613, 46835, 48384, 48385)]
+    attrs = {r.version: split_changes(r.body) for r in split_releases((NATIVE / "attrs-CHANGELOG.md").read_text())}
+    evolve = next(c for c in attrs["24.1.0"] if "evolve()" in c.text)  # "doesn't accept": read alone, a fix
+    assert (evolve.section, evolve.kind) == ("Backwards-incompatible Changes", "breaking")
+    assert {c.kind for c in attrs["21.3.0"] if c.section == "Backward-incompatible Changes"} == {"breaking"}
     towncrier = split_releases((NATIVE / "towncrier-NEWS.rst").read_text())
     assert {c.section for c in split_changes(towncrier[0].body)} >= {"Features", "Bugfixes", "Deprecations and Removals"}
     # nested bullets carry their parent; a heading sets the kind; classification of bare text
@@ -413,6 +417,11 @@ def test_cli_import_queries_fetch_summary_and_synergies(tmp_path: Path) -> None:
     run("changelog", "import", "anthropic-sdk-python", str(NATIVE / "anthropic-sdk-python-CHANGELOG.md"))
     since = run("changelog", "since", "anthropic-sdk-python", "0.120.1")["changes"]
     assert {c["version"] for c in since} == {"0.120.2", "0.121.0"}
+    none_of_kind = subprocess.run([sys.executable, "-m", "mindex", "changelog", "since", "anthropic-sdk-python",
+                                   "0.120.1", "--kind", "security"], cwd=tmp_path, env=env, capture_output=True, text=True)
+    assert none_of_kind.returncode == 0 and not none_of_kind.stdout  # the empty list says why, on stderr
+    assert (f"no security change in anthropic-sdk-python after 0.120.1 ({len(since)} of other kinds; drop --kind "
+            "to list them)") in none_of_kind.stderr
     assert run("changelog", "entity", "ANTHROPIC_MODEL")["changes"][0]["version"] == "0.2.125"
     hits = run("changelog", "search", "Bedrock proxy", "--product", "claude-code", "--kind", "fixed")["results"]
     assert hits and all(h["kind"] == "fixed" and h["product"] == "claude-code" for h in hits)

@@ -25,7 +25,8 @@ from mindex.changelog.versions import clean, looks_like_version
 KINDS = ("added", "changed", "fixed", "breaking", "deprecated", "security", "removed", "performance", "docs")
 
 _SECTION_KINDS = [
-    (r"breaking|⚠", "breaking"), (r"security|vulnerab", "security"), (r"deprecat", "deprecated"),
+    (r"breaking|incompatib|⚠", "breaking"),  # "Backward(s)-incompatible Changes" (towncrier's)
+    (r"security|vulnerab", "security"), (r"deprecat", "deprecated"),
     (r"remov|dropped", "removed"), (r"bug ?fix|fix(?:ed|es)?\b|bugs\b|patch", "fixed"),
     (r"perf|speed|faster", "performance"), (r"doc", "docs"),
     (r"add|new|feature|introduc|highlight", "added"),

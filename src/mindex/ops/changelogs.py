@@ -87,8 +87,12 @@ def since(index: Index, product: str, version: str, kinds: tuple[str, ...] = ())
     """Every change of `product` after `version`, oldest first."""
     from mindex.changelog.book import change_of
 
-    return Changes([change_of(h) for h in index.changelog.since(product, version, kinds)], "changes",
-                   {"product": product, "since": version}, f"nothing in {product} after {version}")
+    found = [change_of(h) for h in index.changelog.since(product, version, kinds)]
+    empty = f"nothing in {product} after {version}"
+    if not found and kinds and (others := len(index.changelog.since(product, version))):
+        empty = (f"no {' or '.join(kinds)} change in {product} after {version} "
+                 f"({others:,} of other kinds; drop --kind to list them)")
+    return Changes(found, "changes", {"product": product, "since": version}, empty)
 
 
 def entity(index: Index, name: str, product: tuple[str, ...] = ()) -> Changes:
