@@ -583,6 +583,9 @@ def test_the_same_entry_saved_twice_within_minutes_is_kept_once(ix: Index, tmp_p
     reply = CliRunner().invoke(cli, ["--db", str(ix.location), "memory", "save", "Chose WAL mode for concurrent readers",
                                      "--type", "insight", "--tag", "sqlite", "--file", "src/store.py"])
     assert reply.exit_code == 0 and f"already saved as {other.entry.id}" in reply.output
+    plural = CliRunner().invoke(cli, ["--db", str(ix.location), "memory", "save", "Chose WAL mode for concurrent readers",
+                                      "--type", "insight", "--tag", "sqlite", "--files", "src/store.py"])
+    assert plural.exit_code == 0 and f"already saved as {other.entry.id}" in plural.output  # `context`'s spelling too
 
 
 def _bytes_read() -> int:
