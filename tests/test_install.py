@@ -213,6 +213,11 @@ def test_doctor_reports_index_sources_integrations_and_hook_time(project: Path) 
     assert report["ok"] and checks["index"]["status"] == "ok" and checks["source docs"]["status"] == "ok"
     assert checks["claude-code (project)"]["status"] == "ok"
     assert checks["session-start hook"]["status"] in ("ok", "warn") and "ms" in checks["session-start hook"]["detail"]
+    mindex(project, "memory", "save", "chose docs/ for the manual", "--type", "decision")
+    mindex(project, "context", "--files", "docs/a.md")  # registers the knowledge folder, empty
+    after_save = {c["check"]: c for c in mindex(project, "doctor", "--no-hook-timing")["checks"]}
+    assert after_save["source memory"]["status"] == "ok"
+    assert after_save["source knowledge"]["status"] == "ok" and "empty so far" in after_save["source knowledge"]["detail"]
     (docs / "b.md").write_text("# B\n")
     assert {c["check"]: c for c in mindex(project, "doctor", "--no-hook-timing")["checks"]}["source docs"][
         "status"] == "warn"

@@ -129,6 +129,8 @@ def _background_check() -> dict[str, Any]:
 def _source_check(name: str, kind: str, root: Path, indexed_at: float | None) -> dict[str, Any]:
     if not root.is_dir():
         return _check(f"source {name}", "fail", f"{root} is gone", f"`mindex remove {name}` or restore the folder")
+    if indexed_at is None and kind in ("memory", "knowledge") and not any(root.iterdir()):
+        return _check(f"source {name}", "ok", f"{kind} at {root}, empty so far (a save indexes itself)")
     if indexed_at is None:
         return _check(f"source {name}", "warn", f"{kind} at {root}, never indexed", "run `mindex index`")
     if kind in ("memory", "knowledge"):
