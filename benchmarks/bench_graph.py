@@ -17,12 +17,14 @@ Recall is right / judged calls; precision is right / calls with an edge shown. j
 always right either, and gives nothing for many calls (those are not counted).
 
 Packages: click 8.1.7 and httpx 0.28.1 (sdists from PyPI, BSD-3-Clause), rich 14.2.0 (MIT; the
-code dev set's copy, docstrings blanked, lines kept); in Go, the code-go dev set's copies from
-Debian's packages (benchmarks/devset.py): cobra 1.6.1 (Apache-2.0), mux 1.8.0 (BSD-3-Clause),
-logrus 1.9.0 (MIT); in TypeScript, the code-ts dev set's rxjs 7.8.1 (Apache-2.0).
+code dev set's copy, docstrings blanked, lines kept), and from the same set attrs 25.4.0's
+`attr` package (MIT) and jinja2 3.1.6 (BSD-3-Clause), added in the twelfth session; in Go,
+the code-go dev set's copies from Debian's packages (benchmarks/devset.py): cobra 1.6.1
+(Apache-2.0), mux 1.8.0 (BSD-3-Clause), logrus 1.9.0 (MIT); in TypeScript, the code-ts dev
+set's rxjs 7.8.1 (Apache-2.0).
 
     pip install jedi==0.19.2; apt install golang-go; npm i --prefix DIR typescript@5.6.3   # the references
-    TYPESCRIPT=DIR/node_modules python benchmarks/bench_graph.py [--packages click httpx rich cobra mux logrus rxjs]
+    TYPESCRIPT=DIR/node_modules python benchmarks/bench_graph.py [--packages click httpx rich attrs jinja2 cobra mux logrus rxjs]
 
 Their answers are kept in benchmarks/.work/graph (jedi takes a minute a package).
 """
@@ -47,6 +49,8 @@ PACKAGES = {  # name: (pip spec, the folder of its code inside the sdist)
     "click": ("click==8.1.7", "click-8.1.7/src/click"),
     "httpx": ("httpx==0.28.1", "httpx-0.28.1/httpx"),
     "rich": (None, "rich/rich"),  # the code dev set's copy (benchmarks/devset.py)
+    "attrs": (None, "attrs/attr"),  # the code dev set's copies too
+    "jinja2": (None, "jinja2/jinja2"),
 }
 GO = {  # name: its import path (the code-go dev set's copies, benchmarks/devset.py)
     "cobra": "github.com/spf13/cobra", "mux": "github.com/gorilla/mux", "logrus": "github.com/sirupsen/logrus",

@@ -654,7 +654,7 @@ def test_what_python_says_a_name_holds_becomes_a_type_reference() -> None:
 
     source = (b"import httpx\n"
               b"client: 'httpx.Client' = make()\n"
-              b"def f(a: Optional[Session], b: int | str, *rest, **extra) -> None:\n"
+              b"def f(a: Optional[Session], b: int | str, *rest: int, **extra: t.Any) -> None:\n"
               b"    s = httpx.Client(timeout=3)\n"
               b"    n = names()\n"
               b"    seen = {x for x in a}\n"
@@ -671,16 +671,19 @@ def test_what_python_says_a_name_holds_becomes_a_type_reference() -> None:
                      ("extra", "dict", 3, "f"), ("s", "Client", 4, "f"), ("seen", "set", 6, "f"),
                      ("words", "list", 7, "f"), ("c", "Client", 10, "f")]  # not `unused`: no call is made on it
     assert [(r.kind, r.name, r.qualifier, r.alias, r.line) for r in refs if r.kind in ("result", "returns")] == [
-        ("result", "names", "", "n", 5)]  # not `make()`'s: `client` says what it holds; `-> None` is no class
+        ("result", "names", "", "n", 5), ("result", "open", "", "handle", 10)]  # not `make()`'s: `client` says
+    # what it holds; `-> None` is no class; `open` is asked of the graph (what no file makes)
     assert [class_of(a) for a in ("t.Optional['Context']", "Session | None", "None | Session", "Queue[int]",
-                                  "dict[str, Foo | None]", "Foo | Bar", "callable", "")] == [
-        "Context", "Session", "Session", "Queue", "dict", None, None, None]
+                                  "dict[str, Foo | None]", "Foo | Bar", "callable", "", "t.Dict[str, Expr]",
+                                  "List[int]", "Dict", "nodes.Dict")] == [
+        "Context", "Session", "Session", "Queue", "dict", None, None, None, "dict", "list", "Dict", "Dict"]
 
 
 def test_a_name_given_a_call_holds_what_the_function_says_it_returns(index: Index, tmp_path: Path) -> None:
     """`r = self.send()` (awaited or not) where `send` says `-> "Response"`: `r.close()` reaches
     `Response.close`; a function that says nothing gives no class; a name given a call on
-    itself (`node = node.next()`) ends, and is as sure as that call is reached."""
+    itself (`node = node.next()`) ends, and is as sure as that call is reached; a name given a
+    class called holds one of it, whatever its spelling."""
     root = tmp_path / "returns"
     root.mkdir()
     (root / "client.py").write_text(
@@ -706,12 +709,56 @@ def test_a_name_given_a_call_holds_what_the_function_says_it_returns(index: Inde
         "        p.close()\n"                                # 20
         "        node = node.next()\n"                       # 21
         "        node.close()\n"                             # 22
+        "        b = _Builder()\n"                           # 23
+        "        b.close()\n"                                # 24
+        "        w = wrapper()\n"                            # 25
+        "        w.close()\n"                                # 26
+        "class _Builder:\n"                                  # 27
+        "    def close(self):\n"                             # 28
+        "        pass\n"                                     # 29
+        "class wrapper:\n"                                   # 30
+        "    def close(self):\n"                             # 31
+        "        pass\n"                                     # 32
+        "def outside(path):\n"                               # 33
+        "    todo = deque()\n"                               # 34
+        "    todo.close()\n"                                 # 35
+        "    with open(path) as f:\n"                        # 36
+        "        f.close()\n"                                # 37
+        "    first = todo.popleft()\n"                       # 38
+        "    first.close()\n"                                # 39
+        "    data = json.loads(path)\n"                      # 40
+        "    data.close()\n"                                 # 41
+        "from collections import deque\n"                   # 42
+        "import json\n"                                     # 43
     )
     edges = _edges_from(index, root, "Client.run")
     assert {(16, "Response.close", 0.9, "r is a Response"), (18, "Response.close", 0.9, "a is a Response")} <= edges
     assert not {e for e in edges if e[0] == 20 and "is a" in e[3]}  # `plain` says nothing
     # `node.next()` inside `node`'s own binding reaches `Other.next` by its name alone (0.6): no surer
     assert (22, "Other.close", 0.6, "node is a Other") in edges
+    # a class called makes one of itself: spelled as a class after its underscore, or found
+    # a class when the call is resolved (`wrapper`, spelled as a function is)
+    assert {(24, "_Builder.close", 0.9, "b is a _Builder"), (26, "wrapper.close", 0.9, "w is a wrapper")} <= edges
+    # what a call outside the index returns (an import's, a builtin's) reaches nothing, where by
+    # name alone it was one of the four `close`s
+    assert _callees(index.graph(), "outside") >= {
+        (35, None, 0.0, "outside the index: todo holds what deque() returns"),
+        (37, None, 0.0, "outside the index: f holds what open() returns"),
+        (41, None, 0.0, "outside the index: data holds what json.loads() returns")}
+    # what a deque gives back is what the index put in it: left to the name
+    assert {e[3] for e in _callees(index.graph(), "outside") if e[0] == 39} == {"ambiguous: 4 definitions named close"}
+
+
+def test_a_relative_import_at_the_top_of_a_package_added_as_the_root_reaches_its_init(
+        index: Index, tmp_path: Path) -> None:
+    """`mindex add src/rich` (the package itself): `from . import get_console` in `jupyter.py`
+    names `__init__.py`'s function (it looked for `.py` and `/__init__.py`, and said the call
+    went outside the index)."""
+    root = tmp_path / "rich"
+    root.mkdir()
+    (root / "__init__.py").write_text("def get_console():\n    return None\n")
+    (root / "jupyter.py").write_text("from . import get_console\n\ndef show():\n    get_console()\n")
+    assert _edges_from(index, root, "show") == {(4, "get_console", 0.95, "imported from .")}
 
 
 def test_go_receivers_parameters_and_results_say_what_a_name_holds(index: Index, tmp_path: Path) -> None:

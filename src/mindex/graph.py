@@ -32,7 +32,7 @@ from collections.abc import Callable
 from typing import Any
 
 from mindex.errors import NotFoundError
-from mindex.graph_holds import HOLDS_KINDS, Holds
+from mindex.graph_holds import HOLDS_KINDS, Holds, outside
 from mindex.graph_modules import ModuleMap
 from mindex.modes import DEFAULT_MIN_CONFIDENCE
 from mindex.pathglob import glob_match
@@ -283,6 +283,8 @@ class CodeGraph:
             if near:
                 return near
         else:
+            if bound is not None and outside(bound[0]):
+                return Resolution([], f"outside the index: {receiver} holds what {bound[0]} returns")
             if bound is not None and (typed := self._holds.typed(*bound, name, receiver, named)) is not None:
                 return typed
             if bound is not None and bound[1] >= 0.9 and not self.named(bound[0]):

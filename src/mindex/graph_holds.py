@@ -18,6 +18,30 @@ from mindex.store.base import Store
 
 Binding = tuple[int, str | None, CallRef | None]  # from a line on, a name holds: a class, or a call's result
 HOLDS_KINDS = ("type", "result", "same", "returns")  # the references this module reads
+# Python's built-in functions whose result no file of an index makes (a file, a list, an iterator)
+BUILT_IN_RESULTS = frozenset({"open", "sorted", "enumerate", "zip", "range", "map", "filter", "reversed", "vars",
+                              "globals", "locals"})
+
+
+# Functions outside the index that give back their argument, or a copy of it (`copy.copy(self)`)
+SAME_AS_ARGUMENT = frozenset({"copy", "deepcopy", "cast", "replace"})
+
+
+def _made_outside(result: CallRef, called: Resolution) -> bool:
+    """Whether a `result` reference's call is made outside the index, so that no file of the
+    index makes what it returns: a class or function imported from outside (`todo = deque()`,
+    `data = json.loads(text)`), or a builtin (`f = open(path)`); not a method of what such a
+    call made (`todo.popleft()` gives back what the index put in), nor a function that gives
+    back its argument."""
+    if not result.qualifier and result.name in BUILT_IN_RESULTS:
+        return all(confidence < 0.9 for _, confidence in called.targets)  # no `open` of this file or its imports
+    return (not called.targets and called.reason.startswith("outside the index:") and "imported from" in called.reason
+            and result.name not in SAME_AS_ARGUMENT)
+
+
+def outside(bound: str) -> bool:
+    """Whether what `Holds.bound` says a name holds is the result of a call outside the index."""
+    return bound.endswith("()")
 
 
 class Graph(Protocol):
@@ -145,14 +169,21 @@ class Holds:
             return None
         self._working.add(key)
         try:
-            reached = self.graph.resolve(CallRef(result.document_id, "call", result.name, result.qualifier, "",
-                                                 result.line, result.scope)).targets
+            called = self.graph.resolve(CallRef(result.document_id, "call", result.name, result.qualifier, "",
+                                                result.line, result.scope))
         finally:
             self._working.discard(key)
-        sure = [(target, confidence) for target, confidence in reached if confidence >= 0.5]
-        said = {r.name for target, _ in sure for r in self.graph.refs(target.document_id, "returns")
-                if r.scope == target.name}
+        if _made_outside(result, called):
+            return f"{result.qualifier}.{result.name}".lstrip(".") + "()", 1.0
+        sure = [(target, confidence) for target, confidence in called.targets if confidence >= 0.5]
+        said = {name for target, _ in sure for name in self._returns(target)}
         return (said.pop(), min(confidence for _, confidence in sure)) if len(said) == 1 else None
+
+    def _returns(self, target: SymbolRef) -> list[str]:
+        """The classes a definition says it returns; a class called makes one of itself."""
+        if target.kind in CLASSLIKE:
+            return [target.name]
+        return [r.name for r in self.graph.refs(target.document_id, "returns") if r.scope == target.name]
 
     def typed(self, bound: str, surely: float, name: str, receiver: str,
               named: dict[str, list[SymbolRef]]) -> Resolution | None:

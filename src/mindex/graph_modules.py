@@ -42,7 +42,8 @@ class ModuleMap:
                 for _ in range(dots - 1):
                     base = posixpath.dirname(base)
                 stem = posixpath.join(base, rest) if rest else base
-                candidates, exact = [f"{stem}.py", f"{stem}/__init__.py"], True
+                # `from . import f` at a source's top level (a package added as the root): its __init__.py
+                candidates, exact = ([f"{stem}.py", f"{stem}/__init__.py"] if stem else ["__init__.py"]), True
             else:
                 return self._python_module(source, rest)
         elif language in SCRIPTS:

@@ -121,6 +121,8 @@ def _holds(first: dict[str, Node], variable: str, line: int, scope: str, src: by
     if "type.class" in first:
         written = _text(first["type.class"], src)
         bound = class_named(written) if python else written.rsplit(".", 1)[-1]
+        if python and written == "open":  # `with open(p) as f`: what the builtin returns
+            return [Ref("result", written, "", variable, line, scope)]
         return [Ref("type", bound, variable, "", line, scope)] if bound else []
     literal = first.get("type.literal")
     written = _text(first.get("type.name"), src)
@@ -144,6 +146,8 @@ LITERALS = {"dictionary": "dict", "dictionary_comprehension": "dict", "list": "l
             "set": "set", "set_comprehension": "set", "string": "str", "list_splat_pattern": "tuple",
             "dictionary_splat_pattern": "dict"}
 BUILTINS = frozenset({"dict", "list", "set", "frozenset", "tuple", "str", "bytes", "bytearray", "int", "float"})
+# typing's names of the builtin classes (as an annotation writes them: `t.Dict`, `List[str]`)
+TYPING_ALIASES = {"Dict": "dict", "List": "list", "Set": "set", "FrozenSet": "frozenset", "Tuple": "tuple"}
 _OPTIONAL = re.compile(r"(?:[\w.]+\.)?Optional\[(.*)\]")
 _GENERIC = re.compile(r"([A-Za-z_][\w.]*)(?:\[.*\])?")
 
@@ -159,7 +163,12 @@ def class_of(annotation: str) -> str | None:
         text = optional.group(1)
     kept = _union(text, "[", "]", ("None", ""))
     found = _GENERIC.fullmatch(kept[0]) if len(kept) == 1 else None
-    return class_named(found.group(1)) if found else None
+    if not found:
+        return None
+    module, _, name = found.group(1).rpartition(".")
+    if name in TYPING_ALIASES and (module in ("t", "typing", "typing_extensions") or "[" in kept[0]):
+        return TYPING_ALIASES[name]  # `t.Dict[str, Expr]` is a dict, whatever class Dict the project has
+    return class_named(found.group(1))
 
 
 def _union(text: str, opening: str, closing: str, nothing: tuple[str, ...]) -> list[str]:
@@ -210,10 +219,10 @@ def go_type(written: str) -> str | None:
 
 
 def class_named(name: str) -> str | None:
-    """The last part of a dotted name when it is spelled as a class is (a capital first), or
-    is a builtin class (`dict`)."""
+    """The last part of a dotted name when it is spelled as a class is (a capital first, after
+    any underscores: `_ClassBuilder`), or is a builtin class (`dict`)."""
     last = name.rsplit(".", 1)[-1]
-    return last if (last[:1].isupper() and last.isidentifier()) or last in BUILTINS else None
+    return last if (last.lstrip("_")[:1].isupper() and last.isidentifier()) or last in BUILTINS else None
 
 
 def _import(lang: Lang, first: dict[str, Node], line: int, scope: str, src: bytes) -> Ref:

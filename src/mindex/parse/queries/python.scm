@@ -27,6 +27,8 @@
   (set) (set_comprehension) (string)] @type.literal)
 (parameters (list_splat_pattern (identifier) @type.var) @type.literal)
 (parameters (dictionary_splat_pattern (identifier) @type.var) @type.literal)
+(typed_parameter (list_splat_pattern (identifier) @type.var) @type.literal)  ; `*args: int`: a tuple still
+(typed_parameter (dictionary_splat_pattern (identifier) @type.var) @type.literal)
 (as_pattern (call function: [(identifier) (attribute)] @type.class) alias: (as_pattern_target (identifier) @type.var))
 (assignment left: (attribute object: (identifier) @_self attribute: (identifier) @type.attr) type: (type) @type.name)
 (assignment left: (attribute object: (identifier) @_self attribute: (identifier) @type.attr)
