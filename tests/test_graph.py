@@ -675,8 +675,8 @@ def test_what_python_says_a_name_holds_becomes_a_type_reference() -> None:
     # what it holds; `-> None` is no class; `open` is asked of the graph (what no file makes)
     assert [class_of(a) for a in ("t.Optional['Context']", "Session | None", "None | Session", "Queue[int]",
                                   "dict[str, Foo | None]", "Foo | Bar", "callable", "", "t.Dict[str, Expr]",
-                                  "List[int]", "Dict", "nodes.Dict")] == [
-        "Context", "Session", "Session", "Queue", "dict", None, None, None, "dict", "list", "Dict", "Dict"]
+                                  "List[int]", "Dict", "nodes.Dict", "t.Any")] == [
+        "Context", "Session", "Session", "Queue", "dict", None, None, None, "dict", "list", "Dict", "Dict", None]
 
 
 def test_a_name_given_a_call_holds_what_the_function_says_it_returns(index: Index, tmp_path: Path) -> None:
@@ -747,6 +747,65 @@ def test_a_name_given_a_call_holds_what_the_function_says_it_returns(index: Inde
         (41, None, 0.0, "outside the index: data holds what json.loads() returns")}
     # what a deque gives back is what the index put in it: left to the name
     assert {e[3] for e in _callees(index.graph(), "outside") if e[0] == 39} == {"ambiguous: 4 definitions named close"}
+
+
+def test_a_loops_variable_holds_an_item_of_what_it_iterates(index: Index, tmp_path: Path) -> None:
+    """`for t in self._mounts.values(): t.close()` where `self._mounts: dict[str, Transport |
+    None]`: `Transport.close`, where by name it was one of two; the same for a parameter
+    annotated `Sequence[...]` given to `self.loaders`, `k, v in d.items()`, `enumerate(xs)`,
+    a comprehension over `sorted(xs)`, a method that says `-> List["Param"]`; a mapping's
+    keys hold its key class; a loop over what says nothing of its items stays a guess."""
+    root = tmp_path / "loops"
+    root.mkdir()
+    (root / "loops.py").write_text(
+        "class Loader:\n"                                                            # 1
+        "    def load(self): pass\n"                                                 # 2
+        "class Transport:\n"                                                         # 3
+        "    def close(self): pass\n"                                                # 4
+        "class Param:\n"                                                             # 5
+        "    def run(self): pass\n"                                                  # 6
+        "class Other:\n"                                                             # 7
+        "    def load(self): pass\n"                                                 # 8
+        "    def close(self): pass\n"                                                # 9
+        "    def run(self): pass\n"                                                  # 10
+        "class Client:\n"                                                            # 11
+        "    def __init__(self, loaders: t.Sequence[Loader], mounts: dict[str, Transport | None], plain):\n"  # 12
+        "        self.loaders = loaders\n"                                           # 13
+        "        self._mounts: dict[str, Transport | None] = {}\n"                   # 14
+        "        xs: list[Param] = []\n"                                             # 15
+        "        for loader in self.loaders:\n"                                      # 16
+        "            loader.load()\n"                                                # 17
+        "        for t in self._mounts.values():\n"                                  # 18
+        "            t.close()\n"                                                    # 19
+        "        for k, v in mounts.items():\n"                                      # 20
+        "            v.close()\n"                                                    # 21
+        "        for i, x in enumerate(xs):\n"                                       # 22
+        "            x.run()\n"                                                      # 23
+        "        for p in self.params():\n"                                          # 24
+        "            p.run()\n"                                                      # 25
+        "        done = [q.run() for q in sorted(xs)]\n"                             # 26
+        "        for key in mounts:\n"                                               # 27
+        "            key.close()\n"                                                  # 28
+        "        for thing in plain:\n"                                              # 29
+        "            thing.close()\n"                                                # 30
+        "    def params(self) -> t.List['Param']:\n"                                 # 31
+        "        return []\n"                                                        # 32
+    )
+    edges = _edges_from(index, root, "Client.__init__")
+    assert {(17, "Loader.load", 0.9, "loader is a Loader"), (19, "Transport.close", 0.9, "t is a Transport"),
+            (21, "Transport.close", 0.9, "v is a Transport"), (23, "Param.run", 0.9, "x is a Param"),
+            (25, "Param.run", 0.9, "p is a Param"), (26, "Param.run", 0.9, "q is a Param"),
+            (28, None, 0.0, "outside the index: key is a str")} <= edges
+    assert {e[3] for e in edges if e[0] == 30} == {"ambiguous: 2 definitions named close"}
+
+
+def test_what_a_container_annotation_holds() -> None:
+    from mindex.parse.refs import elements_of
+
+    assert [elements_of(a) for a in ("list[Param]", "t.List['Param']", "Optional[t.Sequence[Loader]]",
+                                     "tuple[Param, ...]", "tuple[A, B]", "dict[URLPattern, Transport | None]",
+                                     "t.Dict[str, t.Any]", "Iterator[Node]", "List[Text] | None", "int", "list")] == [
+        "Param", "Param", "Loader", "Param", "", "URLPattern:Transport", "str:", "Node", "Text", "", ""]
 
 
 def test_a_relative_import_at_the_top_of_a_package_added_as_the_root_reaches_its_init(

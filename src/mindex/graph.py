@@ -217,7 +217,7 @@ class CodeGraph:
 
     def refs(self, doc_id: int, kind: str) -> list[CallRef]:
         """A file's references of one kind (call, import, extends, implements, and what names
-        hold: type, result, same, returns), read once; the four kinds of what names hold in one
+        hold: type, result, same, returns, item), read once; the kinds of what names hold in one
         read (a file's packed row is decoded whole for any kind)."""
         key = (doc_id, kind)
         if key not in self._refs:

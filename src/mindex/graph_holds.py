@@ -4,8 +4,10 @@ the code graph (`mindex.graph`).
 A file's `type` references say a name holds a class from a line on (`ctx: Context`,
 `s = Session()`, `d = {}`), its `result` references that it holds what a call returns
 (`r = self.send()`), its `same` references that an attribute of `self` holds what a name
-does (`self.pool = pool`), and `returns` references what a function says it returns
-(`-> "Response"`); see `mindex.parse.refs`. The graph asks `bound` for a call's receiver, and
+does (`self.pool = pool`), `returns` references what a function says it returns
+(`-> "Response"`), and `item` references what a loop's variable takes of what it iterates
+(`for t in self._mounts.values()`), read with what the iterable's annotation says it holds;
+see `mindex.parse.refs`. The graph asks `bound` for a call's receiver, and
 `typed` for the method of the class found.
 """
 
@@ -16,8 +18,10 @@ from typing import Protocol
 from mindex.graph_types import CLASSLIKE, SELF_WORDS, CallRef, Resolution, SymbolRef, owner_of
 from mindex.store.base import Store
 
-Binding = tuple[int, str | None, CallRef | None]  # from a line on, a name holds: a class, or a call's result
-HOLDS_KINDS = ("type", "result", "same", "returns")  # the references this module reads
+# From a line on, a name holds: a class (written: the `type` reference, whose alias says what
+# it holds in turn), or a call's result, or another name's value, or a loop's item.
+Binding = tuple[int, str | None, CallRef | None]
+HOLDS_KINDS = ("type", "result", "same", "returns", "item")  # the references this module reads
 # Python's built-in functions whose result no file of an index makes (a file, a list, an iterator)
 BUILT_IN_RESULTS = frozenset({"open", "sorted", "enumerate", "zip", "range", "map", "filter", "reversed", "vars",
                               "globals", "locals"})
@@ -79,7 +83,9 @@ class Holds:
             for same in self.graph.refs(doc_id, "same"):
                 bindings.setdefault((same.scope, same.qualifier), []).append((same.line, None, same))
             for typed in self.graph.refs(doc_id, "type"):
-                bindings.setdefault((typed.scope, typed.qualifier), []).append((typed.line, typed.name, None))
+                bindings.setdefault((typed.scope, typed.qualifier), []).append((typed.line, typed.name, typed))
+            for item in self.graph.refs(doc_id, "item"):
+                bindings.setdefault((item.scope, item.qualifier), []).append((item.line, None, item))
             for held in bindings.values():  # on one line, a class written beats a result
                 held.sort(key=lambda binding: (binding[0], binding[1] is not None))
             self._files[doc_id] = bindings
@@ -106,59 +112,124 @@ class Holds:
             return self._attribute(ref, attribute)
         if not receiver.isidentifier() or receiver in SELF_WORDS:
             return None
-        bindings = self._file(ref.document_id)
-        if receiver not in self._names[ref.document_id]:
+        binding = self._binding(ref.document_id, receiver, ref.line, ref.scope)
+        return self._said(binding) if binding is not None else None
+
+    def _binding(self, doc_id: int, name: str, line: int, scope: str) -> Binding | None:
+        """The binding of a plain name that holds at `line` of `scope` (see `bound`)."""
+        bindings = self._file(doc_id)
+        if name not in self._names[doc_id]:
             return None
-        scope = ref.scope
         while True:
-            held = bindings.get((scope, receiver))
+            held = bindings.get((scope, name))
             if held:
-                before = [binding for binding in held if binding[0] <= ref.line]
-                return self._said(before[-1] if before else held[0])
+                before = [binding for binding in held if binding[0] <= line]
+                return before[-1] if before else held[0]
             if not scope:
                 return None
             scope = owner_of(scope)
-            while scope in self._classes(ref.document_id):
+            while scope in self._classes(doc_id):
                 scope = owner_of(scope)
 
     def _said(self, binding: Binding) -> tuple[str, float] | None:
         """What one binding says a name holds, and how surely."""
         line, name, made = binding
-        if made is None:
+        if made is None or made.kind == "type":
             return (name, 1.0) if name is not None else None
         if made.kind == "same":  # what the name it was given holds there
             return self.bound(CallRef(made.document_id, "call", "", made.name, "", line, made.scope))
+        if made.kind == "item":
+            return self._item(made)
         return self._returned(made)
 
     def _attribute(self, ref: CallRef, attribute: str) -> tuple[str, float] | None:
         """The class `self.<attribute>` (`this.` in JavaScript) holds in the class around the
         call: what every binding the class's body and methods make of it says, when they agree."""
-        bindings = self._file(ref.document_id)
-        if attribute not in self._names[ref.document_id]:  # nothing here binds it
+        held = self._attribute_bindings(ref.document_id, ref.scope, attribute)
+        if not held:
             return None
-        classes = self._classes(ref.document_id)
-        scope = _class_around(ref.scope, classes)
-        if not scope:
-            return None
-        if ref.document_id not in self._attributes:
-            made: dict[tuple[str, str], list[Binding]] = {}
-            for (where, name), held in bindings.items():
-                if name.startswith(("self.", "this.")) or where in classes:  # `self.pool = ...`, a class body's `pool: Pool`
-                    owner = _class_around(where, classes)
-                    made.setdefault((owner, name.removeprefix("self.").removeprefix("this.")), []).extend(held)
-            self._attributes[ref.document_id] = made
-        key = (ref.document_id, "self." + attribute, scope, "")
+        key = (ref.document_id, "self." + attribute, _class_around(ref.scope, self._classes(ref.document_id)), "")
         if key in self._working:
             return None
         self._working.add(key)
         try:
-            said = [self._said(binding) for binding in self._attributes[ref.document_id].get((scope, attribute), [])]
+            said = [self._said(binding) for binding in held]
         finally:
             self._working.discard(key)
         classes_said = {found[0] for found in said if found is not None}
         if len(classes_said) != 1 or None in said:
             return None
         return classes_said.pop(), min(found[1] for found in said if found is not None)
+
+    def _attribute_bindings(self, doc_id: int, scope: str, attribute: str) -> list[Binding]:
+        """Every binding the class around `scope` makes of `self.<attribute>`, in its body and
+        its methods."""
+        bindings = self._file(doc_id)
+        if attribute not in self._names[doc_id]:  # nothing here binds it
+            return []
+        classes = self._classes(doc_id)
+        owner = _class_around(scope, classes)
+        if not owner:
+            return []
+        if doc_id not in self._attributes:
+            made: dict[tuple[str, str], list[Binding]] = {}
+            for (where, name), held in bindings.items():
+                if name.startswith(("self.", "this.")) or where in classes:  # `self.pool = ...`, a class body's `pool: Pool`
+                    around = _class_around(where, classes)
+                    made.setdefault((around, name.removeprefix("self.").removeprefix("this.")), []).extend(held)
+            self._attributes[doc_id] = made
+        return self._attributes[doc_id].get((owner, attribute), [])
+
+    def _item(self, item: CallRef) -> tuple[str, float] | None:
+        """The class a loop's variable holds: an item of what it iterates (`item` references),
+        when everything that binds the iterable says the same of its items, as surely as the
+        least sure of them."""
+        key = (item.document_id, item.name, item.alias, item.scope)
+        if key in self._working:
+            return None
+        self._working.add(key)
+        try:
+            if item.alias == "()":  # `for p in self.get_params():`: what the function says it returns
+                receiver, _, called = item.name.rpartition(".")
+                reached = self.graph.resolve(CallRef(item.document_id, "call", called, receiver, "", item.line,
+                                                     item.scope)).targets
+                held = [(spec, confidence) for target, confidence in reached if confidence >= 0.5
+                        for spec in self._holding_returned(target)]
+            else:
+                head, _, attribute = item.name.partition(".")
+                binding = None if attribute else self._binding(item.document_id, item.name, item.line, item.scope)
+                bindings = (self._attribute_bindings(item.document_id, item.scope, attribute) if attribute
+                            else [binding] if binding is not None else [])
+                held = [found for binding in bindings for found in self._holding(binding)]
+        finally:
+            self._working.discard(key)
+        taken = {_taken(spec, "" if item.alias == "()" else item.alias) for spec, _ in held}
+        if len(taken) != 1 or "" in taken:
+            return None
+        return taken.pop(), min(confidence for _, confidence in held)
+
+    def _holding(self, binding: Binding, depth: int = 0) -> list[tuple[str, float]]:
+        """What a binding says its name's items are (`E` or `K:V`, see `parse.refs.elements_of`),
+        and how surely: written in its annotation, or in the return annotation of the function
+        whose result it is, or said of the name it was given."""
+        line, _, made = binding
+        if made is None or depth > 4:
+            return []
+        if made.kind == "type":
+            return [(made.alias, 1.0)] if made.alias else []
+        if made.kind == "same":
+            given = self._binding(made.document_id, made.name, line, made.scope)
+            return self._holding(given, depth + 1) if given is not None else []
+        if made.kind == "result":
+            reached = self.graph.resolve(CallRef(made.document_id, "call", made.name, made.qualifier, "", line,
+                                                 made.scope)).targets
+            return [(spec, confidence) for target, confidence in reached if confidence >= 0.5
+                    for spec in self._holding_returned(target)]
+        return []
+
+    def _holding_returned(self, target: SymbolRef) -> list[str]:
+        """What a function's return annotation says its result's items are (`-> list[Param]`)."""
+        return [r.alias for r in self.graph.refs(target.document_id, "returns") if r.scope == target.name and r.alias]
 
     def _returned(self, result: CallRef) -> tuple[str, float] | None:
         """The class a `result` reference's call returns, and how surely: what the definitions
@@ -205,6 +276,15 @@ class Holds:
                             else f"{receiver} is a {bound}, which inherits it from {base}")
                     return Resolution([(s, min(0.85, surely)) for s in inherited], says)
         return None
+
+
+def _taken(held: str, how: str) -> str:
+    """The class of the items `how` takes ('' iterated, `keys`, `values`) of what `held` says a
+    container holds (`E`, or `K:V` for a mapping: iterated, its keys)."""
+    key, mapping, value = held.partition(":")
+    if how == "values":
+        return value if mapping else ""
+    return key
 
 
 def _class_around(scope: str, classes: set[str]) -> str:

@@ -11,8 +11,10 @@ is a `type` reference, the class by name and the variable as qualifier, so that
 `ctx.invoke()` after `ctx: Context` reaches `Context.invoke`; a variable given a function's
 result (`@type.new` not a class) is a `result` reference (the call's name and receiver, the
 variable as alias), one given another name (`@type.same`: `self.pool = pool`) a `same`
-reference, and a function's return type (`@returns.name`) a `returns` reference of the
-class, scoped to it (`mindex.graph_holds` reads them). Every reference records the innermost
+reference, a function's return type (`@returns.name`) a `returns` reference of the
+class, scoped to it, and a loop's variable (`@item.var` over `@item.of`) an `item` reference
+(`_item`); a Python annotation's `type` or `returns` reference says in its alias what the
+container holds (`elements_of`). `mindex.graph_holds` reads them. Every reference records the innermost
 definition it sits in (its scope), so `Session.send` can be asked what it calls and who
 calls it. Resolution to definitions happens at query time (`mindex.graph`), when every file
 of the index is known.
@@ -61,6 +63,7 @@ def references(tree: Parsed, defs: list[Definition]) -> list[Ref]:
     scopes = _scopes(defs, root.end_point[0] + 1)
     found: list[Ref] = []
     held: list[tuple[dict[str, Node], int, str]] = []
+    items: list[Ref] = []
     for caps in matches:
         first = {key: nodes[0] for key, nodes in caps.items() if nodes}
         anchor = next(iter(first.values()))
@@ -77,16 +80,25 @@ def references(tree: Parsed, defs: list[Definition]) -> list[Ref]:
         elif "import.module" in first:
             found.append(_import(lang, first, line, scope, src))
         elif "returns.name" in first:
-            if returned := type_written(_text(first["returns.name"], src), lang.name):
-                found.append(Ref("returns", returned, "", "", line, scope))
+            annotation = _text(first["returns.name"], src)
+            if returned := type_written(annotation, lang.name):  # and what it holds: `-> list[Param]`
+                found.append(Ref("returns", returned, "", elements_of(annotation) if lang.name == "python" else "",
+                                 line, scope))
         elif "type.var" in first or ("type.attr" in first and ("_self" not in first or _text(first["_self"], src) == "self")):
             held.append((first, line, scope))  # once every call's receiver is known
+        elif "item.of" in first:
+            if (item := _item(first, line, scope, src)) is not None:
+                items.append(item)
         elif "extends.name" in first or "implements.name" in first:
             kind = "extends" if "extends.name" in first else "implements"
             name = re.split(r"\.|::", _text(first[f"{kind}.name"], src))[-1]
             found.append(Ref(kind, name, "", "", line, scope))
-    if held:  # what a name holds, for the names some call is made on only
+    if held or items:  # what a name holds, for the names some call is made on only
         receivers = {r.qualifier for r in found if r.kind == "call"}
+        for item in items:  # a loop's variable, and then what it iterates
+            if item.qualifier in receivers:
+                found.append(item)
+                receivers.add(item.name)
         kept: dict[Ref, None] = {}  # in order, `x: list = []` once
         this = "this." if lang.name in TYPED_JS else "self."
         named = [(_text(first["type.var"], src) if "type.var" in first else this + _text(first["type.attr"], src),
@@ -97,7 +109,9 @@ def references(tree: Parsed, defs: list[Definition]) -> list[Ref]:
             if variable in receivers or "self." + variable in receivers:  # a class body's `pool: Pool` too
                 kept.update(dict.fromkeys(_holds(first, variable, line, scope, src, lang.name)))
         written = {(r.qualifier, r.line) for r in kept if r.kind == "type"}  # `x: T = f()`: T
-        found.extend(r for r in kept if r.kind == "type" or (r.alias, r.line) not in written)
+        holding = {(r.qualifier, r.line) for r in kept if r.kind == "type" and r.alias}  # `x: list[T] = []`: once
+        found.extend(r for r in kept if ((r.alias or (r.qualifier, r.line) not in holding) if r.kind == "type"
+                                         else (r.alias, r.line) not in written))
     found.sort(key=lambda r: r.line)
     return found
 
@@ -127,7 +141,63 @@ def _holds(first: dict[str, Node], variable: str, line: int, scope: str, src: by
     literal = first.get("type.literal")
     written = _text(first.get("type.name"), src)
     bound = LITERALS.get(literal.type) if literal is not None else type_written(written, language)
-    return [Ref("type", bound, variable, "", line, scope)] if bound else []
+    held = elements_of(written) if python and written else ""  # what it holds: `xs: list[Param]`
+    return [Ref("type", bound, variable, held, line, scope)] if bound else []
+
+
+# Builtins that give back the items of the iterable they are given, in another order or form
+_SAME_ITEMS = frozenset({"sorted", "reversed", "list", "tuple", "set", "frozenset", "iter"})
+
+
+def _item(first: dict[str, Node], line: int, scope: str, src: bytes) -> Ref | None:
+    """The `item` reference of a loop's variable: the iterable as name (`xs`, `self.xs`, or a
+    function called: `self.get_params`), the variable as qualifier, and as alias how the items
+    are taken: '' (iterated), `values` or `keys` (of a mapping), `()` (of what the call
+    returns). `k, v in d.items()` gives `v` the values, `i, x in enumerate(xs)` `x` the items."""
+    of = first["item.of"]
+    if "item.pair" in first:
+        names = first["item.pair"].named_children
+        if len(names) != 2 or any(n.type != "identifier" for n in names):
+            return None
+        variable = _text(names[1], src)
+        function, arguments = of.child_by_field_name("function"), of.child_by_field_name("arguments")
+        if function is None or arguments is None:
+            return None
+        if function.type == "attribute" and _text(function.child_by_field_name("attribute"), src) == "items" \
+                and not arguments.named_children:
+            taken = _iterated(function.child_by_field_name("object"), src)
+            return Ref("item", taken[0], variable, "values", line, scope) if taken and not taken[1] else None
+        if _text(function, src) == "enumerate" and arguments.named_children:
+            taken = _iterated(arguments.named_children[0], src)
+            return Ref("item", taken[0], variable, taken[1], line, scope) if taken else None
+        return None
+    taken = _iterated(of, src)
+    return Ref("item", taken[0], _text(first["item.var"], src), taken[1], line, scope) if taken else None
+
+
+def _iterated(node: Node | None, src: bytes) -> tuple[str, str] | None:
+    """(name, how its items are taken) of an iterable (see `_item`); None for others."""
+    if node is None:
+        return None
+    if node.type == "identifier" or (node.type == "attribute" and _text(node, src).startswith("self.")
+                                     and _text(node, src).count(".") == 1):
+        return _text(node, src), ""
+    if node.type != "call":
+        return None
+    function, arguments = node.child_by_field_name("function"), node.child_by_field_name("arguments")
+    if function is None or arguments is None:
+        return None
+    if function.type == "attribute" and _text(function.child_by_field_name("attribute"), src) in ("values", "keys"):
+        taken = _iterated(function.child_by_field_name("object"), src)
+        if taken and not taken[1] and not arguments.named_children:
+            return taken[0], _text(function.child_by_field_name("attribute"), src)
+        return None
+    if function.type == "identifier" and _text(function, src) in _SAME_ITEMS and arguments.named_children:
+        return _iterated(arguments.named_children[0], src)
+    if function.type in ("identifier", "attribute"):
+        called = _text(function, src)
+        return (called, "()") if len(called) <= RECEIVER_CHARS else None
+    return None
 
 
 def type_written(written: str, language: str) -> str | None:
@@ -168,16 +238,47 @@ def class_of(annotation: str) -> str | None:
     module, _, name = found.group(1).rpartition(".")
     if name in TYPING_ALIASES and (module in ("t", "typing", "typing_extensions") or "[" in kept[0]):
         return TYPING_ALIASES[name]  # `t.Dict[str, Expr]` is a dict, whatever class Dict the project has
-    return class_named(found.group(1))
+    return class_named(found.group(1)) if name != "Any" else None  # `x: Any` says nothing of x
 
 
-def _union(text: str, opening: str, closing: str, nothing: tuple[str, ...]) -> list[str]:
-    """The parts of a union type (`A | None`) outside brackets, bar those that say nothing."""
+_SEQUENCES = frozenset({"list", "List", "set", "Set", "frozenset", "FrozenSet", "Sequence", "MutableSequence",
+                        "Iterable", "Iterator", "Collection", "AbstractSet", "MutableSet", "Generator", "AsyncIterator",
+                        "AsyncIterable", "AsyncGenerator", "deque", "Deque", "Reversible"})
+_MAPPINGS = frozenset({"dict", "Dict", "Mapping", "MutableMapping", "OrderedDict", "DefaultDict", "defaultdict",
+                       "ChainMap"})
+_CONTAINER = re.compile(r"([A-Za-z_][\w.]*)\[(.*)\]")
+
+
+def elements_of(annotation: str) -> str:
+    """What a Python container annotation holds, as `graph_holds` reads it for a loop over it:
+    `E` for a sequence's items (`list[Param]`, `t.Iterator["Node"]`, `tuple[Param, ...]`),
+    `K:V` for a mapping's keys and values (`dict[str, Transport | None]` gives
+    `str:Transport`); '' for anything else (the alias of a `type` or `returns` reference)."""
+    text = annotation.strip().strip("\"'").strip()
+    optional = _OPTIONAL.fullmatch(text)
+    kept = _union(optional.group(1) if optional else text, "[", "]", ("None", ""))
+    found = _CONTAINER.fullmatch(kept[0]) if len(kept) == 1 else None
+    if not found:
+        return ""
+    outer, args = found.group(1).rsplit(".", 1)[-1], _union(found.group(2), "[", "]", (), ",")
+    if outer in ("tuple", "Tuple"):
+        outer, args = ("list", args[:1]) if len(args) == 2 and args[1] == "..." else ("", [])
+    if outer in _SEQUENCES and args:
+        return class_of(args[0]) or ""
+    if outer in _MAPPINGS and len(args) == 2:
+        key, value = class_of(args[0]) or "", class_of(args[1]) or ""
+        return f"{key}:{value}" if key or value else ""
+    return ""
+
+
+def _union(text: str, opening: str, closing: str, nothing: tuple[str, ...], between: str = "|") -> list[str]:
+    """The parts of a union type (`A | None`) outside brackets, bar those that say nothing (or
+    of a list of type arguments, `between` a comma)."""
     parts, depth, start = [], 0, 0
-    for at, char in enumerate(text + "|"):
+    for at, char in enumerate(text + between):
         depth += char == opening
         depth -= char == closing
-        if char == "|" and depth == 0:
+        if char == between and depth == 0:
             parts.append(text[start:at].strip().strip("\"'").strip())
             start = at + 1
     return [part for part in parts if part not in nothing]

@@ -34,3 +34,9 @@
 (assignment left: (attribute object: (identifier) @_self attribute: (identifier) @type.attr)
   right: (call function: [(identifier) (attribute)] @type.new))
 (assignment left: (attribute object: (identifier) @_self attribute: (identifier) @type.attr) right: (identifier) @type.same)
+; A loop's variable holds an item of what it iterates (@item.var, or the second name of
+; @item.pair for `k, v in d.items()` and `i, x in enumerate(xs)`; @item.of the iterable).
+(for_statement left: (identifier) @item.var right: (_) @item.of)
+(for_statement left: (pattern_list) @item.pair right: (call) @item.of)
+(for_in_clause left: (identifier) @item.var right: (_) @item.of)
+(for_in_clause left: (pattern_list) @item.pair right: (call) @item.of)
