@@ -674,6 +674,13 @@ def test_knowledge_add_sets_applies_to_as_supersedes_and_led_to_are_set(ix: Inde
     assert done.exit_code == 0, done.output
     added = json.loads(done.output)["id"]
     assert ("APPLIES_TO", topic["id"]) in ix.memory.graph().out[added]
+    # the question as words after the command, as `memory search` takes its query (it was
+    # "Got unexpected extra argument"); given twice, differently, a usage error
+    asked = CliRunner().invoke(cli, ["--db", str(ix.location), "knowledge", "query", "jitter", "retry", "--json"])
+    assert asked.exit_code == 0, asked.output
+    assert json.loads(asked.output)["results"][0]["id"] == pattern["id"]
+    twice = CliRunner().invoke(cli, ["--db", str(ix.location), "knowledge", "query", "jitter", "--text", "caps"])
+    assert twice.exit_code == 2 and "give the question once" in twice.output
 
 
 def test_an_entry_type_is_a_filter_and_a_label_not_words_to_match(ix: Index) -> None:

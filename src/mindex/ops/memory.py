@@ -150,9 +150,13 @@ def add_knowledge(index: Index, type: str, text: str, title: str | None = None, 
 
 
 def query_knowledge(index: Index, area: str | None = None, file: str | None = None, issue: str | None = None,
-                    text: str | None = None, depth: int = 2, all: bool = False, limit: int = 20) -> Entries:
-    """Knowledge about an area, a file, an issue or a question, each with the code its files hold."""
-    items = index.memory.query(area, file, issue, text, depth, all, limit)
+                    text: str | None = None, depth: int = 2, all: bool = False, limit: int = 20,
+                    question: str | None = None) -> Entries:
+    """Knowledge about an area, a file, an issue or a question (`text`, or the CLI's words
+    after the command: `question`), each with the code its files hold."""
+    if question and text and question != text:
+        raise ValueError("give the question once: as words after the command or as --text")
+    items = index.memory.query(area, file, issue, text or question or None, depth, all, limit)
     links = index.memory.code_links(sorted({f for item in items for f in item["files"]})) if items else {}
     for item in items:
         item["code"] = [links[f] for f in item["files"] if f in links]
@@ -367,8 +371,11 @@ OPERATIONS = (
                       agent_help="hops through the graph"),
                 Param("all", bool, "Also superseded entities.", default=False, agent_help="also superseded entities"),
                 Param("limit", int, "How many.", default=20, ge=1, le=1000, flags=("-n", "--limit"),
-                      agent_help="how many results")),
+                      agent_help="how many results"),
+                Param("question", str, "The question as words after the command (as --text).", default=None,
+                      argument=True, rest=True, faces=("cli",), metavar="[QUESTION]")),
         examples=("mindex knowledge query --file src/fetch/http.py --depth 2",
+                  'mindex knowledge query "retry storms"',
                   "mindex knowledge query --area src/fetch --all --json")),
     Operation(
         name="context", tool="get_context",
