@@ -850,6 +850,38 @@ def test_go_receivers_parameters_and_results_say_what_a_name_holds(index: Index,
     assert not {e for e in edges if e[0] in (8, 9, 11, 13) and "ambiguous" in e[3]}
 
 
+def test_a_callbacks_parameters_hold_what_the_function_it_is_given_to_says(index: Index, tmp_path: Path) -> None:
+    """rxjs's `operate((source, subscriber) => { subscriber.next(x) })`: `operate`'s signature
+    says its argument is `(source: Observable<T>, subscriber: Subscriber<R>) => void`, so
+    `subscriber.next` reaches `Subscriber.next`, where by name it was one of two; a type
+    parameter (`T`) or a type no file defines says nothing, and an annotated parameter keeps
+    its own annotation."""
+    root = tmp_path / "rx"
+    root.mkdir()
+    (root / "lift.ts").write_text(
+        "export class Observable<T> { subscribe(): void {} }\n"                        # 1
+        "export class Subscriber<T> { next(value: T): void {} }\n"                    # 2
+        "export class Subject<T> { next(value: T): void {} subscribe(): void {} }\n"  # 3
+        "export function operate<T, R>(init: (source: Observable<T>, subscriber: Subscriber<R>) => void): void {}\n"  # 4
+        "export function each<T>(fn: (item: T, log: Console) => void): void {}\n"    # 5
+    )
+    (root / "map.ts").write_text(
+        "import { operate, each, Subject } from './lift';\n"                          # 1
+        "export function map() {\n"                                                   # 2
+        "  operate((source, subscriber) => {\n"                                       # 3
+        "    source.subscribe();\n"                                                   # 4
+        "    subscriber.next(1);\n"                                                   # 5
+        "  });\n"                                                                     # 6
+        "  each((item, log) => { item.next(2); log.next(3); });\n"                    # 7
+        "  operate((source, subscriber: Subject<number>) => { subscriber.next(4); });\n"  # 8
+        "}\n")
+    edges = _edges_from(index, root, "map")
+    assert {(4, "Observable.subscribe", 0.9, "source is a Observable"),
+            (5, "Subscriber.next", 0.9, "subscriber is a Subscriber"),
+            (8, "Subject.next", 0.9, "subscriber is a Subject")} <= edges
+    assert {e[3] for e in edges if e[0] == 7 and e[1] != "each"} == {"ambiguous: 2 definitions named next"}
+
+
 def test_typescript_and_javascript_names_hold_what_annotations_new_and_results_say(index: Index, tmp_path: Path) -> None:
     """TypeScript: an annotated parameter (`Sub | undefined` too), `new Subscriber()` and an
     awaited call whose method says `Promise<Subscriber>` reach `Subscriber.next` where by name

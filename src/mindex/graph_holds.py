@@ -5,14 +5,17 @@ A file's `type` references say a name holds a class from a line on (`ctx: Contex
 `s = Session()`, `d = {}`), its `result` references that it holds what a call returns
 (`r = self.send()`), its `same` references that an attribute of `self` holds what a name
 does (`self.pool = pool`), `returns` references what a function says it returns
-(`-> "Response"`), and `item` references what a loop's variable takes of what it iterates
-(`for t in self._mounts.values()`), read with what the iterable's annotation says it holds;
-see `mindex.parse.refs`. The graph asks `bound` for a call's receiver, and
+(`-> "Response"`), `item` references what a loop's variable takes of what it iterates
+(`for t in self._mounts.values()`), read with what the iterable's annotation says it holds,
+and `param` references which parameter of which argument a callback's parameter is, read in
+the signature of the function the callback is passed to (TypeScript); see
+`mindex.parse.refs`. The graph asks `bound` for a call's receiver, and
 `typed` for the method of the class found.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Protocol
 
 from mindex.graph_types import CLASSLIKE, SELF_WORDS, CallRef, Resolution, SymbolRef, owner_of
@@ -21,7 +24,7 @@ from mindex.store.base import Store
 # From a line on, a name holds: a class (written: the `type` reference, whose alias says what
 # it holds in turn), or a call's result, or another name's value, or a loop's item.
 Binding = tuple[int, str | None, CallRef | None]
-HOLDS_KINDS = ("type", "result", "same", "returns", "item")  # the references this module reads
+HOLDS_KINDS = ("type", "result", "same", "returns", "item", "param")  # the references this module reads
 # Python's built-in functions whose result no file of an index makes (a file, a list, an iterator)
 BUILT_IN_RESULTS = frozenset({"open", "sorted", "enumerate", "zip", "range", "map", "filter", "reversed", "vars",
                               "globals", "locals"})
@@ -84,8 +87,9 @@ class Holds:
                 bindings.setdefault((same.scope, same.qualifier), []).append((same.line, None, same))
             for typed in self.graph.refs(doc_id, "type"):
                 bindings.setdefault((typed.scope, typed.qualifier), []).append((typed.line, typed.name, typed))
-            for item in self.graph.refs(doc_id, "item"):
-                bindings.setdefault((item.scope, item.qualifier), []).append((item.line, None, item))
+            for kind in ("item", "param"):
+                for item in self.graph.refs(doc_id, kind):
+                    bindings.setdefault((item.scope, item.qualifier), []).append((item.line, None, item))
             for held in bindings.values():  # on one line, a class written beats a result
                 held.sort(key=lambda binding: (binding[0], binding[1] is not None))
             self._files[doc_id] = bindings
@@ -140,6 +144,8 @@ class Holds:
             return self.bound(CallRef(made.document_id, "call", "", made.name, "", line, made.scope))
         if made.kind == "item":
             return self._item(made)
+        if made.kind == "param":
+            return self._parameter(made)
         return self._returned(made)
 
     def _attribute(self, ref: CallRef, attribute: str) -> tuple[str, float] | None:
@@ -207,6 +213,24 @@ class Holds:
         if len(taken) != 1 or "" in taken:
             return None
         return taken.pop(), min(confidence for _, confidence in held)
+
+    def _parameter(self, param: CallRef) -> tuple[str, float] | None:
+        """The class a callback's parameter holds (`param` references): what the signature of
+        the function it is passed to says that parameter of that argument is, when every
+        definition the call reaches at 0.5 or more says the same class and the index defines
+        it (a type parameter, `T`, says nothing)."""
+        receiver, _, called = param.name.rpartition(".")
+        argument, _, position = param.alias.partition(".")
+        reached = self.graph.resolve(CallRef(param.document_id, "call", called, receiver, "", param.line,
+                                             param.scope)).targets
+        sure = [(target, confidence) for target, confidence in reached if confidence >= 0.5]
+        said = {callback_parameter(target.signature, int(argument), int(position)) for target, _ in sure}
+        if len(said) != 1 or None in said:
+            return None
+        found = said.pop()
+        if found is None or not any(s.name == found and s.kind in CLASSLIKE for s in self.graph.named(found)):
+            return None
+        return found, min(confidence for _, confidence in sure)
 
     def _holding(self, binding: Binding, depth: int = 0) -> list[tuple[str, float]]:
         """What a binding says its name's items are (`E` or `K:V`, see `parse.refs.elements_of`),
@@ -276,6 +300,53 @@ class Holds:
                             else f"{receiver} is a {bound}, which inherits it from {base}")
                     return Resolution([(s, min(0.85, surely)) for s in inherited], says)
         return None
+
+
+def callback_parameter(signature: str, argument: int, position: int) -> str | None:
+    """The class a TypeScript signature gives a parameter of a function it takes:
+    `operate(init: (source: Observable<T>, subscriber: Subscriber<R>) => void)`, argument 0,
+    position 1, gives `Subscriber`; None when that argument is not written as a function type."""
+    opening = signature.find("(")
+    listed = _parameters(signature[opening:]) if opening >= 0 else []
+    if argument >= len(listed):
+        return None
+    written = _type_of(listed[argument])
+    inner = _parameters(written)
+    if not inner or not written[len(_bracketed(written)):].lstrip().startswith("=>") or position >= len(inner):
+        return None
+    named = re.match(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*", _type_of(inner[position]))
+    return named.group(0).rsplit(".", 1)[-1] if named else None
+
+
+def _bracketed(text: str) -> str:
+    """The leading `( ... )` of `text`, brackets balanced ('' when it does not open one)."""
+    depth = 0
+    for at, char in enumerate(text):
+        depth += char in "(<[{"
+        depth -= char in ")>]}" and not (char == ">" and text[at - 1:at] == "=")
+        if depth == 0:
+            return text[: at + 1] if text.startswith("(") else ""
+    return ""
+
+
+def _parameters(text: str) -> list[str]:
+    """The parameters of a parenthesised list (`(a: A, b: (x: X) => Y)`), split at its top-level
+    commas."""
+    inside = _bracketed(text)[1:-1]
+    parts, depth, start = [], 0, 0
+    for at, char in enumerate(inside + ","):
+        depth += char in "(<[{"
+        depth -= char in ")>]}" and not (char == ">" and inside[at - 1:at] == "=")
+        if char == "," and depth == 0:
+            parts.append(inside[start:at].strip())
+            start = at + 1
+    return [part for part in parts if part]
+
+
+def _type_of(parameter: str) -> str:
+    """The type a parameter is written with (`name?: Type = x` gives `Type`)."""
+    name, colon, written = parameter.partition(":")
+    return written.strip() if colon else ""
 
 
 def _taken(held: str, how: str) -> str:

@@ -11,12 +11,13 @@ is a `type` reference, the class by name and the variable as qualifier, so that
 `ctx.invoke()` after `ctx: Context` reaches `Context.invoke`; a variable given a function's
 result (`@type.new` not a class) is a `result` reference (the call's name and receiver, the
 variable as alias), one given another name (`@type.same`: `self.pool = pool`) a `same`
-reference, a function's return type (`@returns.name`) a `returns` reference of the
-class, scoped to it, and a loop's variable (`@item.var` over `@item.of`) an `item` reference
-(`_item`); a Python annotation's `type` or `returns` reference says in its alias what the
-container holds (`elements_of`). `mindex.graph_holds` reads them. Every reference records the innermost
-definition it sits in (its scope), so `Session.send` can be asked what it calls and who
-calls it. Resolution to definitions happens at query time (`mindex.graph`), when every file
+reference, a function's return type (`@returns.name`) a `returns` reference of the class,
+scoped to it, a loop's variable (`@item.var` over `@item.of`) an `item` reference (`_item`),
+and a TypeScript callback's untyped parameter (`@param.fn` given to `@param.callee`) a
+`param` reference (`_callback`); a Python annotation's `type` or `returns` reference says in
+its alias what the container holds (`elements_of`). `mindex.graph_holds` reads them. Every
+reference records the innermost definition it sits in (its scope), so `Session.send` can be
+asked what it calls and who calls it. Resolution to definitions happens at query time (`mindex.graph`), when every file
 of the index is known.
 """
 
@@ -89,13 +90,15 @@ def references(tree: Parsed, defs: list[Definition]) -> list[Ref]:
         elif "item.of" in first:
             if (item := _item(first, line, scope, src)) is not None:
                 items.append(item)
+        elif "param.fn" in first:
+            items.extend(_callback(first, scopes, src))
         elif "extends.name" in first or "implements.name" in first:
             kind = "extends" if "extends.name" in first else "implements"
             name = re.split(r"\.|::", _text(first[f"{kind}.name"], src))[-1]
             found.append(Ref(kind, name, "", "", line, scope))
     if held or items:  # what a name holds, for the names some call is made on only
         receivers = {r.qualifier for r in found if r.kind == "call"}
-        for item in items:  # a loop's variable, and then what it iterates
+        for item in items:  # a loop's variable (and then what it iterates), a callback's parameter
             if item.qualifier in receivers:
                 found.append(item)
                 receivers.add(item.name)
@@ -143,6 +146,31 @@ def _holds(first: dict[str, Node], variable: str, line: int, scope: str, src: by
     bound = LITERALS.get(literal.type) if literal is not None else type_written(written, language)
     held = elements_of(written) if python and written else ""  # what it holds: `xs: list[Param]`
     return [Ref("type", bound, variable, held, line, scope)] if bound else []
+
+
+def _callback(first: dict[str, Node], scopes: list[str], src: bytes) -> list[Ref]:
+    """The `param` references of a function passed to a call (TypeScript): for each of its
+    parameters without a type, the called function as name (`operate`, `source.subscribe`),
+    the parameter as qualifier and `<argument>.<parameter>` as alias (`0.1`: the second
+    parameter of the first argument); `graph_holds` reads the type from the called function's
+    signature."""
+    function = first["param.fn"]
+    arguments = function.parent
+    callee = _text(first["param.callee"], src)
+    if arguments is None or len(callee) > RECEIVER_CHARS:
+        return []
+    at = next(n for n, node in enumerate(arguments.named_children) if node.id == function.id)
+    line = function.start_point[0] + 1
+    scope = scopes[line - 1] if line - 1 < len(scopes) else ""
+    single = function.child_by_field_name("parameter")  # `x => x.f()`
+    parameters = function.child_by_field_name("parameters")
+    listed = [single] if single is not None else parameters.named_children if parameters is not None else []
+    found = []
+    for n, parameter in enumerate(listed):
+        name = parameter if parameter.type == "identifier" else parameter.child_by_field_name("pattern")
+        if name is not None and name.type == "identifier" and parameter.child_by_field_name("type") is None:
+            found.append(Ref("param", callee, _text(name, src), f"{at}.{n}", line, scope))
+    return found
 
 
 # Builtins that give back the items of the iterable they are given, in another order or form

@@ -17,3 +17,8 @@
 (public_field_definition name: (property_identifier) @type.attr
   value: (new_expression constructor: [(identifier) (member_expression)] @type.class))
 (required_parameter (accessibility_modifier) pattern: (identifier) @type.attr type: (type_annotation (_) @type.name))
+; A callback's parameters hold what the function it is passed to says they are (@param.fn in
+; the call of @param.callee: `operate((source, subscriber) => ...)`, `operate`'s signature
+; saying `init: (source: Observable<T>, subscriber: Subscriber<R>) => void`).
+(call_expression function: [(identifier) (member_expression)] @param.callee
+  arguments: (arguments [(arrow_function) (function_expression)] @param.fn))
