@@ -85,6 +85,7 @@ def test_search_docs_finds_docs_search_code_finds_code_and_search_finds_both(ind
     repo = tmp_path / "repo"
     repo.mkdir()
     (repo / "client.py").write_text(CLIENT_CODE)
+    (repo / "GUIDE.md").write_text("# Pooling\n\nRetry the connection pool with backoff from the test client.\n")
     indexed.add_source(repo, name="repo", kind="code")
     indexed.index()
     server = build_server(indexed.location, Settings())
@@ -95,11 +96,14 @@ def test_search_docs_finds_docs_search_code_finds_code_and_search_finds_both(ind
         return list(found.structured_content["results"])
 
     docs, code, both = results("search_docs"), results("search_code"), results("search")
-    assert docs and {r["kind"] for r in docs} == {"docs"}
-    assert code and {r["kind"] for r in code} == {"code"}
+    # the repository's own markdown is docs too (it found nothing of a repository added whole)
+    assert docs and {(r["kind"], r.get("language")) for r in docs} == {("docs", None), ("code", "markdown")}
+    assert [r["context"] for r in docs if r["kind"] == "code"] == ["GUIDE.md › Pooling"]
+    assert code and {(r["kind"], r["language"]) for r in code} == {("code", "python")}
     assert {r["kind"] for r in both} == {"docs", "code"}
     assert {r["id"] for r in results("search", kind="code")} == {r["id"] for r in code}
     assert results("search_code", source="docs") == []  # the docs source holds no code
+    assert [r["path"] for r in results("search_docs", source="repo")] == ["GUIDE.md"]
 
 
 def test_search_docs_returns_markdown_and_structured_results(server: Any) -> None:

@@ -94,8 +94,9 @@ _LIMIT = Param("limit", int, "How many results.", default=10, ge=1, le=1000, fla
 _MODE = Param("mode", str, "Search mode (default: hybrid when vectors exist, else keyword).", default=None,
               choices=MODES, agent_help="omit for the best mode available")
 _SOURCE = Param("source", str, "Only this source.", default=None, agent_help="only this source (see list_sources)")
-_KIND = Param("kind", str, "Only this kind of source.", default=None, choices=KINDS,
-              agent_help="only sources of this kind; omit for all")
+_KIND = Param("kind", str, "Only this kind: docs (a code source's README and markdown too), code, memory, ...",
+              default=None, choices=KINDS,
+              agent_help="only this kind (docs includes a repository's own README and markdown); omit for all")
 _PATH = Param("path", str, "Only files matching GLOB, e.g. 'guide/**' or '*.md'.", default=None, metavar="GLOB",
               agent_help="only files matching this glob, e.g. 'src/**'")
 _LANGUAGE = Param("language", str, "Code only: files in this language (python, go, typescript, ...).", default=None,
@@ -160,7 +161,8 @@ OPERATIONS = (
     Operation(
         name="search-docs", tool="search_docs", faces=("mcp",),
         help="Search documentation only (the command line's `mindex search --kind docs`).",
-        agent_help="Search the indexed documentation (docs sources only: no code, memory or changelogs). Use it first "
+        agent_help="Search the indexed documentation (docs sources, and the README and markdown of code repositories; "
+                   "no code, memory or changelogs). Use it first "
                    "for any question about how a library, tool or this project works, its configuration, APIs or "
                    "behaviour.\n\nReturns the best-matching chunks, best first: each with its breadcrumb (file › "
                    "heading), file path and line span, chunk id and full text while the token budget lasts; further "

@@ -8,6 +8,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
+from mindex.languages import PROSE
 from mindex.models import Facets, Hit
 
 
@@ -95,6 +96,15 @@ def _facet_filters(facets: Facets) -> tuple[list[str], list[Any]]:
     return where, params
 
 
+_PROSE = ", ".join(f"'{language}'" for language in sorted(PROSE))
+# `--kind docs` also finds a code source's prose (a repository's README and docs/*.md, added
+# with its code), and `--kind code` leaves it out (`languages.PROSE`, `Hit.prose`).
+KIND_CLAUSES = {
+    "docs": f"(d.kind = ? OR (d.kind = 'code' AND d.language IN ({_PROSE})))",
+    "code": f"(d.kind = ? AND coalesce(d.language, '') NOT IN ({_PROSE}))",
+}
+
+
 def filter_sql(source: str | None, kind: str | None, path: str | None, language: str | None = None,
              symbol_kind: str | None = None, facets: Facets | None = None,
              packed_symbols: bool = True, every_chunk: bool = False) -> tuple[list[str], list[Any]]:
@@ -108,7 +118,7 @@ def filter_sql(source: str | None, kind: str | None, path: str | None, language:
     if facets is not None:
         where, params = _facet_filters(facets)
     glob = "d.id IN (SELECT id FROM documents WHERE mindex_glob(?, path))" if every_chunk else "mindex_glob(?, d.path)"
-    for clause, value in (("s.name = ?", source), ("d.kind = ?", kind), (glob, path),
+    for clause, value in (("s.name = ?", source), (KIND_CLAUSES.get(kind or "", "d.kind = ?"), kind), (glob, path),
                           ("d.language = ?", language)):
         if value:
             where.append(clause)
