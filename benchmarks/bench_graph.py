@@ -26,6 +26,10 @@ set's rxjs 7.8.1 (Apache-2.0).
     pip install jedi==0.19.2; apt install golang-go; npm i --prefix DIR typescript@5.6.3   # the references
     TYPESCRIPT=DIR/node_modules python benchmarks/bench_graph.py [--packages click httpx rich attrs jinja2 cobra mux logrus rxjs]
 
+`--attributes` judges calls on an attribute of `self` or `this` instead (`self.pool.get()`),
+`--chains` calls on an attribute of a name (`v.logger.Info()`, `client.pool.get()`: Python by
+jedi, Go by `go_calls.go -chains`).
+
 Their answers are kept in benchmarks/.work/graph (jedi takes a minute a package).
 """
 
@@ -60,6 +64,7 @@ GO_SHOWN = ("cobra", "mux", "logrus")
 TS = ("rxjs",)  # the code-ts dev set's copy
 MIN_CONFIDENCE = 0.2
 ATTRIBUTES = False  # `--attributes`: calls on an attribute of `self` or `this` (`self.session.send()`)
+CHAINS = False  # `--chains`: calls on an attribute of a name (`v.logger.Info()`, `client.pool.get()`)
 TESTS = ("_test.go", ".spec.ts", ".test.ts", ".d.ts")  # left out in Go and TypeScript, as the references do
 
 
@@ -106,8 +111,9 @@ def calls_on_names(index_root: Path, db: Path) -> list[tuple[str, int, int, str,
             lines = (index_root / path).read_text(encoding="utf-8", errors="replace").splitlines()
             for ref in graph.refs(doc_id, "call"):
                 head, _, attribute = ref.qualifier.partition(".")
-                if (ATTRIBUTES and not (head in ("self", "this") and attribute.isidentifier())) or (
-                        not ATTRIBUTES and (not ref.qualifier.isidentifier() or ref.qualifier in SELF_WORDS)):
+                chain = head.isidentifier() and head not in SELF_WORDS and attribute.isidentifier()
+                if (ATTRIBUTES and not (head in ("self", "this") and attribute.isidentifier())) or (CHAINS and not chain) or (
+                        not ATTRIBUTES and not CHAINS and (not ref.qualifier.isidentifier() or ref.qualifier in SELF_WORDS)):
                     continue
                 written = f"{ref.qualifier}.{ref.name}"
                 at = lines[ref.line - 1].find(written) if ref.line <= len(lines) else -1
@@ -123,7 +129,7 @@ def calls_on_names(index_root: Path, db: Path) -> list[tuple[str, int, int, str,
 def jedi_answers(name: str, root: Path, calls: list[tuple[str, int, int, str, list]]) -> dict[str, object]:
     """jedi's definition of each call: "path:line" inside the package, "out" elsewhere,
     None when it finds none (kept in WORK/jedi-<name>.json)."""
-    cache = WORK / f"jedi-{name}{'-attributes' if ATTRIBUTES else ''}.json"
+    cache = WORK / f"jedi-{name}{'-attributes' if ATTRIBUTES else '-chains' if CHAINS else ''}.json"
     known: dict[str, object] = json.loads(cache.read_text()) if cache.exists() else {}
     missing = [c for c in calls if f"{c[0]}:{c[1]}:{c[2]}" not in known]
     if missing:
@@ -159,7 +165,7 @@ def jedi_answers(name: str, root: Path, calls: list[tuple[str, int, int, str, li
 def checker_answers(name: str, calls: list[tuple[str, int, int, str, list]]) -> dict[str, object]:
     """Go's or TypeScript's checker's declaration of each call (go_calls.go, ts_calls.js), keyed
     as `jedi_answers`: "path:line" inside the package, "out" elsewhere, None when unknown."""
-    cache = WORK / f"checker-{name}.jsonl"
+    cache = WORK / f"checker-{name}{'-chains' if CHAINS else ''}.jsonl"
     if not cache.exists() and name in TS:
         WORK.mkdir(parents=True, exist_ok=True)
         env = {**os.environ, "NODE_PATH": os.environ.get("TYPESCRIPT", "")}
@@ -174,7 +180,8 @@ def checker_answers(name: str, calls: list[tuple[str, int, int, str, list]]) -> 
             if not link.exists():
                 link.symlink_to(package_root(other).resolve())
         env = {**os.environ, "GO111MODULE": "off", "GOPATH": str(gopath), "GOFLAGS": ""}
-        done = subprocess.run(["go", "run", str(HERE / "go_calls.go"), GO[name]], env=env, check=True,
+        done = subprocess.run(["go", "run", str(HERE / "go_calls.go"), *(["-chains"] if CHAINS else []), GO[name]],
+                              env=env, check=True,
                               capture_output=True, text=True, cwd=WORK)
         cache.write_text(done.stdout)
     by_call = {}
@@ -209,9 +216,11 @@ def main() -> None:
     parser.add_argument("--packages", nargs="+", default=[*PACKAGES, *GO_SHOWN, *TS], choices=[*PACKAGES, *GO, *TS])
     parser.add_argument("--attributes", action="store_true",
                         help="calls on an attribute of self or this (self.session.send()) instead (Python, TypeScript)")
+    parser.add_argument("--chains", action="store_true",
+                        help="calls on an attribute of a name (v.logger.Info()) instead (Python, Go)")
     args = parser.parse_args()
-    global ATTRIBUTES
-    ATTRIBUTES = args.attributes
+    global ATTRIBUTES, CHAINS
+    ATTRIBUTES, CHAINS = args.attributes, args.chains
     print("| package | calls on a name | reference: in the package / out | edge shown | right | out, shown | recall | precision |")
     print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
     for name in args.packages:

@@ -3,9 +3,10 @@
 // files are type-checked (imports from source, GOPATH mode; errors from missing imports are
 // left aside), and each call `x.f(...)` whose `x` is a name prints one JSON line: the file
 // and line of the call, the call as written, and the file and line of the declaration it
-// reaches ("" when outside GOPATH/src/<prefix> or unknown).
+// reaches ("" when outside GOPATH/src/<prefix> or unknown). With -chains, the calls
+// `x.y.f(...)` on a name's field or method value instead.
 //
-//	GO111MODULE=off GOPATH=DIR go run benchmarks/go_calls.go github.com/spf13/cobra
+//	GO111MODULE=off GOPATH=DIR go run benchmarks/go_calls.go [-chains] github.com/spf13/cobra
 package main
 
 import (
@@ -32,7 +33,8 @@ type call struct {
 }
 
 func main() {
-	prefix := os.Args[1]
+	chains := len(os.Args) > 2 && os.Args[1] == "-chains"
+	prefix := os.Args[len(os.Args)-1]
 	root, err := filepath.EvalSymlinks(filepath.Join(build.Default.GOPATH, "src", prefix))
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -73,8 +75,15 @@ func main() {
 				if !ok {
 					return true
 				}
-				name, ok := sel.X.(*ast.Ident)
-				if !ok {
+				receiver := ""
+				if name, ok := sel.X.(*ast.Ident); ok {
+					receiver = name.Name
+				} else if inner, ok := sel.X.(*ast.SelectorExpr); ok && chains {
+					if head, ok := inner.X.(*ast.Ident); ok { // `v.logger.Info()` with -chains
+						receiver = head.Name + "." + inner.Sel.Name
+					}
+				}
+				if receiver == "" || (chains && !strings.Contains(receiver, ".")) {
 					return true
 				}
 				var obj types.Object
@@ -85,7 +94,7 @@ func main() {
 				}
 				at := fset.Position(sel.Sel.Pos())
 				rel, _ := filepath.Rel(root, at.Filename)
-				row := call{File: filepath.ToSlash(rel), Line: at.Line, Call: fmt.Sprintf("%s.%s", name.Name, sel.Sel.Name)}
+				row := call{File: filepath.ToSlash(rel), Line: at.Line, Call: fmt.Sprintf("%s.%s", receiver, sel.Sel.Name)}
 				if obj != nil && obj.Pos().IsValid() {
 					def := fset.Position(obj.Pos())
 					where, err := filepath.EvalSymlinks(def.Filename) // a package imported through GOPATH's link

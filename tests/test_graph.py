@@ -799,6 +799,44 @@ def test_a_loops_variable_holds_an_item_of_what_it_iterates(index: Index, tmp_pa
     assert {e[3] for e in edges if e[0] == 30} == {"ambiguous: 2 definitions named close"}
 
 
+def test_a_call_on_a_field_of_a_name_reaches_the_fields_class(index: Index, tmp_path: Path) -> None:
+    """`v.store.Get()` where `v` is a `*Viper` whose struct says `store *Store`: `Store.Get`,
+    where by name it was one of two; a field of a type no file defines (`*sync.Pool`) reaches
+    nothing; in Python, `c.pool.get()` where `c: Client` and `Client.__init__` sets
+    `self.pool = pool` from `pool: Conn`."""
+    root = tmp_path / "fields"
+    root.mkdir()
+    (root / "viper.go").write_text(
+        "package viper\n"                                     # 1
+        "type Store struct{}\n"                               # 2
+        "func (s *Store) Get() {}\n"                          # 3
+        "type Cache struct{}\n"                               # 4
+        "func (c *Cache) Get() {}\n"                          # 5
+        "type Viper struct {\n"                               # 6
+        "\tstore *Store\n"                                    # 7
+        "\tpool  *sync.Pool\n"                                # 8
+        "}\n"                                                 # 9
+        "func (v *Viper) Read() {\n"                          # 10
+        "\tv.store.Get()\n"                                   # 11
+        "\tv.pool.Get()\n"                                    # 12
+        "}\n")
+    (root / "client.py").write_text(
+        "class Conn:\n"                                       # 1
+        "    def get(self): pass\n"                           # 2
+        "class Other:\n"                                      # 3
+        "    def get(self): pass\n"                           # 4
+        "class Client:\n"                                     # 5
+        "    def __init__(self, pool: Conn):\n"               # 6
+        "        self.pool = pool\n"                          # 7
+        "    def close(self):\n"                              # 8
+        "        self.pool.get()\n"                           # 9
+        "def use(c: Client):\n"                               # 10
+        "    c.pool.get()\n")                                 # 11
+    edges = _edges_from(index, root, "Viper.Read")
+    assert {(11, "Store.Get", 0.9, "v.store is a Store"), (12, None, 0.0, "outside the index: v.pool is a Pool")} <= edges
+    assert (11, "Conn.get", 0.9, "c.pool is a Conn") in _callees(index.graph(), "use")
+
+
 def test_what_a_container_annotation_holds() -> None:
     from mindex.parse.refs import elements_of
 

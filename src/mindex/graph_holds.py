@@ -9,8 +9,8 @@ does (`self.pool = pool`), `returns` references what a function says it returns
 (`for t in self._mounts.values()`), read with what the iterable's annotation says it holds,
 and `param` references which parameter of which argument a callback's parameter is, read in
 the signature of the function the callback is passed to (TypeScript); see
-`mindex.parse.refs`. The graph asks `bound` for a call's receiver, and
-`typed` for the method of the class found.
+`mindex.parse.refs`. The graph asks `bound` for a call's receiver (a name, `self.x`, or a
+name's field: `v.logger`), and `typed` for the method of the class found.
 """
 
 from __future__ import annotations
@@ -114,6 +114,8 @@ class Holds:
         head, _, attribute = receiver.partition(".")
         if head in ("self", "this") and attribute.isidentifier():
             return self._attribute(ref, attribute)
+        if head.isidentifier() and head not in SELF_WORDS and attribute.isidentifier():
+            return self._field(ref, head, attribute)
         if not receiver.isidentifier() or receiver in SELF_WORDS:
             return None
         binding = self._binding(ref.document_id, receiver, ref.line, ref.scope)
@@ -166,6 +168,27 @@ class Holds:
         if len(classes_said) != 1 or None in said:
             return None
         return classes_said.pop(), min(found[1] for found in said if found is not None)
+
+    def _field(self, ref: CallRef, head: str, field: str) -> tuple[str, float] | None:
+        """The class `head.<field>` holds (`v.logger`, `client.pool`): the field of the class
+        `head` holds, as its class's definitions say (Go's struct fields, Python's `self.x`,
+        TypeScript's fields), when they agree; never surer than what `head` holds."""
+        owner = self.bound(CallRef(ref.document_id, "call", "", head, "", ref.line, ref.scope))
+        if owner is None or outside(owner[0]):
+            return None
+        key = (ref.document_id, f"{owner[0]}.{field}", "", "field")
+        if key in self._working:
+            return None
+        self._working.add(key)
+        try:
+            said = [self._said(binding) for cls in self.graph.named(owner[0]) if cls.name == owner[0]
+                    and cls.kind in CLASSLIKE for binding in self._attribute_bindings(cls.document_id, cls.name, field)]
+        finally:
+            self._working.discard(key)
+        classes_said = {found[0] for found in said if found is not None}
+        if len(classes_said) != 1 or None in said:
+            return None
+        return classes_said.pop(), min([owner[1], *(found[1] for found in said if found is not None)])
 
     def _attribute_bindings(self, doc_id: int, scope: str, attribute: str) -> list[Binding]:
         """Every binding the class around `scope` makes of `self.<attribute>`, in its body and

@@ -108,8 +108,11 @@ def references(tree: Parsed, defs: list[Definition]) -> list[Ref]:
                   first, line, scope) for first, line, scope in held]
         receivers.update(_text(first["type.same"], src) for variable, first, _, _ in named  # `self.pool = pool`
                          if "type.same" in first and variable in receivers)
+        fields = {receiver.rpartition(".")[2] for receiver in receivers if "." in receiver}  # `v.logger.Info()`:
+        receivers.update([receiver.partition(".")[0] for receiver in receivers if "." in receiver])  # v, and its field
         for variable, first, line, scope in named:
-            if variable in receivers or "self." + variable in receivers:  # a class body's `pool: Pool` too
+            if variable in receivers or "self." + variable in receivers or (  # a class body's `pool: Pool` too
+                    "type.attr" in first and variable.partition(".")[2] in fields):
                 kept.update(dict.fromkeys(_holds(first, variable, line, scope, src, lang.name)))
         written = {(r.qualifier, r.line) for r in kept if r.kind == "type"}  # `x: T = f()`: T
         holding = {(r.qualifier, r.line) for r in kept if r.kind == "type" and r.alias}  # `x: list[T] = []`: once

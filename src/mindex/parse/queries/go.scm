@@ -15,3 +15,5 @@
   right: (expression_list . (call_expression function: [(identifier) (selector_expression)] @type.new)))
 (function_declaration result: (_) @returns.name)
 (method_declaration result: (_) @returns.name)
+; A struct's field (@type.attr: `v.logger` where v is the struct) and its type.
+(field_declaration name: (field_identifier) @type.attr type: (_) @type.name)
