@@ -205,7 +205,7 @@ def test_a_repository_is_listed_by_git_and_junk_is_skipped_with_reasons(repo: Pa
         assert (hit.path, hit.language, hit.symbol, hit.symbol_kind) == ("src/util.go", "go", "Backoff", "function")
         assert hit.to_dict()["symbol"] == "Backoff"
         text = index.search("plain text chunked", limit=1, mode="keyword").hits[0]
-        assert text.path == "src/notes.txt" and text.language == "text"
+        assert text.path == "src/notes.txt" and text.language == "plaintext" and text.prose  # prose, not code
         assert index.index()["repo"].unchanged == report.added  # nothing changed: nothing parsed
 
 
@@ -395,6 +395,7 @@ def test_a_code_sources_prose_is_chunked_by_heading_as_a_docs_source_would(tmp_p
                                              "Pass a validator to each field.\n")
     (root / "docs" / "page.html").write_text("<div class=\"x\">{{ user.name }}</div>\n")
     (root / "app.py").write_text("def run():\n    return 1\n")
+    (root / "tox.ini").write_text("[tox]\nenvlist = validator field\n")  # no known language: text, not prose
     with Index(tmp_path / "p.db", IndexSettings(workers=1), embed=EmbedSettings(provider="none")) as ix:
         ix.add_source(root, name="repo", kind="code")
         ix.index()
@@ -415,6 +416,8 @@ def test_a_code_sources_prose_is_chunked_by_heading_as_a_docs_source_would(tmp_p
         assert (hit.path, hit.context, hit.kind, hit.prose) == ("docs/guide.rst", "docs/guide.rst › Guide › Validators",
                                                                 "code", True)
         assert not ix.search("run", mode="keyword").hits[0].prose
+        assert {h.path for h in ix.search("validator field", kind="docs", mode="keyword").hits} == {"docs/guide.rst"}
+        assert {h.path for h in ix.search("validator field", kind="code", mode="keyword").hits} == {"tox.ini"}
         assert [m.line for m in ix.grep("jitter").matches] == [11]  # grep still reads the file
 
 
