@@ -161,13 +161,9 @@ class Holds:
             return None
         self._working.add(key)
         try:
-            said = [self._said(binding) for binding in held]
+            return _agreed([self._said(binding) for binding in held])
         finally:
             self._working.discard(key)
-        classes_said = {found[0] for found in said if found is not None}
-        if len(classes_said) != 1 or None in said:
-            return None
-        return classes_said.pop(), min(found[1] for found in said if found is not None)
 
     def _field(self, ref: CallRef, head: str, field: str) -> tuple[str, float] | None:
         """The class `head.<field>` holds (`v.logger`, `client.pool`): the field of the class
@@ -181,14 +177,12 @@ class Holds:
             return None
         self._working.add(key)
         try:
-            said = [self._said(binding) for cls in self.graph.named(owner[0]) if cls.name == owner[0]
-                    and cls.kind in CLASSLIKE for binding in self._attribute_bindings(cls.document_id, cls.name, field)]
+            agreed = _agreed([self._said(binding) for cls in self.graph.named(owner[0]) if cls.name == owner[0]
+                              and cls.kind in CLASSLIKE
+                              for binding in self._attribute_bindings(cls.document_id, cls.name, field)])
         finally:
             self._working.discard(key)
-        classes_said = {found[0] for found in said if found is not None}
-        if len(classes_said) != 1 or None in said:
-            return None
-        return classes_said.pop(), min([owner[1], *(found[1] for found in said if found is not None)])
+        return (agreed[0], min(agreed[1], owner[1])) if agreed is not None else None
 
     def _attribute_bindings(self, doc_id: int, scope: str, attribute: str) -> list[Binding]:
         """Every binding the class around `scope` makes of `self.<attribute>`, in its body and
@@ -370,6 +364,15 @@ def _type_of(parameter: str) -> str:
     """The type a parameter is written with (`name?: Type = x` gives `Type`)."""
     name, colon, written = parameter.partition(":")
     return written.strip() if colon else ""
+
+
+def _agreed(said: list[tuple[str, float] | None]) -> tuple[str, float] | None:
+    """The class every binding says, as surely as the least sure; None when they disagree,
+    one says nothing, or there are none."""
+    classes = {found[0] for found in said if found is not None}
+    if len(classes) != 1 or None in said:
+        return None
+    return classes.pop(), min(found[1] for found in said if found is not None)
 
 
 def _taken(held: str, how: str) -> str:
