@@ -17,8 +17,8 @@ and a TypeScript callback's untyped parameter (`@param.fn` given to `@param.call
 `param` reference (`_callback`); a Python annotation's `type` or `returns` reference says in
 its alias what the container holds (`elements_of`). `mindex.graph_holds` reads them. Every
 reference records the innermost definition it sits in (its scope), so `Session.send` can be
-asked what it calls and who calls it. Resolution to definitions happens at query time (`mindex.graph`), when every file
-of the index is known.
+asked what it calls and who calls it. Resolution to definitions happens at query time
+(`mindex.graph`), when every file of the index is known.
 """
 
 from __future__ import annotations
