@@ -18,10 +18,11 @@ always right either, and gives nothing for many calls (those are not counted).
 
 Packages: click 8.1.7 and httpx 0.28.1 (sdists from PyPI, BSD-3-Clause), rich 14.2.0 (MIT; the
 code dev set's copy, docstrings blanked, lines kept), and from the same set attrs 25.4.0's
-`attr` package (MIT) and jinja2 3.1.6 (BSD-3-Clause), added in the twelfth session; in Go,
+`attr` package (MIT) and jinja2 3.1.6 (BSD-3-Clause), added in the eleventh session; in Go,
 the code-go dev set's copies from Debian's packages (benchmarks/devset.py): cobra 1.6.1
 (Apache-2.0), mux 1.8.0 (BSD-3-Clause), logrus 1.9.0 (MIT); in TypeScript, the code-ts dev
-set's rxjs 7.8.1 (Apache-2.0).
+set's rxjs 7.8.1 (Apache-2.0) and, added in the eleventh session, @tanstack/query-core 5.59.20's
+`src/` (MIT; `npm pack`).
 
     pip install jedi==0.19.2; apt install golang-go; npm i --prefix DIR typescript@5.6.3   # the references
     TYPESCRIPT=DIR/node_modules python benchmarks/bench_graph.py [--packages click httpx rich attrs jinja2 cobra mux logrus rxjs]
@@ -61,7 +62,8 @@ GO = {  # name: its import path (the code-go dev set's copies, benchmarks/devset
     "pflag": "github.com/spf13/pflag", "go-cmp": "github.com/google/go-cmp",
 }
 GO_SHOWN = ("cobra", "mux", "logrus")
-TS = ("rxjs",)  # the code-ts dev set's copy
+TS = ("rxjs", "query-core")  # the code-ts dev set's copy of rxjs; query-core's src/ from npm
+NPM = {"query-core": "@tanstack/query-core@5.59.20"}  # npm pack: package/src holds its TypeScript
 MIN_CONFIDENCE = 0.2
 ATTRIBUTES = False  # `--attributes`: calls on an attribute of `self` or `this` (`self.session.send()`)
 CHAINS = False  # `--chains`: calls on an attribute of a name (`v.logger.Info()`, `client.pool.get()`)
@@ -72,6 +74,15 @@ def package_root(name: str) -> Path:
     """The package's code, downloaded and unpacked once."""
     if name in GO:
         return HERE / ".cache" / "code-go" / name
+    if name in NPM:
+        target = WORK / "src" / name
+        if not (target / "package" / "src").exists():
+            target.mkdir(parents=True, exist_ok=True)
+            packed = subprocess.run(["npm", "pack", NPM[name], "--silent"], cwd=target, check=True,
+                                    capture_output=True, text=True).stdout.split()[-1]
+            with tarfile.open(target / packed) as tar:
+                tar.extractall(target, filter="data")
+        return target / "package" / "src"
     if name in TS:
         return HERE / ".cache" / "code-ts" / name
     spec, inner = PACKAGES[name]
@@ -112,7 +123,8 @@ def calls_on_names(index_root: Path, db: Path) -> list[tuple[str, int, int, str,
             for ref in graph.refs(doc_id, "call"):
                 head, _, attribute = ref.qualifier.partition(".")
                 chain = head.isidentifier() and head not in SELF_WORDS and attribute.isidentifier()
-                if (ATTRIBUTES and not (head in ("self", "this") and attribute.isidentifier())) or (CHAINS and not chain) or (
+                on_self = head in ("self", "this") and attribute.removeprefix("#").isidentifier()  # `this.#cache`
+                if (ATTRIBUTES and not on_self) or (CHAINS and not chain) or (
                         not ATTRIBUTES and not CHAINS and (not ref.qualifier.isidentifier() or ref.qualifier in SELF_WORDS)):
                     continue
                 written = f"{ref.qualifier}.{ref.name}"

@@ -966,6 +966,17 @@ def test_typescript_and_javascript_names_hold_what_annotations_new_and_results_s
     assert {(9, "Subject.next", 0.9, "this.cache is a Subject"), (9, "Subscriber.next", 0.9, "this.feed is a Subscriber"),
             (9, "Subscriber.next", 0.9, "this.made is a Subscriber"), (9, "Subject.next", 0.9, "this.given is a Subject")
             } <= _callees(index.graph(), "Service.tick")
+    # private fields and methods (`#cache`): a call on one, and a call of one, as on any other
+    (root / "store.ts").write_text(
+        "import { Subscriber } from './sub';\n"                   # 1
+        "export class Store {\n"                                  # 2
+        "  #feed: Subscriber;\n"                                  # 3
+        "  tick() { this.#feed.next(1); this.#flush(); }\n"       # 4
+        "  #flush() {}\n"                                         # 5
+        "}\n")
+    index.index()
+    assert {(4, "Subscriber.next", 0.9, "this.#feed is a Subscriber"),
+            (4, "Store.#flush", 1.0, "method of the enclosing class")} <= _callees(index.graph(), "Store.tick")
 
 
 def test_an_attribute_of_self_holds_what_the_class_gives_it(index: Index, tmp_path: Path) -> None:

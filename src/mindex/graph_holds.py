@@ -112,7 +112,7 @@ class Holds:
         last such line at or before the call's, else the first. For `self.x`, `_attribute`."""
         receiver = ref.qualifier
         head, _, attribute = receiver.partition(".")
-        if head in ("self", "this") and attribute.isidentifier():
+        if head in ("self", "this") and attribute.removeprefix("#").isidentifier():  # `this.#cache` too
             return self._attribute(ref, attribute)
         if head.isidentifier() and head not in SELF_WORDS and attribute.isidentifier():
             return self._field(ref, head, attribute)

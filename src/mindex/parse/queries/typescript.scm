@@ -13,8 +13,8 @@
 (method_signature return_type: (type_annotation (_) @returns.name))
 ; A class's field (@type.attr: `this.cache`) annotated or made, and a constructor's parameter
 ; property (`constructor(private http: HttpClient)`).
-(public_field_definition name: (property_identifier) @type.attr type: (type_annotation (_) @type.name))
-(public_field_definition name: (property_identifier) @type.attr
+(public_field_definition name: [(property_identifier) (private_property_identifier)] @type.attr type: (type_annotation (_) @type.name))
+(public_field_definition name: [(property_identifier) (private_property_identifier)] @type.attr
   value: (new_expression constructor: [(identifier) (member_expression)] @type.class))
 (required_parameter (accessibility_modifier) pattern: (identifier) @type.attr type: (type_annotation (_) @type.name))
 ; A callback's parameters hold what the function it is passed to says they are (@param.fn in
