@@ -803,7 +803,7 @@ def test_a_call_on_a_field_of_a_name_reaches_the_fields_class(index: Index, tmp_
     """`v.store.Get()` where `v` is a `*Viper` whose struct says `store *Store`: `Store.Get`,
     where by name it was one of two; a field of a type no file defines (`*sync.Pool`) reaches
     nothing; in Python, `c.pool.get()` where `c: Client` and `Client.__init__` sets
-    `self.pool = pool` from `pool: Conn`."""
+    `self.pool = pool` from `pool: Conn`, and a property's class from what it returns."""
     root = tmp_path / "fields"
     root.mkdir()
     (root / "viper.go").write_text(
@@ -835,6 +835,21 @@ def test_a_call_on_a_field_of_a_name_reaches_the_fields_class(index: Index, tmp_
     edges = _edges_from(index, root, "Viper.Read")
     assert {(11, "Store.Get", 0.9, "v.store is a Store"), (12, None, 0.0, "outside the index: v.pool is a Pool")} <= edges
     assert (11, "Conn.get", 0.9, "c.pool is a Conn") in _callees(index.graph(), "use")
+    # a property: a method of the attribute's name that says what it returns
+    (root / "text.py").write_text(
+        "class Span:\n"                                       # 1
+        "    def get(self): pass\n"                           # 2
+        "class Text:\n"                                       # 3
+        "    @property\n"                                     # 4
+        "    def span(self) -> Span:\n"                       # 5
+        "        return Span()\n"                             # 6
+        "    def first(self):\n"                              # 7
+        "        return self.span.get()\n"                    # 8
+        "def read(t: Text):\n"                                # 9
+        "    t.span.get()\n")                                 # 10
+    index.index()
+    assert (8, "Span.get", 0.9, "self.span is a Span") in _callees(index.graph(), "Text.first")
+    assert (10, "Span.get", 0.9, "t.span is a Span") in _callees(index.graph(), "read")
 
 
 def test_what_a_container_annotation_holds() -> None:

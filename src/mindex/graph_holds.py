@@ -155,7 +155,7 @@ class Holds:
         call: what every binding the class's body and methods make of it says, when they agree."""
         held = self._attribute_bindings(ref.document_id, ref.scope, attribute)
         if not held:
-            return None
+            return self._property(_class_around(ref.scope, self._classes(ref.document_id)), attribute)
         key = (ref.document_id, "self." + attribute, _class_around(ref.scope, self._classes(ref.document_id)), "")
         if key in self._working:
             return None
@@ -177,12 +177,21 @@ class Holds:
             return None
         self._working.add(key)
         try:
-            agreed = _agreed([self._said(binding) for cls in self.graph.named(owner[0]) if cls.name == owner[0]
-                              and cls.kind in CLASSLIKE
-                              for binding in self._attribute_bindings(cls.document_id, cls.name, field)])
+            held = [binding for cls in self.graph.named(owner[0]) if cls.name == owner[0] and cls.kind in CLASSLIKE
+                    for binding in self._attribute_bindings(cls.document_id, cls.name, field)]
+            agreed = _agreed([self._said(binding) for binding in held]) if held else self._property(owner[0], field)
         finally:
             self._working.discard(key)
         return (agreed[0], min(agreed[1], owner[1])) if agreed is not None else None
+
+    def _property(self, owner: str, attribute: str) -> tuple[str, float] | None:
+        """What an attribute no binding gives holds when the class has a method of its name that
+        says what it returns (a property: `text.plain.replace()`, `plain` saying `-> str`)."""
+        if not owner:
+            return None
+        said = {name for method in self.graph.named(attribute) if method.name == f"{owner}.{attribute}"
+                and method.kind not in CLASSLIKE for name in self._returns(method)}
+        return (said.pop(), 1.0) if len(said) == 1 else None
 
     def _attribute_bindings(self, doc_id: int, scope: str, attribute: str) -> list[Binding]:
         """Every binding the class around `scope` makes of `self.<attribute>`, in its body and
