@@ -81,11 +81,11 @@ def load_ranker() -> Ranker:
 KEYWORD_FEATURES = frozenset({"kr", "ks"})
 SEMANTIC_FEATURES = frozenset({"sr", "ss", "sgap"})
 # The code features of a chunk that is not code (docs, memory, a changelog, a code source's
-# prose: `languages.PROSE`) are not measured
-# (NaN), and `learned_fusion` counts them as the mean code chunk's. They were fitted on sets
-# of code only; as 0, a docs chunk scored as code holding none of the query's words (1.3
-# under the mean code chunk) and fell under code that barely matched in one list of code and
-# docs (benchmarks/bench_mixed.py). In a search of one kind they move every score alike.
+# prose: `Hit.prose`) are not measured (NaN), and `learned_fusion` counts them as the mean
+# code chunk's. They were fitted on sets of code only; as 0, a docs chunk scored as code
+# holding none of the query's words (1.3 under the mean code chunk) and fell under code that
+# barely matched in one list of code and docs (benchmarks/bench_mixed.py). In a search of one
+# kind they move every score alike.
 NOT_CODE = {"c_cov": np.nan, "c_tcov": np.nan, "c_scov": np.nan}
 
 

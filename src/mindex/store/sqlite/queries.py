@@ -97,11 +97,14 @@ def _facet_filters(facets: Facets) -> tuple[list[str], list[Any]]:
 
 
 _PROSE = ", ".join(f"'{language}'" for language in sorted(PROSE))
+# A document (alias d) not in a language of prose: with `d.kind = 'code'`, code itself
+# (`languages.PROSE`, `Hit.prose`; a code source's README and docs/*.md are prose).
+NOT_PROSE = f"coalesce(d.language, '') NOT IN ({_PROSE})"
 # `--kind docs` also finds a code source's prose (a repository's README and docs/*.md, added
-# with its code), and `--kind code` leaves it out (`languages.PROSE`, `Hit.prose`).
+# with its code), and `--kind code` leaves it out.
 KIND_CLAUSES = {
     "docs": f"(d.kind = ? OR (d.kind = 'code' AND d.language IN ({_PROSE})))",
-    "code": f"(d.kind = ? AND coalesce(d.language, '') NOT IN ({_PROSE}))",
+    "code": f"(d.kind = ? AND {NOT_PROSE})",
 }
 
 

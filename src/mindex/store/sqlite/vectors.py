@@ -4,9 +4,8 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from mindex.languages import PROSE
 from mindex.store.sqlite.core import SQLiteCore
-from mindex.store.sqlite.queries import VECTOR_JOIN
+from mindex.store.sqlite.queries import NOT_PROSE, VECTOR_JOIN
 
 
 class VectorTables(SQLiteCore):
@@ -36,8 +35,7 @@ class VectorTables(SQLiteCore):
         a markdown heading or bullet would pass for a comment)."""
         rows = self._select_in(
             "SELECT c.hash FROM chunks c JOIN documents d ON d.id = c.document_id WHERE d.kind = 'code' "
-            f"AND coalesce(d.language, '') NOT IN ({', '.join(repr(p) for p in sorted(PROSE))}) "
-            "AND c.hash IN ({})", (), hashes)
+            f"AND {NOT_PROSE} AND c.hash IN ({{}})", (), hashes)
         return {digest for (digest,) in rows}
 
     def save_vectors(self, model: str, rows: Sequence[tuple[str, bytes]]) -> None:
