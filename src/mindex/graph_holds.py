@@ -150,13 +150,27 @@ class Holds:
             return self._parameter(made)
         return self._returned(made)
 
+    def _classes_named(self, name: str) -> list[SymbolRef]:
+        """The classes (structs, interfaces, ...) the index defines by this name."""
+        return [s for s in self.graph.named(name) if s.name == name and s.kind in CLASSLIKE]
+
+    def _call(self, doc_id: int, name: str, receiver: str, line: int, scope: str) -> Resolution:
+        """What the call `receiver.name()` at that place reaches."""
+        return self.graph.resolve(CallRef(doc_id, "call", name, receiver, "", line, scope))
+
+    def _returned_items(self, called: Resolution) -> list[tuple[str, float]]:
+        """What the definitions a call reaches at 0.5 or more say their results' items are, each
+        as surely as its definition is reached."""
+        return [(spec, confidence) for target, confidence in _sure(called) for spec in self._holding_returned(target)]
+
     def _attribute(self, ref: CallRef, attribute: str) -> tuple[str, float] | None:
         """The class `self.<attribute>` (`this.` in JavaScript) holds in the class around the
         call: what every binding the class's body and methods make of it says, when they agree."""
         held = self._attribute_bindings(ref.document_id, ref.scope, attribute)
+        owner = _class_around(ref.scope, self._classes(ref.document_id))
         if not held:
-            return self._property(_class_around(ref.scope, self._classes(ref.document_id)), attribute)
-        key = (ref.document_id, "self." + attribute, _class_around(ref.scope, self._classes(ref.document_id)), "")
+            return self._property(owner, attribute)
+        key = (ref.document_id, "self." + attribute, owner, "")
         if key in self._working:
             return None
         self._working.add(key)
@@ -177,7 +191,7 @@ class Holds:
             return None
         self._working.add(key)
         try:
-            held = [binding for cls in self.graph.named(owner[0]) if cls.name == owner[0] and cls.kind in CLASSLIKE
+            held = [binding for cls in self._classes_named(owner[0])
                     for binding in self._attribute_bindings(cls.document_id, cls.name, field)]
             agreed = _agreed([self._said(binding) for binding in held]) if held else self._property(owner[0], field)
         finally:
@@ -223,10 +237,7 @@ class Holds:
         try:
             if item.alias == "()":  # `for p in self.get_params():`: what the function says it returns
                 receiver, _, called = item.name.rpartition(".")
-                reached = self.graph.resolve(CallRef(item.document_id, "call", called, receiver, "", item.line,
-                                                     item.scope)).targets
-                held = [(spec, confidence) for target, confidence in reached if confidence >= 0.5
-                        for spec in self._holding_returned(target)]
+                held = self._returned_items(self._call(item.document_id, called, receiver, item.line, item.scope))
             else:
                 head, _, attribute = item.name.partition(".")
                 binding = None if attribute else self._binding(item.document_id, item.name, item.line, item.scope)
@@ -247,14 +258,12 @@ class Holds:
         it (a type parameter, `T`, says nothing)."""
         receiver, _, called = param.name.rpartition(".")
         argument, _, position = param.alias.partition(".")
-        reached = self.graph.resolve(CallRef(param.document_id, "call", called, receiver, "", param.line,
-                                             param.scope)).targets
-        sure = [(target, confidence) for target, confidence in reached if confidence >= 0.5]
+        sure = _sure(self._call(param.document_id, called, receiver, param.line, param.scope))
         said = {callback_parameter(target.signature, int(argument), int(position)) for target, _ in sure}
         if len(said) != 1 or None in said:
             return None
         found = said.pop()
-        if found is None or not any(s.name == found and s.kind in CLASSLIKE for s in self.graph.named(found)):
+        if found is None or not self._classes_named(found):
             return None
         return found, min(confidence for _, confidence in sure)
 
@@ -271,10 +280,7 @@ class Holds:
             given = self._binding(made.document_id, made.name, line, made.scope)
             return self._holding(given, depth + 1) if given is not None else []
         if made.kind == "result":
-            reached = self.graph.resolve(CallRef(made.document_id, "call", made.name, made.qualifier, "", line,
-                                                 made.scope)).targets
-            return [(spec, confidence) for target, confidence in reached if confidence >= 0.5
-                    for spec in self._holding_returned(target)]
+            return self._returned_items(self._call(made.document_id, made.name, made.qualifier, line, made.scope))
         return []
 
     def _holding_returned(self, target: SymbolRef) -> list[str]:
@@ -290,13 +296,12 @@ class Holds:
             return None
         self._working.add(key)
         try:
-            called = self.graph.resolve(CallRef(result.document_id, "call", result.name, result.qualifier, "",
-                                                result.line, result.scope))
+            called = self._call(result.document_id, result.name, result.qualifier, result.line, result.scope)
         finally:
             self._working.discard(key)
         if _made_outside(result, called):
             return f"{result.qualifier}.{result.name}".lstrip(".") + "()", 1.0
-        sure = [(target, confidence) for target, confidence in called.targets if confidence >= 0.5]
+        sure = _sure(called)
         said = {name for target, _ in sure for name in self._returns(target)}
         return (said.pop(), min(confidence for _, confidence in sure)) if len(said) == 1 else None
 
@@ -315,7 +320,7 @@ class Holds:
             return Resolution([(s, min(0.9, surely)) for s in direct], f"{receiver} is a {bound}")
         level, seen = [bound], {bound}
         for _ in range(3):
-            bases = [base for cls in level for s in self.graph.named(cls) if s.name == cls and s.kind in CLASSLIKE
+            bases = [base for cls in level for s in self._classes_named(cls)
                      for base in self.graph.bases(s.document_id, cls)]
             level = [base for base in dict.fromkeys(bases) if base not in seen]
             seen.update(level)
@@ -344,12 +349,18 @@ def callback_parameter(signature: str, argument: int, position: int) -> str | No
     return named.group(0).rsplit(".", 1)[-1] if named else None
 
 
+def _nesting(text: str, at: int) -> int:
+    """How the character at `at` changes the depth of brackets: +1 opens, -1 closes (the `>`
+    of an arrow, `=>`, closes nothing), 0 otherwise."""
+    char = text[at]
+    return (char in "(<[{") - (char in ")>]}" and not (char == ">" and text[at - 1:at] == "="))
+
+
 def _bracketed(text: str) -> str:
     """The leading `( ... )` of `text`, brackets balanced ('' when it does not open one)."""
     depth = 0
-    for at, char in enumerate(text):
-        depth += char in "(<[{"
-        depth -= char in ")>]}" and not (char == ">" and text[at - 1:at] == "=")
+    for at in range(len(text)):
+        depth += _nesting(text, at)
         if depth == 0:
             return text[: at + 1] if text.startswith("(") else ""
     return ""
@@ -358,11 +369,10 @@ def _bracketed(text: str) -> str:
 def _parameters(text: str) -> list[str]:
     """The parameters of a parenthesised list (`(a: A, b: (x: X) => Y)`), split at its top-level
     commas."""
-    inside = _bracketed(text)[1:-1]
+    inside = _bracketed(text)[1:-1] + ","
     parts, depth, start = [], 0, 0
-    for at, char in enumerate(inside + ","):
-        depth += char in "(<[{"
-        depth -= char in ")>]}" and not (char == ">" and inside[at - 1:at] == "=")
+    for at, char in enumerate(inside):
+        depth += _nesting(inside, at)
         if char == "," and depth == 0:
             parts.append(inside[start:at].strip())
             start = at + 1
@@ -373,6 +383,11 @@ def _type_of(parameter: str) -> str:
     """The type a parameter is written with (`name?: Type = x` gives `Type`)."""
     name, colon, written = parameter.partition(":")
     return written.strip() if colon else ""
+
+
+def _sure(called: Resolution) -> list[tuple[SymbolRef, float]]:
+    """The definitions a call reaches at 0.5 or more: those what it returns is read of."""
+    return [(target, confidence) for target, confidence in called.targets if confidence >= 0.5]
 
 
 def _agreed(said: list[tuple[str, float] | None]) -> tuple[str, float] | None:
