@@ -258,16 +258,11 @@ def class_of(annotation: str) -> str | None:
     `Optional[Session]`, `Session | None`, `mod.Session`, `Queue[int]` all give `Session` or
     `Queue`, `list[str]` gives `list`; None for a union of classes, `int | str`, or any other
     lower-case name."""
-    text = annotation.strip().strip("\"'").strip()
-    optional = _OPTIONAL.fullmatch(text)
-    if optional:
-        text = optional.group(1)
-    kept = _union(text, "[", "]", ("None", ""))
-    found = _GENERIC.fullmatch(kept[0]) if len(kept) == 1 else None
-    if not found:
+    single = _single(annotation)
+    if single is None or not (found := _GENERIC.fullmatch(single)):
         return None
     module, _, name = found.group(1).rpartition(".")
-    if name in TYPING_ALIASES and (module in ("t", "typing", "typing_extensions") or "[" in kept[0]):
+    if name in TYPING_ALIASES and (module in ("t", "typing", "typing_extensions") or "[" in single):
         return TYPING_ALIASES[name]  # `t.Dict[str, Expr]` is a dict, whatever class Dict the project has
     return class_named(found.group(1)) if name != "Any" else None  # `x: Any` says nothing of x
 
@@ -285,11 +280,8 @@ def elements_of(annotation: str) -> str:
     `E` for a sequence's items (`list[Param]`, `t.Iterator["Node"]`, `tuple[Param, ...]`),
     `K:V` for a mapping's keys and values (`dict[str, Transport | None]` gives
     `str:Transport`); '' for anything else (the alias of a `type` or `returns` reference)."""
-    text = annotation.strip().strip("\"'").strip()
-    optional = _OPTIONAL.fullmatch(text)
-    kept = _union(optional.group(1) if optional else text, "[", "]", ("None", ""))
-    found = _CONTAINER.fullmatch(kept[0]) if len(kept) == 1 else None
-    if not found:
+    single = _single(annotation)
+    if single is None or not (found := _CONTAINER.fullmatch(single)):
         return ""
     outer, args = found.group(1).rsplit(".", 1)[-1], _union(found.group(2), "[", "]", (), ",")
     if outer in ("tuple", "Tuple"):
@@ -300,6 +292,15 @@ def elements_of(annotation: str) -> str:
         key, value = class_of(args[0]) or "", class_of(args[1]) or ""
         return f"{key}:{value}" if key or value else ""
     return ""
+
+
+def _single(annotation: str) -> str | None:
+    """The one type a Python annotation names once quotes, `Optional[...]` and `| None` are
+    taken off (`"Optional[list[Param]]"` gives `list[Param]`); None for a union of several."""
+    text = annotation.strip().strip("\"'").strip()
+    optional = _OPTIONAL.fullmatch(text)
+    kept = _union(optional.group(1) if optional else text, "[", "]", ("None", ""))
+    return kept[0] if len(kept) == 1 else None
 
 
 def _union(text: str, opening: str, closing: str, nothing: tuple[str, ...], between: str = "|") -> list[str]:
