@@ -374,6 +374,70 @@ def test_a_large_first_index_writes_in_bulk_and_rebuilds_its_indexes(tmp_path: P
     assert _secondary_indexes(path) == expected
 
 
+def _names(path: Path) -> dict[str, list[tuple[str, str]]]:
+    conn = sqlite3.connect(path)
+    found = {table: sorted(conn.execute(f"SELECT n.{column}, d.path FROM {table} n JOIN documents d ON d.id = n.document_id"))
+             for table, column in (("ref_names", "name"), ("symbol_names", "short"))}
+    conn.close()
+    return found
+
+
+def test_a_bulk_load_holds_back_the_names_and_moves_them_at_its_end(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A large first index writes the names its documents call and define to staged_names
+    and moves them into ref_names and symbol_names at its end: the same rows as a run that
+    wrote them document by document, the first spelling in code point order of names that
+    differ only in case; a run killed before its end leaves them for the next open."""
+    import mindex.ingest
+    from mindex.config import EmbedSettings, IndexSettings
+
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    for n in range(12):
+        (repo / f"m{n}.py").write_text(f"import os\n\n\ndef run_{n}():\n    return os.path.join('a', 'b')\n\n\n"
+                                       f"def Run_{n % 3}():\n    pass\n\n\ndef run_{n % 3}():\n    run_{n}()\n")
+    indexed = {}
+    staged: list[int] = []
+    real_flush = mindex.ingest._BatchWriter.flush
+
+    def flush(self: object) -> None:
+        real_flush(self)  # type: ignore[arg-type]
+        conn = sqlite3.connect(tmp_path / "bulk.db")
+        staged.append(conn.execute("SELECT count(*) FROM staged_names").fetchone()[0])
+        conn.close()
+
+    for name, bulk_from in (("plain", 1000), ("bulk", 10)):
+        monkeypatch.setattr(mindex.ingest, "BULK_FILES", bulk_from)
+        monkeypatch.setattr(mindex.ingest._BatchWriter, "flush", flush if name == "bulk" else real_flush)
+        with Index(tmp_path / f"{name}.db", IndexSettings(workers=1), embed=EmbedSettings(provider="none")) as ix:
+            ix.add_source(repo, name="repo", kind="code")
+            assert ix.index()["repo"].added == 12
+            assert len(ix.store.ref_rows("name", "join")) == 12
+        indexed[name] = _names(tmp_path / f"{name}.db")
+    assert staged and staged[0] > 0  # held back while the run wrote
+    assert indexed["bulk"] == indexed["plain"]
+    assert ("Run_1", "m1.py") in indexed["bulk"]["symbol_names"] and ("run_1", "m1.py") not in indexed["bulk"]["symbol_names"]
+    assert ("join", "m11.py") in indexed["bulk"]["ref_names"]
+    conn = sqlite3.connect(tmp_path / "bulk.db")
+    assert conn.execute("SELECT count(*) FROM staged_names").fetchone() == (0,)
+    # Killed before its end: the names it held back wait, and the next open moves them (but a
+    # gone document's).
+    moved = conn.execute("SELECT 0, name, document_id FROM ref_names UNION ALL "
+                         "SELECT 1, short, document_id FROM symbol_names").fetchall()
+    conn.execute("DELETE FROM ref_names")
+    conn.execute("DELETE FROM symbol_names")
+    conn.executemany("INSERT INTO staged_names (defined, name, document_id) VALUES (?, ?, ?)",
+                     moved + [(0, "ghost", 999)])
+    conn.execute("INSERT INTO schema_meta VALUES ('bulk_load_indexes', ?)", ('{"pid": 999999999, "indexes": {}}',))
+    conn.commit()
+    conn.close()
+    SQLiteStore(tmp_path / "bulk.db").close()
+    assert _names(tmp_path / "bulk.db") == indexed["plain"]
+    conn = sqlite3.connect(tmp_path / "bulk.db")
+    assert conn.execute("SELECT count(*) FROM staged_names").fetchone() == (0,)
+    assert conn.execute("SELECT count(*) FROM ref_names WHERE document_id = 999").fetchone() == (0,)
+    conn.close()
+
+
 @pytest.mark.parametrize("saved", [
     "not json", '{"pid": "x"}', '{"pid": 999999999, "indexes": {"x": "DROP TABLE sources"}}',
     '{"pid": 999999999, "indexes": {"y": "CREATE INDEX y ON refs (line); DROP TABLE sources"}}',
@@ -494,7 +558,7 @@ def test_a_v16_index_cuts_its_chunk_hashes_and_keeps_their_vectors_and_contexts(
 def _as_v17(path: Path) -> None:
     """Give an index file the v17 shapes of what v18 changed: a row a definition with its
     indexes by short name and by document, and chunks.symbol (a code chunk's title); and
-    without v20's lists of best chunks."""
+    without v20's lists of best chunks and v21's staged names."""
     from mindex.store.base import short_name, unpack_symbols
 
     conn = sqlite3.connect(path)
@@ -512,6 +576,7 @@ def _as_v17(path: Path) -> None:
         UPDATE chunks SET symbol = title WHERE symbol_kind IS NOT NULL;
         UPDATE schema_meta SET value = '17' WHERE key = 'schema_version';
         DROP TABLE keyword_tops;  -- v20's
+        DROP TABLE staged_names;  -- v21's
         DELETE FROM schema_meta WHERE key = 'keyword_tops';
     """)
     conn.executemany("INSERT INTO symbols (document_id, name, short, kind, start_line, end_line, signature, exported) "

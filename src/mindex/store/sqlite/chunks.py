@@ -174,8 +174,9 @@ class ChunkTables(CodeTables):
                     chunks = [c for c in doc.chunks if c.id not in moved]
                 lines = lines_of[doc.path]
                 self._insert_chunks(db, doc_id, chunks, last_seq, lines=lines, given=self._file_lines.given)
-                self._insert_symbols(db, doc_id, doc.symbols, doc.packed_symbols, present.get("symbol_names", ()))
-                self._insert_refs(db, doc_id, doc.refs, doc.packed_refs, present.get("ref_names", ()))
+                self._insert_symbols(db, doc_id, doc.symbols, doc.packed_symbols, present.get("symbol_names", ()),
+                                     self.staging)
+                self._insert_refs(db, doc_id, doc.refs, doc.packed_refs, present.get("ref_names", ()), self.staging)
                 if doc.text is not None and lines is not None:
                     packed = doc.packed if doc.packed is not None else pack(doc.text)
                     db.execute("INSERT INTO code_text (document_id, packed) VALUES (?, ?)", (doc_id, packed))

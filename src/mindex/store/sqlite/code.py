@@ -46,6 +46,10 @@ def in_file(text: str, lines: list[str], first: int | None, last: int | None) ->
     return bool(text) and first is not None and last is not None and cut_lines(lines, first, last) == text
 
 
+# A name a bulk load holds back (`SQLiteCore.bulk_load`): {0} is 0 for a name called, 1 for one defined.
+_STAGE = "INSERT INTO staged_names (defined, name, document_id) VALUES ({0}, ?, ?)"
+
+
 class CodeTables(SQLiteCore):
     """Definitions, references and code texts."""
 
@@ -61,30 +65,34 @@ class CodeTables(SQLiteCore):
 
     @staticmethod
     def _insert_refs(db: sqlite3.Connection, doc_id: int, refs: Sequence[ReferenceRow],
-                     packed: bytes | None = None, present: Collection[str] = ()) -> None:
+                     packed: bytes | None = None, present: Collection[str] = (), staged: bool = False) -> None:
         """A new document's references, (kind, name, qualifier, alias, line, scope) each, in its
         order: one packed row (`packed` when a worker packed them), and a ref_names row per
-        name it calls (but those `present` already, kept from the document's last version)."""
+        name it calls (but those `present` already, kept from the document's last version);
+        `staged` (a bulk load): the names go to staged_names, moved at its end."""
         if not refs:
             return
         db.execute("INSERT INTO refs (document_id, packed) VALUES (?, ?)", (doc_id, packed or pack_refs(refs)))
-        db.executemany("INSERT OR IGNORE INTO ref_names (name, document_id) VALUES (?, ?)",
-                       [(name, doc_id) for name in {ref[1] for ref in refs} if name not in present])
+        names = [(name, doc_id) for name in {ref[1] for ref in refs} if name not in present]
+        db.executemany(_STAGE.format(0) if staged else "INSERT OR IGNORE INTO ref_names (name, document_id) VALUES (?, ?)",
+                       names)
 
     @staticmethod
     def _insert_symbols(db: sqlite3.Connection, doc_id: int, symbols: Sequence[SymbolRow],
-                        packed: bytes | None = None, present: Collection[str] = ()) -> None:
+                        packed: bytes | None = None, present: Collection[str] = (), staged: bool = False) -> None:
         """A new document's definitions, (name, kind, start, end, signature, exported) each, in
         its order: one packed row (`packed` when a worker packed them), and a symbol_names
-        row per short name it defines (but those `present` already)."""
+        row per short name it defines (but those `present` already; `staged`: to
+        staged_names)."""
         if not symbols:
             return
         db.execute("INSERT INTO symbols (document_id, packed) VALUES (?, ?)",
                    (doc_id, packed or pack_symbols(symbols)))
         # of names that differ only in case, the first in code point order is kept
-        db.executemany("INSERT OR IGNORE INTO symbol_names (short, document_id) VALUES (?, ?)",
-                       [(short, doc_id) for short in sorted({short_name(symbol[0]) for symbol in symbols})
-                        if _nocase(short) not in present])
+        names = [(short, doc_id) for short in sorted({short_name(symbol[0]) for symbol in symbols})
+                 if _nocase(short) not in present]
+        db.executemany(_STAGE.format(1) if staged else "INSERT OR IGNORE INTO symbol_names (short, document_id) VALUES (?, ?)",
+                       names)
 
     @staticmethod
     def _delete_names(db: sqlite3.Connection, doc_id: int, table: str, keep: Collection[str] = ()) -> set[str]:

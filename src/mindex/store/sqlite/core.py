@@ -65,6 +65,22 @@ def _bulk_state(db: sqlite3.Connection) -> tuple[int | None, dict[str, str]]:
     return pid, safe
 
 
+def _move_staged(db: sqlite3.Connection) -> None:
+    """Move the names a bulk load held back into ref_names and symbol_names, in key order
+    (symbol_names: of names that differ only in case, a document keeps the first in code
+    point order, as `CodeTables._insert_symbols` does), but those of documents gone since."""
+    if db.execute("SELECT 1 FROM staged_names LIMIT 1").fetchone() is None:
+        return
+    for table, column, packed_in, order in (("ref_names", "name", "refs", "name, document_id"),
+                                            ("symbol_names", "short", "symbols",
+                                             "name COLLATE NOCASE, document_id, name")):
+        db.execute(f"""INSERT OR IGNORE INTO {table} ({column}, document_id)
+                       SELECT name, document_id FROM staged_names s WHERE defined = ?
+                       AND EXISTS (SELECT 1 FROM {packed_in} p WHERE p.document_id = s.document_id)
+                       ORDER BY {order}""", (table == "symbol_names",))
+    db.execute("DELETE FROM staged_names")
+
+
 def _alive(pid: int) -> bool:
     """Whether a process with this id runs (on this machine; another user's counts)."""
     try:
@@ -111,6 +127,8 @@ class SQLiteCore:
     # A document's references are one packed row (schema v15), its definitions too (v18):
     # the tables of `UNPACK`. PostgreSQL keeps a row each.
     _PACKED = True
+    # A bulk load is writing: names go to staged_names (`bulk_load`).
+    staging = False
 
     def __init__(self, path: Path, lock_timeout: float = 30.0, create: bool = True) -> None:
         if path.is_dir():
@@ -296,7 +314,8 @@ class SQLiteCore:
         symbols and references are left out and built once at the end: sorting once costs far
         less than a random insert per row (stdlib: the writer's CPU 14.0 -> 10.1 s). Their
         definitions go to schema_meta first, so the next open of an index whose run was killed
-        builds them again."""
+        builds them again. The names its documents call and define wait in staged_names
+        likewise (`_move_staged`): until the end, `graph` does not find them."""
         with self.transaction() as db:
             rows = db.execute(
                 "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL "
@@ -306,9 +325,11 @@ class SQLiteCore:
                        (_BULK_INDEXES, json.dumps({"pid": os.getpid(), "indexes": pending})))
             for name, _ in rows:
                 db.execute(f'DROP INDEX "{name}"')
+        self.staging = True
         try:
             yield
         finally:
+            self.staging = False
             self._restore_indexes(mine=True)
 
     @contextmanager
@@ -330,12 +351,16 @@ class SQLiteCore:
             yield
 
     def _restore_indexes(self, mine: bool = False) -> None:
-        """Build the indexes a bulk load left out: at its end (`mine`), or on opening an index
-        whose bulk load died (not while its process still runs)."""
+        """Build the indexes a bulk load left out and move the names it held back: at its end
+        (`mine`), or on opening an index whose bulk load died (not while its process still
+        runs)."""
         pid, indexes = _bulk_state(self.conn)
-        if pid is None or (not mine and pid > 0 and _alive(pid)):
+        if not mine and pid is not None and pid > 0 and _alive(pid):
+            return
+        if pid is None and self.conn.execute("SELECT 1 FROM staged_names LIMIT 1").fetchone() is None:
             return
         with self.transaction() as db:
+            _move_staged(db)
             for sql in indexes.values():
                 db.execute(sql.replace("CREATE INDEX", "CREATE INDEX IF NOT EXISTS", 1))
             db.execute("DELETE FROM schema_meta WHERE key = ?", (_BULK_INDEXES,))
