@@ -347,7 +347,7 @@ def test_a_large_first_index_writes_in_bulk_and_rebuilds_its_indexes(tmp_path: P
     path = tmp_path / "i.db"
     SQLiteStore(path).close()
     expected = _secondary_indexes(path)
-    assert {"chunks_by_document", "chunks_by_hash"} <= expected
+    assert {"chunks_by_document", "chunks_by_hash", "chunks_by_id"} <= expected
     dropped: list[set[str]] = []
     monkeypatch.setattr(mindex.ingest, "BULK_FILES", 10)
     real_flush = mindex.ingest._BatchWriter.flush
@@ -585,6 +585,57 @@ def _as_v17(path: Path) -> None:
                       for doc_id, row in packed for name, kind, start, end, signature, exported in unpack_symbols(row)])
     conn.commit()
     conn.close()
+
+
+def test_a_v21_index_finds_its_chunk_ids_through_an_index_a_bulk_load_can_leave_out(tmp_path: Path) -> None:
+    """v22 makes the chunks table again without its UNIQUE id (an index no statement can drop)
+    and finds ids through chunks_by_id: every row, search, id lookup and full-text entry as
+    before, and the triggers still keep the full-text index in step with edits."""
+    from test_index_contents import contents
+
+    files = {"a.py": "def alpha():\n    return 1\n\n\nclass Pool:\n    def get(self):\n        return alpha()\n",
+             "notes.md": "# Pool\n\nThe pool hands out alpha values.\n"}
+    with _code_index(tmp_path, files) as (ix, repo):
+        path = tmp_path / "i.db"
+        ids = [h.id for h in ix.search("alpha pool", 10, mode="keyword").hits]
+        before = [(h.id, h.score) for h in ix.search("alpha pool", 10, mode="keyword").hits]
+    digest = contents(path)
+    conn = sqlite3.connect(path)  # as v21 left it: the id UNIQUE in the table, no chunks_by_id
+    columns = [row[1] for row in conn.execute("PRAGMA table_info(chunks)")]
+    triggers = [sql for (sql,) in conn.execute("SELECT sql FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'chunks'")]
+    conn.executescript(f"""
+        CREATE TABLE chunks_v21 (seq INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, document_id INTEGER NOT NULL
+            REFERENCES documents(id) ON DELETE CASCADE, ordinal INTEGER NOT NULL, title TEXT NOT NULL, context TEXT NOT NULL,
+            text TEXT NOT NULL, hash TEXT NOT NULL, start_line INTEGER, end_line INTEGER, page INTEGER, symbol_kind TEXT,
+            terms TEXT NOT NULL DEFAULT '', at REAL, facets TEXT);
+        INSERT INTO chunks_v21 ({', '.join(columns)}) SELECT {', '.join(columns)} FROM chunks;
+        DROP TABLE chunks;
+        ALTER TABLE chunks_v21 RENAME TO chunks;
+        CREATE INDEX chunks_by_document ON chunks (document_id, ordinal);
+        CREATE INDEX chunks_by_hash ON chunks (hash);
+        {';'.join(triggers)};
+        UPDATE schema_meta SET value = '21' WHERE key = 'schema_version';
+    """)
+    conn.close()
+    with Index(path, create=False) as ix:
+        assert ix.store.schema_version() == SCHEMA_VERSION
+        assert [(h.id, h.score) for h in ix.search("alpha pool", 10, mode="keyword").hits] == before
+        assert [ix.get(chunk_id).id for chunk_id in ids] == ids
+        conn = ix.store.conn
+        assert conn.execute("SELECT name FROM sqlite_master WHERE tbl_name = 'chunks' AND type = 'index' ORDER BY 1"
+                            ).fetchall() == [("chunks_by_document",), ("chunks_by_hash",), ("chunks_by_id",)]
+        assert "INDEX chunks_by_id (id=?)" in " ".join(
+            str(row) for row in conn.execute("EXPLAIN QUERY PLAN SELECT seq FROM chunks WHERE id = ?", (ids[0],)))
+        assert conn.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
+        conn.execute("INSERT INTO chunks_fts (chunks_fts, rank) VALUES ('integrity-check', 0)")  # raises if damaged
+    assert contents(path) == digest
+    (repo / "a.py").write_text(files["a.py"].replace("alpha", "omega"))
+    with Index(path, create=False) as ix:
+        ix.index()
+        assert ix.search("alpha", 10, mode="keyword").hits == [] or all(
+            h.path == "notes.md" for h in ix.search("alpha", 10, mode="keyword").hits)
+        assert [h.path for h in ix.search("omega", 10, mode="keyword").hits][:1] == ["a.py"]
+        ix.store.conn.execute("INSERT INTO chunks_fts (chunks_fts, rank) VALUES ('integrity-check', 0)")
 
 
 def test_a_v17_index_packs_its_definitions_and_answers_every_lookup_the_same(tmp_path: Path) -> None:
