@@ -436,6 +436,17 @@ def test_a_bulk_load_holds_back_the_names_and_moves_them_at_its_end(tmp_path: Pa
     assert conn.execute("SELECT count(*) FROM staged_names").fetchone() == (0,)
     assert conn.execute("SELECT count(*) FROM ref_names WHERE document_id = 999").fetchone() == (0,)
     conn.close()
+    # While a bulk load's process runs, a name not found says why it may be missing.
+    from mindex.errors import NotFoundError
+
+    with Index(tmp_path / "bulk.db", create=False) as ix:
+        with pytest.raises(NotFoundError) as plain:
+            ix.graph().targets("run_99")
+        assert "still being written" not in str(plain.value)
+        with ix.store.transaction() as db:
+            db.execute("INSERT INTO schema_meta VALUES ('bulk_load_indexes', ?)", (json.dumps({"pid": os.getpid(), "indexes": {}}),))
+        with pytest.raises(NotFoundError, match="a first index is still being written, and the names its files define"):
+            ix.graph().targets("run_99")
 
 
 @pytest.mark.parametrize("saved", [

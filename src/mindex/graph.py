@@ -176,6 +176,9 @@ class CodeGraph:
         if not hits:
             close = [s.name for _, s in self.find(query, path=path, limit=5)]
             hint = f"; did you mean {', '.join(dict.fromkeys(close))}?" if close else ""
+            if self.store.bulk_loading():
+                hint += ("; a first index is still being written, and the names its files define and call "
+                         "are added when it ends")
             raise NotFoundError(f"no definition named {query!r} in the index{hint} "
                                 "(see `mindex symbols find`)")
         qualified = [s for s in hits if s.name == query]

@@ -360,6 +360,10 @@ class PgCore(SQLiteStore):
         lock a drop and rebuild would need on a shared server)."""
         yield
 
+    def bulk_loading(self) -> bool:
+        """Never: a first index here writes its names as it goes (see `bulk_load`)."""
+        return False
+
     @contextmanager
     def indexing(self, source: str) -> Iterator[None]:
         """Hold the source's advisory lock for a whole run; another indexer of the same

@@ -332,6 +332,12 @@ class SQLiteCore:
             self.staging = False
             self._restore_indexes(mine=True)
 
+    def bulk_loading(self) -> bool:
+        """Whether a large first index is being written by a process still running: until it
+        ends, the names its files call and define are not found (`bulk_load`)."""
+        pid, _ = _bulk_state(self.conn)
+        return pid is not None and pid > 0 and _alive(pid)
+
     @contextmanager
     def indexing(self, source: str) -> Iterator[None]:
         """A whole indexing run of one source: a second run of the same source waits for the
