@@ -73,6 +73,7 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, s
         "def get(url):\n    return send(url)\n\n\ndef send(url):\n    return url\n\n\n"
         "class Client:\n    def fetch(self, url):\n        return get(url)\n\n\n"
         "def main():\n    return Client().fetch('http://x')\n")
+    (project / "src" / "NOTES.md").write_text("# Notes\n\n## Caching\n\nThe wombat cache keeps a fetched page an hour.\n")
     (project / "src" / "h").mkdir()
     for n in range(12):  # a name that a dozen definitions share
         again = "\n    def again(self):\n        return self.handle()\n" if n == 3 else ""
@@ -125,6 +126,18 @@ def page(browser: Any) -> Iterator[Any]:
 def entry_ids(project: Path, env: dict[str, str], kind: str) -> list[str]:
     listed = json.loads(cli(project, env, "memory", "list", "--type", kind, "--json"))["results"]
     return [e["id"] for e in listed]
+
+
+def test_a_code_sources_prose_is_labelled_docs_as_the_docs_filter_finds_it(ui: UI) -> None:
+    """A README or notes file inside a code source is read and ranked as docs, and `kind docs`
+    finds it: its result says docs, not code (the JSON keeps the document's kind)."""
+    shown = ui.get("/search?query=wombat+cache")
+    assert shown.status_code == 200
+    assert re.search(r'<span class="tag">docs</span>\s*src › NOTES\.md › Notes › Caching', shown.text)
+    link = re.search(r'href="(/chunk/[0-9a-f]+)#', shown.text)
+    assert link and '<span class="tag">docs</span>' in ui.get(link.group(1)).text
+    code = ui.get("/search?query=fetch+url")
+    assert re.search(r'<span class="tag">code</span>\s*src › ', code.text)
 
 
 def test_search_finds_a_result_and_opens_it_in_its_file_with_lines_marked(ui: UI, page: Any) -> None:

@@ -34,6 +34,7 @@ def _environment() -> Any:
                       trim_blocks=True, lstrip_blocks=True)
     env.filters["marks"] = marks
     env.filters["when"] = when
+    env.filters["kind_of"] = kind_of
     env.globals["sections"] = SECTIONS
     return env
 
@@ -44,6 +45,14 @@ def marks(snippet: str) -> Markup:
     if len(parts) % 2 == 0:  # an unpaired marker: show it as text
         return Markup(escape(snippet))
     return Markup("".join(f"<mark>{p}</mark>" if i % 2 else p for i, p in enumerate(parts)))
+
+
+def kind_of(hit: dict[str, Any]) -> str:
+    """What a result is, as `kind docs` / `kind code` filter it: a code source's prose (its
+    README, notes) is docs, though its document is of a code source (the JSON's `kind`)."""
+    from mindex.languages import PROSE
+
+    return "docs" if hit.get("kind") == "code" and hit.get("language") in PROSE else str(hit.get("kind", ""))
 
 
 def when(value: Any) -> str:
