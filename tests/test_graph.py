@@ -171,6 +171,23 @@ def test_callers_in_every_graph_language(graph_index: Index, name: str, expected
     assert _callers(graph_index.graph(), name) == expected
 
 
+def test_a_name_spelled_with_double_colons_or_dots_finds_its_definition(index: Index, tmp_path: Path) -> None:
+    """Rust, C++ and PHP write `Type::method` where the index names `Type.method`; a C++
+    method defined outside its class is named `Foo::bar`, and `Foo.bar` finds it too."""
+    root = tmp_path / "repo"
+    _write(root, {"src/pool.rs": REPO["src/pool.rs"], "src/main.rs": REPO["src/main.rs"],
+                  "cpp/a.cpp": "struct Foo { void bar(); };\nvoid Foo::bar() { helper(); }\nvoid helper() {}\n"})
+    index.add_source(root, name="repo", kind="code")
+    index.index()
+    graph = index.graph()
+    assert [t.name for t in graph.targets("Pool::new")] == ["Pool.new"]
+    assert _callers(graph, "Pool::new") == {("src/main.rs", 4, "main", 0.9)}
+    assert [t.name for t in graph.targets("Foo.bar")] == [t.name for t in graph.targets("Foo::bar")] == ["Foo::bar"]
+    assert [(how, s.name) for how, s in graph.find("Pool::check")][:1] == [("exact", "Pool.check")]
+    with pytest.raises(NotFoundError):
+        graph.targets("Pool::missing")
+
+
 def test_ambiguous_calls_say_so_and_list_every_candidate(graph_index: Index, tmp_path: Path) -> None:
     root = tmp_path / "repo"
     (root / "pkg/other.py").write_text("def clean(x):\n    return x\n", encoding="utf-8")

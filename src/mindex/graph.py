@@ -158,7 +158,18 @@ class CodeGraph:
 
     def _exact_rows(self, query: str) -> list[Row]:
         """Definitions named exactly `query`: qualified (`Class.method`, or its tail such as
-        `method` of `Outer.Class.method`), or by a bare last name part."""
+        `method` of `Outer.Class.method`), or by a bare last name part. `Type::method`, as Rust,
+        C++ and PHP write it, finds `Type.method`, and `Class.method` finds the `Class::method`
+        a C++ file defines outside its class."""
+        rows = self._rows_spelled(query)
+        if not rows and "::" in query:
+            rows = self._rows_spelled(query.replace("::", "."))
+        elif not rows and "." in query:
+            rows = self._rows_spelled(query.replace(".", "::"))
+        return rows
+
+    def _rows_spelled(self, query: str) -> list[Row]:
+        """Definitions named exactly `query`, as `_exact_rows` spells it."""
         last = query.rsplit(".", 1)[-1]
         hits = {row[0]: row for row in self.store.symbol_rows("name", query)}
         for row in self._rows_named(last):
