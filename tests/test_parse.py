@@ -31,6 +31,20 @@ def test_markdown_headings_inside_fenced_code_are_not_sections() -> None:
     ]
 
 
+def test_a_markdown_heading_is_named_as_it_reads_and_its_line_kept_as_written() -> None:
+    r"""anyhow's README opens with `# Anyhow&ensp;¯\\\_(°ペ)\_/¯`: the context said so, entity and
+    escapes and all. Links, images and tags read as their text, entities and escapes as their
+    characters; code spans stay as written, and so does the section's own heading line."""
+    text = (r"# Anyhow&ensp;¯\\\_(°ペ)\_/¯" "\n\nIntro.\n\n## [1.2.0](https://example.com/v1.2.0) - 2023-01-05\n\nFixed.\n\n"
+            r"## The `a\_b` &amp; <code>c</code> option" "\n\nText.\n\n![logo](logo.png) Setext &copy;\n---\n\nMore.\n")
+    sections = parse_markdown(text, "README.md").sections
+    title = r"Anyhow ¯\_(°ペ)_/¯"
+    assert [s.heading_path for s in sections] == [
+        (title,), (title, "1.2.0 - 2023-01-05"), (title, r"The `a\_b` & c option"), (title, "logo Setext ©")]
+    assert sections[0].text.startswith(r"# Anyhow&ensp;¯\\\_(°ペ)\_/¯")
+    assert sections[1].text.startswith("## [1.2.0](https://example.com/v1.2.0)")
+
+
 def test_markdown_section_start_lines_count_front_matter() -> None:
     text = read("guide/retries.md")
     lines = text.split("\n")

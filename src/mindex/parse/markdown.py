@@ -14,6 +14,32 @@ _ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _SETEXT = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
 _MDX_TOPLEVEL = re.compile(r"^(import|export)\s")
+# In a heading's text: a code span (kept as written), an image or inline link (its text), an
+# HTML tag (dropped), a backslash escape of ASCII punctuation (the character).
+_HEADING_PARTS = re.compile(r"(`+)(.+?)\1|!?\[([^\]]*)\]\([^)]*\)|</?[A-Za-z][^<>]*>|\\([!-/:-@\[-`{-~])")
+
+
+def heading_text(raw: str) -> str:
+    """A heading as it reads: `[text](url)` and images are their text, HTML tags go, entities
+    (`&ensp;`) and escapes (`\\_`) are the characters they stand for; code spans are kept as
+    written. The section's own text keeps the heading line as the file has it."""
+    import html
+
+    def part(match: re.Match[str]) -> str:
+        if match.group(1):
+            return match.group(0)
+        if match.group(4) is not None:
+            return match.group(4)
+        return match.group(3) or ""
+
+    pieces = []
+    last = 0
+    for match in _HEADING_PARTS.finditer(raw):  # entities outside code spans only
+        pieces.append(html.unescape(raw[last:match.start()]))
+        pieces.append(part(match))
+        last = match.end()
+    pieces.append(html.unescape(raw[last:]))
+    return " ".join("".join(pieces).split())
 
 
 def split_front_matter(text: str) -> tuple[dict[str, Any], str, int]:
@@ -78,12 +104,12 @@ def markdown_sections(body: str, first_line: int = 1) -> list[Section]:
             continue
         atx = _ATX.match(line)
         if atx:
-            starts.append((i, len(atx.group(1)), (atx.group(2) or "").strip()))
+            starts.append((i, len(atx.group(1)), heading_text(atx.group(2) or "")))
         elif i > 0 and _SETEXT.match(line) and _is_paragraph_line(lines[i - 1]):
             if starts and starts[-1][0] == i - 1:
                 continue
             level = 1 if line.strip()[0] == "=" else 2
-            starts.append((i - 1, level, lines[i - 1].strip()))
+            starts.append((i - 1, level, heading_text(lines[i - 1])))
     return _cut_sections(lines, starts, first_line)
 
 
