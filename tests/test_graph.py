@@ -188,6 +188,30 @@ def test_a_name_spelled_with_double_colons_or_dots_finds_its_definition(index: I
         graph.targets("Pool::missing")
 
 
+def test_a_chain_of_calls_reads_on_one_line_with_its_arguments_elided(index: Index, tmp_path: Path) -> None:
+    """semver's tests build a command over six lines: `graph callees` printed each call's
+    receiver as written (argument strings, line breaks and a cut-off format string); text and
+    MCP markdown now elide argument lists, and the JSON keeps the call as written."""
+    from mindex.serve.codeviews import short_call
+
+    root = tmp_path / "repo"
+    _write(root, {"src/main.rs": (
+        "use std::process::Command;\n\nfn main() {\n    let out = Command::new(\"node\")\n        .arg(\"-e\")\n"
+        "        .arg(format!(\"console.log(require('semver').satisfies('{}', '{}'))\", 1, 2))\n"
+        "        .output()\n        .unwrap();\n}\n")})
+    index.add_source(root, name="repo", kind="code")
+    index.index()
+    runner = CliRunner()
+    shown = runner.invoke(cli, ["--db", str(index.db_path), "graph", "callees", "main", "--min-confidence", "0"])
+    assert shown.exit_code == 0, shown.output
+    assert "Command::new(…).arg(…).arg(…).output" in shown.output and 'arg("-e")' not in shown.output
+    listed = runner.invoke(cli, ["--db", str(index.db_path), "graph", "callees", "main", "--min-confidence", "0", "--json"])
+    calls = [e["call"] for e in json.loads(listed.output)["callees"][0]["edges"]]
+    assert any('.arg("-e")' in call and call.endswith(".output") for call in calls)
+    assert short_call('a(b(c), ")").d') == "a(…).d" and short_call("foo().bar") == "foo().bar"
+    assert short_call("x.y(1,\n   2).z") == "x.y(…).z" and short_call("self.client.get") == "self.client.get"
+
+
 def test_ambiguous_calls_say_so_and_list_every_candidate(graph_index: Index, tmp_path: Path) -> None:
     root = tmp_path / "repo"
     (root / "pkg/other.py").write_text("def clean(x):\n    return x\n", encoding="utf-8")

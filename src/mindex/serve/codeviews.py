@@ -153,6 +153,39 @@ def print_file_symbols(console: Console, result: FileSymbols, view: View) -> Non
 # -- the call graph -----------------------------------------------------------------------
 
 
+def short_call(call: str) -> str:
+    """A call as written, for reading: each argument list `(…)`, a chain of calls over several
+    lines on one (`Command::new(…).arg(…).output`; the JSON keeps it as written). A receiver
+    that the stored text cuts short is closed before the name called."""
+    receiver, dot, name = call.rpartition(".")
+    if dot and receiver and name.isidentifier():
+        return f"{_arguments_elided(receiver)}.{name}"
+    return _arguments_elided(call)
+
+
+def _arguments_elided(call: str) -> str:
+    out: list[str] = []
+    depth, quote, inside = 0, "", False
+    for ch in " ".join(call.split()):
+        if not depth:
+            depth, inside = (1, False) if ch == "(" else (0, inside)
+            out.append(ch)
+            continue
+        if quote:
+            quote = "" if ch == quote else quote
+        elif ch in "\"'`":
+            quote = ch
+        elif ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+            if not depth:
+                out.append("…)" if inside else ")")
+                continue
+        inside = True
+    return ("".join(out) + ("…)" if depth else "")).replace(" .", ".")
+
+
 def print_edges(console: Console, result: CallGraph, view: View) -> None:
     """Per matched definition, its callers (who calls, and where) or callees (what is called,
     and where it is defined)."""
@@ -169,7 +202,7 @@ def print_edges(console: Console, result: CallGraph, view: View) -> None:
             if kind in ("subclasses", "implementations") and edge.target and edge.target.id != target.id:
                 shown += f" (of {edge.target.name})"
             if kind == "callees":
-                shown = edge.target.name if edge.target else edge.call
+                shown = edge.target.name if edge.target else short_call(edge.call)
                 if edge.target:
                     where = f"{places.path(edge.target.source, edge.target.path)}:{edge.target.start_line}"
                 if len(edge.lines) > 1:
@@ -196,12 +229,12 @@ def edges_markdown(result: CallGraph, budget_tokens: int) -> str:
                     f"{edge['candidates']} possible definitions" if edge.get("candidates") else "unresolved")
                 lines = edge.get("lines") or [edge["line"]]
                 shown = f"line {lines[0]}" if len(lines) == 1 else f"lines {', '.join(map(str, lines))}"
-                out.append(f"- {shown}: `{edge['call']}` → {where} ({edge['confidence']}, {edge['reason']})")
+                out.append(f"- {shown}: `{short_call(edge['call'])}` → {where} ({edge['confidence']}, {edge['reason']})")
             elif kind in ("subclasses", "implementations"):
                 out.append(f"- `{edge['scope']}` at {edge['path']}:{edge['line']} names `{edge['call']}` "
                            f"({edge['confidence']}, {edge['reason']}, chunk {edge['chunk_id']})")
             else:
-                out.append(f"- {edge['path']}:{edge['line']} in `{edge['scope'] or '<module>'}`: `{edge['call']}` "
+                out.append(f"- {edge['path']}:{edge['line']} in `{edge['scope'] or '<module>'}`: `{short_call(edge['call'])}` "
                            f"({edge['confidence']}, {edge['reason']}, chunk {edge['chunk_id']})")
         if not entry["edges"]:
             out.append("- none")
