@@ -212,6 +212,28 @@ def test_a_chain_of_calls_reads_on_one_line_with_its_arguments_elided(index: Ind
     assert short_call("x.y(1,\n   2).z") == "x.y(…).z" and short_call("self.client.get") == "self.client.get"
 
 
+def test_a_rust_call_through_a_module_of_the_crate_reaches_its_function(index: Index, tmp_path: Path) -> None:
+    """semver's `eval::matches_req(self, version)` said "not defined in the index": `eval` is
+    the module `mod eval;` declares, src/eval.rs. A module beside the file, in its own
+    folder, through `crate::` and `super::` are followed; a variable's method is not."""
+    root = tmp_path / "repo"
+    _write(root, {
+        "src/lib.rs": "mod eval;\nmod req;\n\npub fn matches(v: u8) -> bool {\n    eval::matches_req(v)\n}\n",
+        "src/eval.rs": "pub(crate) fn matches_req(v: u8) -> bool {\n    v > 1\n}\n",
+        "src/req.rs": ("mod parse;\nmod fmt;\n\npub fn check(v: u8) -> bool {\n    crate::eval::matches_req(v) && parse::digits(v)\n}\n\n"
+                       "pub fn other(list: Vec<u8>) -> u8 {\n    list.digits()\n}\n"),
+        "src/req/parse.rs": "pub fn digits(v: u8) -> bool {\n    super::super::eval::matches_req(v) && super::fmt::pad(v)\n}\n",
+        "src/req/fmt.rs": "pub fn pad(v: u8) -> bool {\n    v > 0\n}\n",
+    })
+    index.add_source(root, name="repo", kind="code")
+    index.index()
+    graph = index.graph()
+    assert _callers(graph, "matches_req") == {("src/lib.rs", 5, "matches", 0.9), ("src/req.rs", 5, "check", 0.9),
+                                              ("src/req/parse.rs", 2, "digits", 0.9)}
+    assert _callers(graph, "digits") == {("src/req.rs", 5, "check", 0.9)}  # not `list.digits()`
+    assert _callers(graph, "pad") == {("src/req/parse.rs", 2, "digits", 0.9)}
+
+
 def test_ambiguous_calls_say_so_and_list_every_candidate(graph_index: Index, tmp_path: Path) -> None:
     root = tmp_path / "repo"
     (root / "pkg/other.py").write_text("def clean(x):\n    return x\n", encoding="utf-8")

@@ -315,6 +315,9 @@ class CodeGraph:
                         return Resolution([(s, 0.95) for s in reached], f"{head} is imported from {imp.qualifier}")
                     if not files:
                         return Resolution([], f"outside the index: {head} is imported from {imp.qualifier}")
+            if language == "rust" and bound is None and receiver[:1].islower() and receiver not in SELF_WORDS:
+                if (in_crate := self._rust_module(doc_id, receiver, name, callable_)) is not None:
+                    return in_crate
             written = receiver.split('::')[-1].split('.')[-1]  # `Type` of `Type.f()`
             static = named.get(f"{written}.{name}", [])
             if static:
@@ -326,6 +329,33 @@ class CodeGraph:
         if guess not in self._guesses:  # by name alone: the same for every such call of the name
             self._guesses[guess] = by_name(callable_, guess[2], name, guess[3])
         return self._guesses[guess]
+
+    def _rust_module(self, doc_id: int, receiver: str, name: str, callable_: list[SymbolRef]) -> Resolution | None:
+        """Rust: `eval::matches_req()` where `eval` is a module of the crate (`mod eval;`): a
+        function so named in `eval.rs` or `eval/mod.rs` beside the calling file or in its own
+        folder (`src/foo.rs` declares `src/foo/eval.rs`); `super::` goes up a folder, and
+        `crate::` starts at the crate's `src`."""
+        source, path, _ = self.files[doc_id]
+        parts = receiver.split("::")
+        here = posixpath.dirname(path)
+        # where this module's own modules live: beside lib.rs, main.rs and mod.rs, else in a
+        # folder named as the file
+        children = here if posixpath.basename(path) in ("lib.rs", "main.rs", "mod.rs") else posixpath.splitext(path)[0]
+        folders = [children] if parts[0] in ("self", "super") else [here, children]
+        if parts[0] == "crate":
+            folders = [path[:path.index("src/") + 3] if "src/" in path else ""]
+        while parts and parts[0] in ("crate", "self", "super"):
+            if parts.pop(0) == "super":
+                children = posixpath.dirname(children)
+                folders = [children]
+        if not parts or not all(part.isidentifier() for part in parts):
+            return None
+        stem = "/".join(parts)
+        places = {posixpath.join(folder, f"{stem}{end}") for folder in folders for end in (".rs", "/mod.rs")}
+        found = [s for s in callable_ if s.source == source and s.path in places and s.name == name]
+        if not found:
+            return None
+        return Resolution([(s, 0.9) for s in found], f"{receiver} is a module of this crate ({found[0].path})")
 
     def _neighbours(self, doc_id: int, language: str | None, callable_: list[SymbolRef],
                     name: str) -> Resolution | None:
