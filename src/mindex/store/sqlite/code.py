@@ -24,7 +24,7 @@ from mindex.store.base import (
     unpack_symbols,
     written_key,
 )
-from mindex.store.sqlite.core import SQLiteCore, trigrams_built, log
+from mindex.store.sqlite.core import NAME_TABLES, SQLiteCore, insert_names, trigrams_built, log
 from mindex.store.sqlite.functions import ASCII_LOWER, cut_lines
 from mindex.store.sqlite.queries import CHUNK_SYMBOL, filter_sql
 
@@ -44,10 +44,6 @@ def _nocase(text: str) -> str:
 def in_file(text: str, lines: list[str], first: int | None, last: int | None) -> bool:
     """True when a chunk's text is exactly lines first..last of its file (stored as '')."""
     return bool(text) and first is not None and last is not None and cut_lines(lines, first, last) == text
-
-
-# A name a bulk load holds back (`SQLiteCore.bulk_load`): {0} is 0 for a name called, 1 for one defined.
-_STAGE = "INSERT INTO staged_names (defined, name, document_id) VALUES ({0}, ?, ?)"
 
 
 class CodeTables(SQLiteCore):
@@ -73,9 +69,7 @@ class CodeTables(SQLiteCore):
         if not refs:
             return
         db.execute("INSERT INTO refs (document_id, packed) VALUES (?, ?)", (doc_id, packed or pack_refs(refs)))
-        names = [(name, doc_id) for name in {ref[1] for ref in refs} if name not in present]
-        db.executemany(_STAGE.format(0) if staged else "INSERT OR IGNORE INTO ref_names (name, document_id) VALUES (?, ?)",
-                       names)
+        insert_names(db, "ref_names", [(name, doc_id) for name in {ref[1] for ref in refs} if name not in present], staged)
 
     @staticmethod
     def _insert_symbols(db: sqlite3.Connection, doc_id: int, symbols: Sequence[SymbolRow],
@@ -89,10 +83,8 @@ class CodeTables(SQLiteCore):
         db.execute("INSERT INTO symbols (document_id, packed) VALUES (?, ?)",
                    (doc_id, packed or pack_symbols(symbols)))
         # of names that differ only in case, the first in code point order is kept
-        names = [(short, doc_id) for short in sorted({short_name(symbol[0]) for symbol in symbols})
-                 if _nocase(short) not in present]
-        db.executemany(_STAGE.format(1) if staged else "INSERT OR IGNORE INTO symbol_names (short, document_id) VALUES (?, ?)",
-                       names)
+        insert_names(db, "symbol_names", [(short, doc_id) for short in sorted({short_name(symbol[0]) for symbol in symbols})
+                                          if _nocase(short) not in present], staged)
 
     @staticmethod
     def _delete_names(db: sqlite3.Connection, doc_id: int, table: str, keep: Collection[str] = ()) -> set[str]:
@@ -101,7 +93,7 @@ class CodeTables(SQLiteCore):
         that would double its size), but those in `keep` (its next version has them too).
         Returns the names kept, as the table's key compares them (symbol_names: without the
         case of ASCII letters)."""
-        packed_in, column = ("refs", "name") if table == "ref_names" else ("symbols", "short")
+        column, packed_in, _ = NAME_TABLES[table]
         row = db.execute(f"SELECT packed FROM {packed_in} WHERE document_id = ?", (doc_id,)).fetchone()
         if row is None:
             return set()

@@ -15,7 +15,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from mindex.errors import (
     ReadOnlyIndexError,
@@ -65,20 +65,44 @@ def _bulk_state(db: sqlite3.Connection) -> tuple[int | None, dict[str, str]]:
     return pid, safe
 
 
+class NameTable(NamedTuple):
+    """A table of the names documents call or define: its name column, the table of packed
+    rows that holds them, and the `defined` value its rows have in staged_names."""
+
+    column: str
+    packed_in: str
+    defined: int
+
+
+NAME_TABLES = {"ref_names": NameTable("name", "refs", 0), "symbol_names": NameTable("short", "symbols", 1)}
+
+
+def insert_names(db: sqlite3.Connection, table: str, rows: Sequence[tuple[str, int]], staged: bool = False) -> None:
+    """(name, document) rows into `table` (ref_names or symbol_names), or, while a bulk load
+    writes (`staged`), into staged_names, moved at its end (`_move_staged`)."""
+    name_table = NAME_TABLES[table]
+    if staged:
+        db.executemany(f"INSERT INTO staged_names (defined, name, document_id) VALUES ({name_table.defined}, ?, ?)", rows)
+    else:
+        db.executemany(f"INSERT OR IGNORE INTO {table} ({name_table.column}, document_id) VALUES (?, ?)", rows)
+
+
 def _move_staged(db: sqlite3.Connection) -> None:
     """Move the names a bulk load held back into ref_names and symbol_names, in key order
     (symbol_names: of names that differ only in case, a document keeps the first in code
     point order, as `CodeTables._insert_symbols` does), but those of documents gone since."""
-    if db.execute("SELECT 1 FROM staged_names LIMIT 1").fetchone() is None:
-        return
-    for table, column, packed_in, order in (("ref_names", "name", "refs", "name, document_id"),
-                                            ("symbol_names", "short", "symbols",
-                                             "name COLLATE NOCASE, document_id, name")):
+    for table, order in (("ref_names", "name, document_id"), ("symbol_names", "name COLLATE NOCASE, document_id, name")):
+        column, packed_in, defined = NAME_TABLES[table]
         db.execute(f"""INSERT OR IGNORE INTO {table} ({column}, document_id)
                        SELECT name, document_id FROM staged_names s WHERE defined = ?
                        AND EXISTS (SELECT 1 FROM {packed_in} p WHERE p.document_id = s.document_id)
-                       ORDER BY {order}""", (table == "symbol_names",))
+                       ORDER BY {order}""", (defined,))
     db.execute("DELETE FROM staged_names")
+
+
+def _running(pid: int | None) -> bool:
+    """Whether a bulk load's recorded process still runs (-1: a record no process owns)."""
+    return pid is not None and pid > 0 and _alive(pid)
 
 
 def _alive(pid: int) -> bool:
@@ -335,8 +359,7 @@ class SQLiteCore:
     def bulk_loading(self) -> bool:
         """Whether a large first index is being written by a process still running: until it
         ends, the names its files call and define are not found (`bulk_load`)."""
-        pid, _ = _bulk_state(self.conn)
-        return pid is not None and pid > 0 and _alive(pid)
+        return _running(_bulk_state(self.conn)[0])
 
     @contextmanager
     def indexing(self, source: str) -> Iterator[None]:
@@ -361,7 +384,7 @@ class SQLiteCore:
         (`mine`), or on opening an index whose bulk load died (not while its process still
         runs)."""
         pid, indexes = _bulk_state(self.conn)
-        if not mine and pid is not None and pid > 0 and _alive(pid):
+        if not mine and _running(pid):
             return
         if pid is None and self.conn.execute("SELECT 1 FROM staged_names LIMIT 1").fetchone() is None:
             return
