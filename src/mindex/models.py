@@ -8,6 +8,10 @@ from typing import Any, NamedTuple, Self
 from mindex.languages import PROSE
 
 
+def is_prose(kind: str | None, language: str | None) -> bool:
+    """A result of this kind and language is prose: docs, or a code source's README, notes
+    and `docs/*.md` (`languages.PROSE`), ranked, fused and filtered as docs."""
+    return kind == "docs" or (kind == "code" and language in PROSE)
 
 
 @dataclass(frozen=True)
@@ -178,7 +182,7 @@ class Hit(Changeable):
     @property
     def prose(self) -> bool:
         """Docs, or a code source's prose (its README, `docs/*.md`, `.rst`: `languages.PROSE`)."""
-        return self.kind == "docs" or (self.kind == "code" and self.language in PROSE)
+        return is_prose(self.kind, self.language)
 
     def to_dict(self) -> dict[str, Any]:
         """Return the documented JSON shape (`page`, `explain` only where present)."""

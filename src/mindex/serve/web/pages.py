@@ -50,9 +50,9 @@ def marks(snippet: str) -> Markup:
 def kind_of(hit: dict[str, Any]) -> str:
     """What a result is, as `kind docs` / `kind code` filter it: a code source's prose (its
     README, notes) is docs, though its document is of a code source (the JSON's `kind`)."""
-    from mindex.languages import PROSE
+    from mindex.models import is_prose
 
-    return "docs" if hit.get("kind") == "code" and hit.get("language") in PROSE else str(hit.get("kind", ""))
+    return "docs" if is_prose(hit.get("kind"), hit.get("language")) else str(hit.get("kind", ""))
 
 
 def when(value: Any) -> str:
