@@ -14,32 +14,71 @@ _ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _SETEXT = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
 _MDX_TOPLEVEL = re.compile(r"^(import|export)\s")
-# In a heading's text: a code span (kept as written), an image or inline link (its text), an
-# HTML tag (dropped), a backslash escape of ASCII punctuation (the character).
-_HEADING_PARTS = re.compile(r"(`+)(.+?)\1|!?\[([^\]]*)\]\([^)]*\)|</?[A-Za-z][^<>]*>|\\([!-/:-@\[-`{-~])")
+# In a heading's text outside code spans: an image or inline link (its text), an HTML tag
+# (dropped), a backslash escape of ASCII punctuation (the character). No part can run past
+# the next bracket it does not take, so a line of a thousand `[` costs what it is long.
+_HEADING_PARTS = re.compile(r"!?\[([^\[\]]*)\]\([^()]*\)|</?[A-Za-z][^<>]*>|\\([!-/:-@\[-`{-~])")
+_TICKS = re.compile(r"`+")
 
 
 def heading_text(raw: str) -> str:
     """A heading as it reads: `[text](url)` and images are their text, HTML tags go, entities
     (`&ensp;`) and escapes (`\\_`) are the characters they stand for; code spans are kept as
-    written. The section's own text keeps the heading line as the file has it."""
+    written (a link's text may hold one; a link that would end inside one is text). One pass,
+    left to right, each part found once."""
     import html
 
-    def part(match: re.Match[str]) -> str:
-        if match.group(1):
-            return match.group(0)
-        if match.group(4) is not None:
-            return match.group(4)
-        return match.group(3) or ""
+    spans = _code_spans(raw)
+    pieces: list[str] = []
+    pos, n = 0, 0
+    found = _HEADING_PARTS.search(raw)
+    while True:
+        while n < len(spans) and spans[n][1] <= pos:  # inside a link's text, taken with it
+            n += 1
+        if found is not None and found.start() < pos:
+            found = _HEADING_PARTS.search(raw, pos)
+        span = spans[n] if n < len(spans) else None
+        if found is not None and (span is None or found.end() <= span[0] or (
+                found.start() < span[0] and found.end() >= span[1])):
+            pieces.append(html.unescape(raw[pos:found.start()]))
+            pieces.append(found.group(2) if found.group(2) is not None else found.group(1) or "")
+            pos = found.end()
+        elif span is not None:
+            pieces.append(html.unescape(raw[pos:span[0]]))
+            pieces.append(raw[span[0]:span[1]])
+            pos = span[1]
+        else:
+            pieces.append(html.unescape(raw[pos:]))
+            return " ".join("".join(pieces).split())
 
-    pieces = []
-    last = 0
-    for match in _HEADING_PARTS.finditer(raw):  # entities outside code spans only
-        pieces.append(html.unescape(raw[last:match.start()]))
-        pieces.append(part(match))
-        last = match.end()
-    pieces.append(html.unescape(raw[last:]))
-    return " ".join("".join(pieces).split())
+
+def _code_spans(text: str) -> list[tuple[int, int]]:
+    """Where code spans are: a run of n backticks opens one that the next run of exactly n
+    closes (a run with no such partner is text; a backtick after an escaping backslash is
+    text too). One pass over the runs, whatever their number."""
+    runs = []
+    for match in _TICKS.finditer(text):
+        start = back = match.start()
+        while back and text[back - 1] == "\\":
+            back -= 1
+        escaped = (start - back) % 2
+        if start + escaped < match.end():
+            runs.append((start + escaped, match.end()))
+    partner: list[int | None] = [None] * len(runs)
+    later: dict[int, int] = {}
+    for n in range(len(runs) - 1, -1, -1):
+        length = runs[n][1] - runs[n][0]
+        partner[n] = later.get(length)
+        later[length] = n
+    spans, n = [], 0
+    while n < len(runs):
+        closing = partner[n]
+        if closing is None:
+            n += 1
+            continue
+        spans.append((runs[n][0], runs[closing][1]))
+        n = closing + 1
+    return spans
 
 
 def split_front_matter(text: str) -> tuple[dict[str, Any], str, int]:
