@@ -265,3 +265,23 @@ def test_the_recency_clock_is_the_newest_entry_and_stretches_to_the_span() -> No
     assert recency_clock(times, 500.0) == (465 * day, 500.0)  # a longer half-life stands
     assert recency_clock(times, 30.0, now=450 * day) == (450 * day, 365.0)  # never ahead of now
     assert recency_clock([7 * day], 30.0, now=10_000 * day) == (7 * day, 30.0)  # an old journal keeps its own clock
+
+
+def test_a_page_is_filled_when_one_long_section_holds_the_best_candidates(index: Index, tmp_path: Path) -> None:
+    """A long section's pieces become one result (`collapse_sections`); when they took every
+    candidate read, the search reads deeper instead of showing a short page (`--kind docs`
+    on a project whose long API page matched first gave 5 results of 10)."""
+    folder = tmp_path / "api"
+    folder.mkdir()
+    paragraphs = "\n\n".join(f"The walrus validator number {n} checks walrus tusks, walrus by walrus." for n in range(400))
+    (folder / "api.md").write_text(f"# Validators\n\n{paragraphs}\n")
+    for n in range(6):
+        (folder / f"guide{n}.md").write_text(f"# Guide {n}\n\n" + "Plain words about sizing and pools. " * 20
+                                             + "A walrus appears once.\n")
+    index.add_source(folder, name="api")
+    index.index()
+    pieces = index.search("walrus", limit=60, mode="keyword").hits
+    assert pieces[0].path == "api.md" and (pieces[0].explain or {})["section"]["chunks"] > 10
+    hits = index.search("walrus", limit=5, mode="keyword", kind="docs").hits
+    assert [h.path for h in hits][0] == "api.md" and len(hits) == 5
+    assert len({(h.path, h.context) for h in hits}) == 5

@@ -11,6 +11,7 @@ import re
 import time
 from contextlib import suppress
 from dataclasses import replace
+from functools import partial
 from collections.abc import Iterable
 from pathlib import Path
 from types import TracebackType
@@ -41,8 +42,9 @@ from mindex.errors import (
 )
 from mindex.modes import MODES
 from mindex.models import Facets, FileHit, Hit, IndexReport, LocateResult, SearchResult, Source, SourceStats
-from mindex.search import (collapse_sections, decay, expand, file_order, group_by_file, hybrid_search, lexical_search,
-                           merge_adjacent, one_term, semantic_search, with_snippets, with_texts)
+from mindex.search import (DEEPEST, collapse_sections, decay, expand, file_order, group_by_file, hybrid_search,
+                           lexical_search, merge_adjacent, one_term, page_size, semantic_search, with_snippets,
+                           with_texts)
 from mindex.embedding import Embeddings
 from mindex.store import SQLiteStore, Store
 from mindex.store.base import SpanCache, written_key
@@ -370,8 +372,9 @@ class Engine(Embeddings):
         # Keyword candidates come without their texts when nothing before the page reads them:
         # only the page's are read (a code chunk's is cut from its file's compressed text).
         texts = bool(reranker or merge or hops)
-        result, vectors = self._retrieve(query, depth, mode, source, kind, path, weights, language, symbol_kind,
-                                         facets, texts)
+        retrieve = partial(self._retrieve, query, mode=mode, kind=kind, path=path, weights=weights,
+                           language=language, symbol_kind=symbol_kind, facets=facets, texts=texts)
+        result, vectors = retrieve(depth=depth, source=source)
         if source is not None and not result.hits:
             # A misspelt name says so (SourceNotFoundError), not "no results"; a source's
             # folder works as its name.
@@ -383,8 +386,11 @@ class Engine(Embeddings):
                 raise SourceNotFoundError(f"no source named {source!r}; `mindex sources` lists them") from None
             if named != source:
                 source = named
-                result, vectors = self._retrieve(query, depth, mode, source, kind, path, weights, language,
-                                                 symbol_kind, facets, texts)
+                result, vectors = retrieve(depth=depth, source=source)
+        # Sections' pieces, a file's chunks or neighbours that become one result read deeper.
+        while len(result.hits) >= depth and depth < DEEPEST and page_size(result.hits, merge, group_by) < wanted:
+            depth *= 4
+            result, vectors = retrieve(depth=depth, source=source)
         started = time.perf_counter()
         hits, notes = list(result.hits), [result.note] if result.note else []
         reranked = False
