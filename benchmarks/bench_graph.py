@@ -39,12 +39,14 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import subprocess
 import sys
 import tarfile
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).parent
 WORK = HERE / ".work" / "graph"
@@ -56,6 +58,8 @@ PACKAGES = {  # name: (pip spec, the folder of its code inside the sdist)
     "rich": (None, "rich/rich"),  # the code dev set's copy (benchmarks/devset.py)
     "attrs": (None, "attrs/attr"),  # the code dev set's copies too
     "jinja2": (None, "jinja2/jinja2"),
+    # a whole project in a src layout: its tests call the API its packages offer (`attrs.define`)
+    "attrs-project": ("attrs==24.2.0", "attrs-24.2.0"),
 }
 GO = {  # name: its import path (the code-go dev set's copies, benchmarks/devset.py)
     "cobra": "github.com/spf13/cobra", "mux": "github.com/gorilla/mux", "logrus": "github.com/sirupsen/logrus",
@@ -147,7 +151,10 @@ def jedi_answers(name: str, root: Path, calls: list[tuple[str, int, int, str, li
     if missing:
         import jedi
 
-        project = jedi.Project(root.parent)
+        # A src layout's packages are imported from its `src/`, before any installed copy (the
+        # venv running this holds attrs too).
+        project = jedi.Project(root.parent, sys_path=[str(root / "src"), *sys.path]) if (root / "src").is_dir() \
+            else jedi.Project(root.parent)
         scripts: dict[str, jedi.Script] = {}
         started = time.perf_counter()
         for path, line, column, _, _ in missing:
@@ -159,6 +166,10 @@ def jedi_answers(name: str, root: Path, calls: list[tuple[str, int, int, str, li
                 found = []
             answer: object = None
             for definition in found:
+                for _ in range(3):  # goto can stop at the import that offers the name (a package's
+                    definition = _past_import(definition, project, scripts)  # stub first): follow it
+                if definition is None:  # jedi failed following it: not judged
+                    break
                 where = definition.module_path
                 if where is None or definition.line is None:
                     continue
@@ -172,6 +183,35 @@ def jedi_answers(name: str, root: Path, calls: list[tuple[str, int, int, str, li
         WORK.mkdir(parents=True, exist_ok=True)
         cache.write_text(json.dumps(known, indent=0, sort_keys=True))
     return known
+
+
+def _past_import(definition: Any, project: Any, scripts: dict[str, Any]) -> Any:
+    """Where the name an import line offers is defined, when jedi's answer is that line
+    (`from ._make import fields` in `attr/__init__.py`); the answer itself otherwise; None
+    when jedi fails to follow it (it recurses without end on attrs' `from attr import define`)."""
+    import jedi
+
+    if definition is None:
+        return None
+    where = definition.module_path
+    if where is None or definition.line is None:
+        return definition
+    lines = Path(where).read_text(encoding="utf-8", errors="replace").splitlines()
+    text = lines[definition.line - 1] if definition.line <= len(lines) else ""
+    before = "\n".join(lines[max(0, definition.line - 30) : definition.line])
+    # the line is a `from m import a, b` or inside the parentheses of one
+    in_import = re.search(r"(?:^|\n)[ \t]*from[ \t]+\S+[ \t]+import[ \t]*(?:\([^)]*|[^\n(]*)$", before) is not None
+    found = re.search(rf"\b{re.escape(definition.name)}\b", text)
+    if not in_import or found is None:
+        return definition
+    key = str(where)
+    if key not in scripts:
+        scripts[key] = jedi.Script(path=key, project=project)
+    try:
+        further = scripts[key].goto(definition.line, found.start(), follow_imports=True)
+    except Exception:
+        return None
+    return further[0] if further and (further[0].module_path, further[0].line) != (where, definition.line) else definition
 
 
 def checker_answers(name: str, calls: list[tuple[str, int, int, str, list]]) -> dict[str, object]:

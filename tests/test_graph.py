@@ -1123,3 +1123,64 @@ def test_a_type_nested_past_python_recursion_is_read_without_recursing() -> None
 
     assert ts_type("Promise<" * 3000 + "X" + ">" * 3000) is None
     assert ts_type("Promise<Promise<Subscriber | undefined>>") == "Subscriber"
+
+
+SRC_LAYOUT = {
+    # A library in a src layout whose package offers what its private modules define (attrs'
+    # shape): `attrs/__init__.py` imports from `attr`, which imports from `attr._next_gen`.
+    "src/attr/__init__.py": "from ._next_gen import define, field as attrib\nfrom ._funcs import *\n",
+    "src/attr/_next_gen.py": "def define(cls=None):\n    return cls\n\n\ndef field(default=None):\n    return default\n",
+    "src/attr/_funcs.py": "def asdict(inst):\n    return {}\n\n\nclass Factory:\n    def __init__(self, make):\n"
+                          "        self.make = make\n",
+    "src/attrs/__init__.py": "from attr import define, asdict, attrib\n\n__all__ = ['define']\n",
+    "src/attrs/__init__.pyi": "def define(cls: type) -> type: ...\n",
+    "other/pkg/__init__.py": "VERSION = 1\n",
+    "other/pkg/extras/__init__.py": "X = 1\n",
+    "other/pkg/extras/attrs.py": "def define(cls=None):\n    return None\n",
+    "tests/test_api.py": (
+        "import attrs\n"                                      # 1
+        "import attr as a\n"                                  # 2
+        "from attrs import asdict\n"                          # 3
+        "from attr import attrib\n"                           # 4
+        "\n\n"
+        "@attrs.define\n"                                     # 7
+        "class Plain:\n"
+        "    x = attrib(default=1)\n"                         # 9
+        "\n\n"
+        "@a.define(slots=False)\n"                            # 12
+        "class Called:\n"
+        "    pass\n"
+        "\n\n"
+        "def test_dump():\n"                                  # 17
+        "    return asdict(Plain()), attrs.define(Called)\n"  # 18
+    ),
+}
+
+
+def test_a_name_a_package_offers_is_found_and_called_through_its_imports(index: Index, tmp_path: Path) -> None:
+    """A package's `__init__.py` that imports a name from where it is defined offers it:
+    `attrs.define` names the function of `attr/_next_gen.py` (two imports away, in a src
+    layout), calls through `attrs.` and `a.` and of names imported from the package reach it,
+    and a decorator without arguments calls what it names. An `attrs.py` inside another
+    package is not the top-level `attrs`."""
+    root = tmp_path / "lib"
+    _write(root, SRC_LAYOUT)
+    index.add_source(root, name="lib", kind="code")
+    index.index()
+    graph = index.graph()
+    (impl,) = graph.targets("attrs.define")
+    assert impl.path == "src/attr/_next_gen.py"
+    assert [t.path for t in graph.targets("attr._funcs.Factory.__init__")] == ["src/attr/_funcs.py"]
+    assert [t.path for t in graph.targets("attr.asdict")] == ["src/attr/_funcs.py"]  # through `import *`
+    assert [(t.name, t.path) for t in graph.targets("attrs.attrib")] == [("field", "src/attr/_next_gen.py")]
+    with pytest.raises(NotFoundError):
+        graph.targets("attrs.nothing_here")
+    assert {(e.line, e.scope, round(e.confidence, 2)) for e in graph.callers(impl)} == {
+        (7, "Plain", 0.9),          # @attrs.define
+        (12, "Called", 0.9),        # @a.define(slots=False)
+        (18, "test_dump", 0.9),     # attrs.define(Called)
+    }
+    (asdict,) = graph.targets("asdict")
+    assert {(e.line, round(e.confidence, 2)) for e in graph.callers(asdict)} == {(18, 0.9)}
+    vendored = [t for t in graph.targets("define") if t.path.startswith("other/")]
+    assert vendored and not graph.callers(vendored[0])

@@ -33,7 +33,7 @@ from typing import Any
 
 from mindex.errors import NotFoundError
 from mindex.graph_holds import HOLDS_KINDS, Holds, outside
-from mindex.graph_modules import ModuleMap
+from mindex.graph_modules import ModuleMap, reexported
 from mindex.modes import DEFAULT_MIN_CONFIDENCE
 from mindex.pathglob import glob_match
 from mindex.store.base import ChunkSpan, Store, chunk_at
@@ -166,7 +166,22 @@ class CodeGraph:
             rows = self._rows_spelled(query.replace("::", "."))
         elif not rows and "." in query:
             rows = self._rows_spelled(query.replace(".", "::"))
-        return rows
+        return rows or self._module_rows(query.replace("::", "."))
+
+    def _module_rows(self, query: str) -> list[Row]:
+        """`attrs.define`, `attr._make.Factory.__init__`: a name after the module path that
+        holds it, the longest such path first; defined in the module's file or offered by it
+        (a package's `__init__.py` importing it from where it is defined: `reexported`)."""
+        parts = query.split(".")
+        for cut in range(len(parts) - 1, 0, -1):
+            files = self.modules.named_module(".".join(parts[:cut]))
+            head, rest = parts[cut], "".join("." + p for p in parts[cut + 1 :])
+            places = [(doc, head) for doc in files] + reexported(self.imports, self.modules.module_files, files, head)
+            rows = [row for doc, name in places for row in self._rows_spelled(name + rest)
+                    if row[1] == doc and row[2] == name + rest]
+            if rows:
+                return list({row[0]: row for row in rows}.values())
+        return []
 
     def _rows_spelled(self, query: str) -> list[Row]:
         """Definitions named exactly `query`, as `_exact_rows` spells it."""
@@ -286,12 +301,15 @@ class CodeGraph:
             if local:
                 return Resolution([(s, 1.0) for s in local], "defined in this file")
             for imp in self.imports(doc_id):
-                if imp.alias == name:
+                if imp.alias == name or imp.name == "*":  # `from m import *` may bring it
                     files = self.module_files(doc_id, imp.qualifier, imp.name)
-                    reached = [s for s in named.get(imp.name or name, ()) if s.document_id in files]
+                    real = name if imp.name == "*" else imp.name or name
+                    reached = [s for s in named.get(real, ()) if s.document_id in files]
                     if reached:
                         return Resolution([(s, 0.95) for s in reached], f"imported from {imp.qualifier}")
-                    if not files:
+                    if (offered := self._offered(files, real)):
+                        return Resolution([(s, 0.9) for s in offered], f"imported from {imp.qualifier}, which imports it")
+                    if not files and imp.name != "*":
                         return Resolution([], f"outside the index: imported from {imp.qualifier}")
             near = self._neighbours(doc_id, language, callable_, name)
             if near:
@@ -313,6 +331,8 @@ class CodeGraph:
                     reached = [s for s in callable_ if s.document_id in files and "." not in s.name]
                     if reached:
                         return Resolution([(s, 0.95) for s in reached], f"{head} is imported from {imp.qualifier}")
+                    if (offered := self._offered(files, name)):
+                        return Resolution([(s, 0.9) for s in offered], f"{head} is imported from {imp.qualifier}, which imports it")
                     if not files:
                         return Resolution([], f"outside the index: {head} is imported from {imp.qualifier}")
             if language == "rust" and bound is None and receiver[:1].islower() and receiver not in SELF_WORDS:
@@ -329,6 +349,11 @@ class CodeGraph:
         if guess not in self._guesses:  # by name alone: the same for every such call of the name
             self._guesses[guess] = by_name(callable_, guess[2], name, guess[3])
         return self._guesses[guess]
+
+    def _offered(self, files: list[int], name: str) -> list[SymbolRef]:
+        """Top-level definitions that `files` import as `name` and so offer (`reexported`)."""
+        return [s for doc, real in reexported(self.imports, self.modules.module_files, files, name)
+                for s in self.named(real) if s.document_id == doc and s.name == real and s.kind not in NOT_CALLABLE]
 
     def _rust_module(self, doc_id: int, receiver: str, name: str, callable_: list[SymbolRef]) -> Resolution | None:
         """Rust: `eval::matches_req()` where `eval` is a module of the crate (`mod eval;`): a

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import os
 import posixpath
+from collections.abc import Callable
 
-from mindex.graph_types import JS_SUFFIXES
+from mindex.graph_types import JS_SUFFIXES, CallRef
 from mindex.languages import SCRIPTS
 
 
@@ -20,6 +21,7 @@ class ModuleMap:
         self._roots = roots
         self._suffix: dict[str, list[int]] = {}
         self._packages: dict[str, str] = {}
+        self._modules: dict[str, list[int]] = {}
 
     def _ending(self, suffix: str, source: str) -> list[int]:
         key = f"{source}\0{suffix}"
@@ -86,6 +88,20 @@ class ModuleMap:
                 found += self._ending(candidate, source)
         return list(dict.fromkeys(found))
 
+    def named_module(self, module: str) -> list[int]:
+        """Files of every source that a dotted module path as a person writes it names
+        (`attrs`, `attr._make`, `pkg.mod`): Python's as an import of it would find them, other
+        languages' `pkg/mod.<ext>` or the `mod` or `index` file of `pkg/mod/`, or a Go
+        package's folder."""
+        stem = module.replace(".", "/")
+        if stem not in self._modules:
+            heads = (stem, f"{stem}/mod", f"{stem}/index")
+            found = [d for (_, p), d in self.by_path.items() if not p.endswith((".py", ".pyi")) and (
+                (base := p.rsplit(".", 1)[0]) in heads or base.endswith(tuple("/" + h for h in heads))
+                or (p.endswith(".go") and ((folder := posixpath.dirname(p)) == stem or folder.endswith("/" + stem))))]
+            self._modules[stem] = found + [d for source in self._roots for d in self._python_module(source, stem)]
+        return self._modules[stem]
+
     def _package(self, source: str) -> str:
         """The Python package a source's root is, when the root holds `__init__.py` (a user
         who adds `Django-5.1.4/django` indexes the package `django`): its folder's name."""
@@ -116,7 +132,19 @@ class ModuleMap:
             found = self._ending(f"{stem}.py", source) + self._ending(f"{stem}/__init__.py", source)
             if found:
                 return found
-        return []
+        # One name (`import attrs`): a top-level package or module in a folder that is no
+        # package itself (`src/attrs/__init__.py`), not any file of that name.
+        return [d for tail in (f"{path}.py", f"{path}/__init__.py") for d in self._ending(tail, source)
+                if not self._in_package(source, self.files[d][1][: -len(tail)])]
+
+    def _in_package(self, source: str, folder: str) -> bool:
+        """Whether `folder` (a path relative to the source's root, '' or ending in '/') holds
+        an `__init__.py`, indexed or (empty, so not indexed) on disk."""
+        if not folder:
+            return bool(self._package(source))
+        root = self._roots.get(source, "")
+        return (source, folder + "__init__.py") in self.by_path or bool(root) and os.path.isfile(
+            os.path.join(root, folder, "__init__.py"))
 
     def _aliased_module(self, source: str, module: str) -> list[int]:
         """Files of a non-relative JS/TS import: a path alias (`@/lib/util`, `~/lib/util`,
@@ -134,3 +162,25 @@ class ModuleMap:
         found = [d for s in stems for suffix in JS_SUFFIXES
                  for d in (*self._ending(s + suffix, source), *self._ending(f"{s}/index{suffix}", source))]
         return list(dict.fromkeys(found))
+
+
+def reexported(imports: Callable[[int], list[CallRef]], module_files: Callable[[int, str, str], list[int]],
+               files: list[int], name: str) -> list[tuple[int, str]]:
+    """Where `name`, as `files` offer it (a package's `__init__.py`), is defined: the (file,
+    name) pairs their imports of it come from, through three files at most (`from ._next_gen
+    import define` in `attr/__init__.py` makes `attr.define` the function of `_next_gen.py`;
+    `as` renames, `import *` passes every name on). Each step's pairs, nearest first."""
+    frontier, seen, found = [(doc, name) for doc in files], set(files), []
+    for _ in range(3):
+        step = []
+        for doc, wanted in frontier:
+            for imp in imports(doc):
+                if imp.name == "*" or (imp.name and imp.alias == wanted):
+                    real = wanted if imp.name == "*" else imp.name
+                    for origin in module_files(doc, imp.qualifier, imp.name):
+                        if origin not in seen:
+                            seen.add(origin)
+                            step.append((origin, real))
+        found += step
+        frontier = step
+    return found

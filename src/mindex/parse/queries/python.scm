@@ -2,11 +2,16 @@
 ; @extends.name (see mindex/parse/refs.py).
 (call function: (identifier) @call.name)
 (call function: (attribute object: (_) @call.receiver attribute: (identifier) @call.name))
+; A decorator without arguments calls what it names (`@define`, `@attrs.define`); with
+; arguments it is a call above.
+(decorator (identifier) @call.name)
+(decorator (attribute object: (_) @call.receiver attribute: (identifier) @call.name))
 (import_statement name: (dotted_name) @import.module)
 (import_statement name: (aliased_import name: (dotted_name) @import.module alias: (identifier) @import.alias))
 (import_from_statement module_name: (_) @import.module name: (dotted_name) @import.name)
 (import_from_statement module_name: (_) @import.module
   name: (aliased_import name: (dotted_name) @import.name alias: (identifier) @import.alias))
+(import_from_statement module_name: (_) @import.module (wildcard_import) @import.name)
 (class_definition superclasses: (argument_list [(identifier) (attribute)] @extends.name))
 (class_definition superclasses: (argument_list (subscript value: [(identifier) (attribute)] @extends.name)))
 ; What a name holds, for calls on it (@type.var, its type @type.name): an annotated parameter
