@@ -66,8 +66,10 @@ GO = {  # name: its import path (the code-go dev set's copies, benchmarks/devset
     "pflag": "github.com/spf13/pflag", "go-cmp": "github.com/google/go-cmp",
 }
 GO_SHOWN = ("cobra", "mux", "logrus")
-TS = ("rxjs", "query-core")  # the code-ts dev set's copy of rxjs; query-core's src/ from npm
-NPM = {"query-core": "@tanstack/query-core@5.59.20"}  # npm pack: package/src holds its TypeScript
+TS = ("rxjs", "query-core", "express")  # the code-ts dev set's rxjs; query-core's src/ and express's lib/ from npm
+NPM = {"query-core": ("@tanstack/query-core@5.59.20", "src"),  # npm pack: package/src holds its TypeScript
+       "express": ("express@4.21.1", "lib")}  # CommonJS JavaScript (MIT), checked by TypeScript as JavaScript
+JAVASCRIPT = ("express",)
 MIN_CONFIDENCE = 0.2
 ATTRIBUTES = False  # `--attributes`: calls on an attribute of `self` or `this` (`self.session.send()`)
 CHAINS = False  # `--chains`: calls on an attribute of a name (`v.logger.Info()`, `client.pool.get()`)
@@ -80,13 +82,14 @@ def package_root(name: str) -> Path:
         return HERE / ".cache" / "code-go" / name
     if name in NPM:
         target = WORK / "src" / name
-        if not (target / "package" / "src").exists():
+        spec, inner = NPM[name]
+        if not (target / "package" / inner).exists():
             target.mkdir(parents=True, exist_ok=True)
-            packed = subprocess.run(["npm", "pack", NPM[name], "--silent"], cwd=target, check=True,
+            packed = subprocess.run(["npm", "pack", spec, "--silent"], cwd=target, check=True,
                                     capture_output=True, text=True).stdout.split()[-1]
             with tarfile.open(target / packed) as tar:
                 tar.extractall(target, filter="data")
-        return target / "package" / "src"
+        return target / "package" / inner
     if name in TS:
         return HERE / ".cache" / "code-ts" / name
     spec, inner = PACKAGES[name]
@@ -121,7 +124,7 @@ def calls_on_names(index_root: Path, db: Path) -> list[tuple[str, int, int, str,
         graph = index.graph()
         out = []
         for doc_id, (_, path, language) in sorted(graph.files.items(), key=lambda item: item[1][1]):
-            if language not in ("python", "go", "typescript") or path.endswith(TESTS):
+            if language not in ("python", "go", "typescript", "javascript") or path.endswith(TESTS):
                 continue
             lines = (index_root / path).read_text(encoding="utf-8", errors="replace").splitlines()
             for ref in graph.refs(doc_id, "call"):
@@ -220,7 +223,7 @@ def checker_answers(name: str, calls: list[tuple[str, int, int, str, list]]) -> 
     cache = WORK / f"checker-{name}{'-chains' if CHAINS else ''}.jsonl"
     if not cache.exists() and name in TS:
         WORK.mkdir(parents=True, exist_ok=True)
-        env = {**os.environ, "NODE_PATH": os.environ.get("TYPESCRIPT", "")}
+        env = {**os.environ, "NODE_PATH": os.environ.get("TYPESCRIPT", ""), "CALLS_IN": ".js" if name in JAVASCRIPT else ".ts"}
         done = subprocess.run(["node", str(HERE / "ts_calls.js"), str(package_root(name))], env=env, check=True,
                               capture_output=True, text=True)
         cache.write_text(done.stdout)

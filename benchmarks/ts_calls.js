@@ -1,5 +1,5 @@
 // What TypeScript's own checker says each call on a plain name reaches: the reference of
-// bench_graph.py for TypeScript. Every .ts file under ROOT (not .d.ts, not tests) makes one
+// bench_graph.py for TypeScript (and JavaScript, CALLS_IN=.js). Every .ts file under ROOT (not .d.ts, not tests) makes one
 // program; each call `x.f(...)` whose `x` is a name or `this.y` prints one JSON line: the file and line of
 // the call, the call as written, and the file and line of the declaration it reaches ("out"
 // outside ROOT, "" when the checker finds none).
@@ -11,16 +11,17 @@ const path = require("path");
 const ts = require("typescript");
 
 const root = fs.realpathSync(process.argv[2]);
+const suffix = process.env.CALLS_IN || ".ts"; // ".js": a JavaScript package, read as TypeScript reads JavaScript
 const files = [];
 (function walk(folder) {
   for (const entry of fs.readdirSync(folder, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
     const full = path.join(folder, entry.name);
     if (entry.isDirectory()) walk(full);
-    else if (entry.name.endsWith(".ts") && !entry.name.endsWith(".d.ts") && !/\.(spec|test)\.ts$/.test(entry.name)) files.push(full);
+    else if (entry.name.endsWith(suffix) && !entry.name.endsWith(".d.ts") && !/\.(spec|test)\.[jt]s$/.test(entry.name)) files.push(full);
   }
 })(root);
 const program = ts.createProgram(files, { target: ts.ScriptTarget.ES2020, module: ts.ModuleKind.CommonJS, noEmit: true,
-  lib: ["lib.es2020.d.ts", "lib.dom.d.ts"], skipLibCheck: true });
+  lib: ["lib.es2020.d.ts", "lib.dom.d.ts"], skipLibCheck: true, allowJs: suffix === ".js", checkJs: suffix === ".js" });
 const checker = program.getTypeChecker();
 for (const source of program.getSourceFiles()) {
   if (!files.includes(source.fileName) && !files.includes(path.resolve(source.fileName))) continue;

@@ -1184,3 +1184,66 @@ def test_a_name_a_package_offers_is_found_and_called_through_its_imports(index: 
     assert {(e.line, round(e.confidence, 2)) for e in graph.callers(asdict)} == {(18, 0.9)}
     vendored = [t for t in graph.targets("define") if t.path.startswith("other/")]
     assert vendored and not graph.callers(vendored[0])
+
+
+COMMONJS = {
+    # Node's CommonJS, as express writes it: functions assigned to properties, `require`.
+    "lib/utils.js": (
+        "'use strict';\n"
+        "exports.compile = function (val) {\n"               # 2
+        "  return helper(val);\n"
+        "};\n"
+        "function helper(v) { return v; }\n"                 # 5
+        "module.exports.flatten = (xs) => xs;\n"             # 6
+    ),
+    "lib/router.js": (
+        "var proto = module.exports = function router(options) {\n"   # 1
+        "  return proto;\n"
+        "};\n"
+        "proto.handle = function handle(req) {\n"                     # 4
+        "  return this.next(req);\n"                                  # 5
+        "};\n"
+        "proto.next = function next(req) { return req; };\n"          # 7
+        "function Layer() {}\n"                                       # 8
+        "Layer.prototype.match = function match(path) { return path; };\n"  # 9
+    ),
+    "lib/app.js": (
+        "var compile = require('./utils').compile;\n"                 # 1
+        "var { flatten, compile: build } = require('./utils');\n"     # 2
+        "var app = exports = module.exports = {};\n"                  # 3
+        "app.init = function init() {\n"                              # 4
+        "  compile(1);\n"                                             # 5
+        "  build(2);\n"                                               # 6
+        "  flatten([]);\n"                                            # 7
+        "  return this.handle();\n"                                   # 8
+        "};\n"
+        "app.handle = function handle() { return 1; };\n"             # 10
+    ),
+}
+
+
+def test_commonjs_functions_assigned_to_properties_are_definitions_and_require_imports(
+        index: Index, tmp_path: Path) -> None:
+    """express defines its API by assignment (`app.use = function use`, `exports.f =
+    function`, `Foo.prototype.m = ...`) and imports with `require(...)`: its files had almost
+    no definitions, and `require('./utils').compile` was no import."""
+    root = tmp_path / "cjs"
+    _write(root, COMMONJS)
+    index.add_source(root, name="cjs", kind="code")
+    index.index()
+    graph = index.graph()
+    found = {(s.path, s.name, s.kind, s.start_line) for p in COMMONJS for s in graph.symbols_in(graph.document(p))}
+    assert found == {
+        ("lib/utils.js", "compile", "function", 2), ("lib/utils.js", "helper", "function", 5),
+        ("lib/utils.js", "flatten", "function", 6),
+        ("lib/router.js", "proto", "function", 1), ("lib/router.js", "proto.handle", "method", 4),
+        ("lib/router.js", "proto.next", "method", 7), ("lib/router.js", "Layer", "function", 8),
+        ("lib/router.js", "Layer.match", "method", 9),
+        ("lib/app.js", "app.init", "method", 4), ("lib/app.js", "app.handle", "method", 10),
+    }
+    assert _callees(graph, "app.init") == {
+        (5, "compile", 0.95, "imported from ./utils"), (6, "compile", 0.95, "imported from ./utils"),
+        (7, "flatten", 0.95, "imported from ./utils"), (8, "app.handle", 1.0, "method of the enclosing class"),
+    }
+    assert _callees(graph, "proto.handle") == {(5, "proto.next", 1.0, "method of the enclosing class")}
+    assert [t.name for t in graph.targets("Layer.match")] == ["Layer.match"]

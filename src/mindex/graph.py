@@ -28,12 +28,12 @@ import difflib
 import posixpath
 import time
 from dataclasses import replace
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from mindex.errors import NotFoundError
 from mindex.graph_holds import HOLDS_KINDS, Holds, outside
-from mindex.graph_modules import ModuleMap, reexported
+from mindex.graph_modules import ModuleMap, module_rows, reexported
 from mindex.modes import DEFAULT_MIN_CONFIDENCE
 from mindex.pathglob import glob_match
 from mindex.store.base import ChunkSpan, Store, chunk_at
@@ -166,22 +166,7 @@ class CodeGraph:
             rows = self._rows_spelled(query.replace("::", "."))
         elif not rows and "." in query:
             rows = self._rows_spelled(query.replace(".", "::"))
-        return rows or self._module_rows(query.replace("::", "."))
-
-    def _module_rows(self, query: str) -> list[Row]:
-        """`attrs.define`, `attr._make.Factory.__init__`: a name after the module path that
-        holds it, the longest such path first; defined in the module's file or offered by it
-        (a package's `__init__.py` importing it from where it is defined: `reexported`)."""
-        parts = query.split(".")
-        for cut in range(len(parts) - 1, 0, -1):
-            files = self.modules.named_module(".".join(parts[:cut]))
-            head, rest = parts[cut], "".join("." + p for p in parts[cut + 1 :])
-            places = [(doc, head) for doc in files] + reexported(self.imports, self.modules.module_files, files, head)
-            rows = [row for doc, name in places for row in self._rows_spelled(name + rest)
-                    if row[1] == doc and row[2] == name + rest]
-            if rows:
-                return list({row[0]: row for row in rows}.values())
-        return []
+        return rows or module_rows(query.replace("::", "."), self.modules, self.imports, self._rows_spelled)
 
     def _rows_spelled(self, query: str) -> list[Row]:
         """Definitions named exactly `query`, as `_exact_rows` spells it."""
@@ -304,7 +289,7 @@ class CodeGraph:
                 if imp.alias == name or imp.name == "*":  # `from m import *` may bring it
                     files = self.module_files(doc_id, imp.qualifier, imp.name)
                     real = name if imp.name == "*" else imp.name or name
-                    reached = [s for s in named.get(real, ()) if s.document_id in files]
+                    reached = self._defined((doc, real) for doc in files)  # `real`: imported `as` another name
                     if reached:
                         return Resolution([(s, 0.95) for s in reached], f"imported from {imp.qualifier}")
                     if (offered := self._offered(files, real)):
@@ -352,8 +337,12 @@ class CodeGraph:
 
     def _offered(self, files: list[int], name: str) -> list[SymbolRef]:
         """Top-level definitions that `files` import as `name` and so offer (`reexported`)."""
-        return [s for doc, real in reexported(self.imports, self.modules.module_files, files, name)
-                for s in self.named(real) if s.document_id == doc and s.name == real and s.kind not in NOT_CALLABLE]
+        return self._defined(reexported(self.imports, self.modules.module_files, files, name))
+
+    def _defined(self, places: Iterable[tuple[int, str]]) -> list[SymbolRef]:
+        """The top-level callable definitions of each (file, name)."""
+        return [s for doc, real in places for s in self.named(real)
+                if s.document_id == doc and s.name == real and s.kind not in NOT_CALLABLE]
 
     def _rust_module(self, doc_id: int, receiver: str, name: str, callable_: list[SymbolRef]) -> Resolution | None:
         """Rust: `eval::matches_req()` where `eval` is a module of the crate (`mod eval;`): a

@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import posixpath
 from collections.abc import Callable
+from typing import Any
 
 from mindex.graph_types import JS_SUFFIXES, CallRef
 from mindex.languages import SCRIPTS
@@ -184,3 +185,20 @@ def reexported(imports: Callable[[int], list[CallRef]], module_files: Callable[[
         found += step
         frontier = step
     return found
+
+
+def module_rows(query: str, modules: ModuleMap, imports: Callable[[int], list[CallRef]],
+                spelled: Callable[[str], list[Any]]) -> list[Any]:
+    """The symbol rows (id, file, name, ...: `spelled` gives a name's) that `attrs.define` or
+    `attr._make.Factory.__init__` names: a name after the module path that holds it, the
+    longest such path first; defined in the module's file or offered by it (a package's
+    `__init__.py` importing it from where it is defined: `reexported`)."""
+    parts = query.split(".")
+    for cut in range(len(parts) - 1, 0, -1):
+        files = modules.named_module(".".join(parts[:cut]))
+        head, rest = parts[cut], "".join("." + p for p in parts[cut + 1 :])
+        places = [(doc, head) for doc in files] + reexported(imports, modules.module_files, files, head)
+        rows = [row for doc, name in places for row in spelled(name + rest) if row[1] == doc and row[2] == name + rest]
+        if rows:
+            return list({row[0]: row for row in rows}.values())
+    return []

@@ -321,14 +321,16 @@ def module_constants(root: Node, lang: Lang, src: bytes) -> list[Definition]:
         for child in root.named_children:
             exported = child.type == "export_statement"
             decl = child.child_by_field_name("declaration") if exported else child
-            if decl is None or decl.type != "lexical_declaration" or not _bytes(decl, src).startswith(b"const"):
+            if decl is not None and decl.type == "expression_statement" and decl.named_children:
+                found += _assigned_functions(decl.named_children[0], child, src)
+            if decl is None or decl.type not in ("lexical_declaration", "variable_declaration"):
                 continue
+            const = _bytes(decl, src).startswith(b"const")
             for declarator in decl.named_children:
-                if declarator.type != "variable_declarator":
-                    continue
-                value = declarator.child_by_field_name("value")
-                callable_ = value is not None and value.type in ("arrow_function", "function_expression", "function")
-                add(declarator.child_by_field_name("name"), "function" if callable_ else "constant", child, exported)
+                value = _value(declarator.child_by_field_name("value"))
+                kind = "function" if value is not None and value.type in _FUNCTIONS else "constant"
+                if declarator.type == "variable_declarator" and (const or kind == "function"):  # `var f = function`
+                    add(declarator.child_by_field_name("name"), kind, child, exported)
     elif lang.name == "lua":
         for child in root.named_children:
             if child.type != "assignment_statement" or len(child.named_children) != 2:
@@ -358,6 +360,36 @@ def module_constants(root: Node, lang: Lang, src: bytes) -> list[Definition]:
                 field = node.child_by_field_name("declarator")
                 add(field.child_by_field_name("name") if field is not None else None, "constant", node,
                     "public" in words, (_name(owner, src) or "?",))
+    return found
+
+
+_FUNCTIONS = frozenset({"arrow_function", "function_expression", "function", "generator_function"})
+
+
+def _value(node: Node | None) -> Node | None:  # what a chain of assignments gives (`a = b = function`)
+    while node is not None and node.type == "assignment_expression":
+        node = node.child_by_field_name("right")
+    return node
+
+
+def _assigned_functions(node: Node, span: Node, src: bytes) -> list[Definition]:
+    """JavaScript's functions defined by assignment to a property, at a file's top level:
+    `exports.f = function`, `proto.handle = function handle`, `Foo.prototype.bar = ...`
+    (named `f`, `proto.handle`, `Foo.bar`: methods but the first), and `module.exports =
+    function name`."""
+    value = _value(node)
+    if node.type != "assignment_expression" or value is None or value.type not in _FUNCTIONS:
+        return []
+    found = []
+    while node.type == "assignment_expression" and (left := node.child_by_field_name("left")) is not None:
+        parts = node_text(left, src).split(".")
+        parts = [p for p in parts[2 if parts[:2] == ["module", "exports"] else parts[:1] == ["exports"]:] if p != "prototype"]
+        if not parts and (own := value.child_by_field_name("name")) is not None:
+            parts = [node_text(own, src)]
+        if parts and parts[0] != "this" and all(p.replace("$", "_").isidentifier() for p in parts):
+            found.append(Definition(".".join(parts), "method" if len(parts) > 1 else "function", span.start_point[0] + 1,
+                                    last_line(span, src), _signature(value, ".".join(parts), src), (), True))
+        node = node.child_by_field_name("right") or value
     return found
 
 

@@ -12,6 +12,17 @@
 (variable_declarator name: (identifier) @import.alias
   value: (call_expression function: (identifier) @_require arguments: (arguments (string (string_fragment) @import.module)))
   (#eq? @_require "require"))
+; `var f = require('./m').f`, `const { f, g: h } = require('./m')`
+(variable_declarator name: (identifier) @import.alias
+  value: (member_expression object: (call_expression function: (identifier) @_require
+    arguments: (arguments (string (string_fragment) @import.module))) property: (property_identifier) @import.name)
+  (#eq? @_require "require"))
+(variable_declarator name: (object_pattern (shorthand_property_identifier_pattern) @import.name)
+  value: (call_expression function: (identifier) @_require arguments: (arguments (string (string_fragment) @import.module)))
+  (#eq? @_require "require"))
+(variable_declarator name: (object_pattern (pair_pattern key: (property_identifier) @import.name value: (identifier) @import.alias))
+  value: (call_expression function: (identifier) @_require arguments: (arguments (string (string_fragment) @import.module)))
+  (#eq? @_require "require"))
 ; What a name holds, for calls on it (see python.scm): a class made (`t = new Subscriber()`) or
 ; a function's result (`u = await this.fetch()`).
 (variable_declarator name: (identifier) @type.var value: (new_expression constructor: [(identifier) (member_expression)] @type.class))
