@@ -467,3 +467,39 @@ def test_a_parse_past_its_time_limit_stops_and_the_file_is_chunked_as_text(tmp_p
     assert doc.metadata["parse"] == "parsing took longer than 0.0001 s; chunked as text"
     assert not doc.symbols and not doc.refs and doc.chunks
     assert any("def f19999(a, b):" in c.text for c in doc.chunks)
+
+
+ARROWS = '''import React from "react";
+
+export const Button = ({ label }: Props) => {
+  const handle = () => console.log(label);
+  return <button onClick={handle}>{label}</button>;
+};
+
+const helper = function (x: number) {
+  return x * 2;
+};
+
+export const LIMIT = 5;
+
+export function Card({ title }: { title: string }) {
+  return <div>{title}</div>;
+}
+'''
+
+
+def test_a_function_bound_to_a_const_is_a_definition_and_a_chunk_of_its_own() -> None:
+    """React components and hooks are written `export const Button = (...) => {...}`: they
+    were statements of the file's head chunk (context `Button.tsx`, no name); each is now a
+    definition with its own chunk, named as the `function` form is."""
+    tsx = language_for("Button.tsx")
+    assert tsx is not None
+    tree = parse_tree(ARROWS.encode(), tsx, 5.0)
+    assert {(d.qualname, d.kind, d.start_line, d.end_line, d.exported) for d in definitions(tree)} == {
+        ("Button", "function", 3, 6, True), ("Button.handle", "function", 4, 4, False),
+        ("helper", "function", 8, 10, False), ("LIMIT", "constant", 12, 12, True), ("Card", "function", 14, 16, True)}
+    chunks = chunk_code(ARROWS, parse_tree(ARROWS.encode(), tsx, 5.0), budget=600)
+    titled = {c.symbol: (c.start_line, c.end_line, c.context) for c in chunks if c.symbol}
+    assert titled["Button"] == (3, 6, ("Button({ label }: Props)",))
+    assert titled["helper"] == (8, 10, ("helper(x: number)",))
+    assert titled["Card"][:2] == (14, 16)

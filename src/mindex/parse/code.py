@@ -21,6 +21,7 @@ from importlib import resources
 from typing import TYPE_CHECKING
 
 from mindex.languages import SCRIPTS, Lang, grammar
+from mindex.parse.bound import BOUND, FUNCTIONS, bound
 
 if TYPE_CHECKING:
     from tree_sitter import Node, Query
@@ -225,6 +226,13 @@ def definition_of(node: Node, tree: Parsed, parents: tuple[str, ...], owner: str
 
 def _define(node: Node, inner: Node, kind: str, lang: Lang, src: bytes, parents: tuple[str, ...],
             owner: str | None) -> Definition | None:
+    if inner.type in BOUND:  # JavaScript's `const f = () => ...`, `exports.f = function`
+        if (binding := bound(inner, src)) is None:
+            return None
+        bound_name, kind, value = binding
+        return Definition(bound_name, "method" if kind == "function" and owner in CLASS_KINDS else kind,
+                          node.start_point[0] + 1, last_line(node, src), _signature(value, bound_name, src), parents,
+                          inner.type == "expression_statement" or _exported(node, inner, lang, bound_name, src))
     path = lang.names.get(inner.type)
     target = _at_path(inner, path) if path is not None else None
     name = (node_text(target, src) if target is not None else None) if path is not None else _name(inner, src)
@@ -321,16 +329,12 @@ def module_constants(root: Node, lang: Lang, src: bytes) -> list[Definition]:
         for child in root.named_children:
             exported = child.type == "export_statement"
             decl = child.child_by_field_name("declaration") if exported else child
-            if decl is not None and decl.type == "expression_statement" and decl.named_children:
-                found += _assigned_functions(decl.named_children[0], child, src)
-            if decl is None or decl.type not in ("lexical_declaration", "variable_declaration"):
+            if decl is None or decl.type != "lexical_declaration" or not _bytes(decl, src).startswith(b"const") \
+                    or bound(decl, src) is not None:  # a function: a definition node (`BOUND`)
                 continue
-            const = _bytes(decl, src).startswith(b"const")
             for declarator in decl.named_children:
-                value = _value(declarator.child_by_field_name("value"))
-                kind = "function" if value is not None and value.type in _FUNCTIONS else "constant"
-                if declarator.type == "variable_declarator" and (const or kind == "function"):  # `var f = function`
-                    add(declarator.child_by_field_name("name"), kind, child, exported)
+                if declarator.type == "variable_declarator":
+                    add(declarator.child_by_field_name("name"), "constant", child, exported)
     elif lang.name == "lua":
         for child in root.named_children:
             if child.type != "assignment_statement" or len(child.named_children) != 2:
@@ -360,36 +364,6 @@ def module_constants(root: Node, lang: Lang, src: bytes) -> list[Definition]:
                 field = node.child_by_field_name("declarator")
                 add(field.child_by_field_name("name") if field is not None else None, "constant", node,
                     "public" in words, (_name(owner, src) or "?",))
-    return found
-
-
-_FUNCTIONS = frozenset({"arrow_function", "function_expression", "function", "generator_function"})
-
-
-def _value(node: Node | None) -> Node | None:  # what a chain of assignments gives (`a = b = function`)
-    while node is not None and node.type == "assignment_expression":
-        node = node.child_by_field_name("right")
-    return node
-
-
-def _assigned_functions(node: Node, span: Node, src: bytes) -> list[Definition]:
-    """JavaScript's functions defined by assignment to a property, at a file's top level:
-    `exports.f = function`, `proto.handle = function handle`, `Foo.prototype.bar = ...`
-    (named `f`, `proto.handle`, `Foo.bar`: methods but the first), and `module.exports =
-    function name`."""
-    value = _value(node)
-    if node.type != "assignment_expression" or value is None or value.type not in _FUNCTIONS:
-        return []
-    found = []
-    while node.type == "assignment_expression" and (left := node.child_by_field_name("left")) is not None:
-        parts = node_text(left, src).split(".")
-        parts = [p for p in parts[2 if parts[:2] == ["module", "exports"] else parts[:1] == ["exports"]:] if p != "prototype"]
-        if not parts and (own := value.child_by_field_name("name")) is not None:
-            parts = [node_text(own, src)]
-        if parts and parts[0] != "this" and all(p.replace("$", "_").isidentifier() for p in parts):
-            found.append(Definition(".".join(parts), "method" if len(parts) > 1 else "function", span.start_point[0] + 1,
-                                    last_line(span, src), _signature(value, ".".join(parts), src), (), True))
-        node = node.child_by_field_name("right") or value
     return found
 
 
@@ -448,8 +422,13 @@ def _queries(lang_name: str) -> tuple[Query | None, int]:
     lang = BY_NAME[lang_name]
     references = reference_patterns(lang_name) or ""
     count = Query(language, references).pattern_count if references else 0
-    types = sorted(t for t in {*lang.definitions, *WRAPPERS} if language.id_for_node_kind(t, True))
+    types = sorted(t for t in {*lang.definitions, *WRAPPERS} - set(BOUND) if language.id_for_node_kind(t, True))
     definitions = "[" + " ".join(f"({t})" for t in types) + "] @d" if types else ""
+    values = " ".join(f"({t})" for t in sorted({*FUNCTIONS, "assignment_expression"}) if language.id_for_node_kind(t, True))
+    for statement in (t for t in BOUND if t in lang.definitions and language.id_for_node_kind(t, True)):
+        shape = "(assignment_expression right: [{v}])" if statement == "expression_statement" \
+            else "(variable_declarator value: [{v}])"
+        definitions += f"\n({statement} {shape.format(v=values)}) @d"
     text = "\n".join(part for part in (references, definitions) if part)
     return (Query(language, text) if text else None), count
 
