@@ -23,7 +23,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("engine", ("mindex.engine", "mindex.embedding", "mindex.search", "mindex.rank", "mindex.graph",
                 "mindex.graph_heirs", "mindex.graph_holds", "mindex.graph_modules",
                 "mindex.graph_types", "mindex.grep", "mindex.grep_scan", "mindex.ingest", "mindex.vectors", "mindex.copy",
-                "mindex.evaluate", "mindex.testfiles", "mindex.querylog", "mindex.rerank")),
+                "mindex.evaluate", "mindex.testfiles", "mindex.querylog", "mindex.rerank", "mindex.locate")),
     ("stages", ("mindex.sources", "mindex.parse", "mindex.chunk", "mindex.embed", "mindex.fetch",
                 "mindex.changelog", "mindex.memory")),
     ("store", ("mindex.store",)),

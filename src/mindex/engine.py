@@ -33,7 +33,6 @@ from mindex.config import (
 )
 from mindex.errors import (
     ConfigError,
-    NotFoundError,
     ReadOnlyIndexError,
     SourceExistsError,
     SourceNotFoundError,
@@ -41,8 +40,9 @@ from mindex.errors import (
     UnsupportedModeError,
 )
 from mindex.modes import MODES
-from mindex.models import Facets, FileHit, Hit, IndexReport, LocateResult, SearchResult, Source, SourceStats
-from mindex.search import (DEEPEST, collapse_sections, decay, expand, file_order, group_by_file, hybrid_search,
+from mindex.models import Facets, Hit, IndexReport, LocateResult, SearchResult, Source, SourceStats
+from mindex.locate import located
+from mindex.search import (DEEPEST, collapse_sections, decay, expand, group_by_file, hybrid_search,
                            lexical_search, merge_adjacent, one_term, page_size, semantic_search, with_snippets,
                            with_texts)
 from mindex.embedding import Embeddings
@@ -443,9 +443,10 @@ class Engine(Embeddings):
         path: str | None = None, language: str | None = None, kind: str | None = None,
     ) -> LocateResult:
         """The files most likely to answer a question (an issue's text, a stack trace), best
-        first: a file ranks by its best chunk (and, with the learned fusion, by its next two
-        where they match too: `search.file_order`), and comes with its best three chunks and
-        the definitions in it whose names the question holds.
+        first: those a stack trace in it names, innermost frame first, then by a file's best
+        chunk (and, with the learned fusion, its next two where they match too:
+        `search.file_order`); each with its best three chunks (a frame's first) and the
+        definitions in it whose names the question holds (`mindex.locate`).
 
         Raises:
             UnsupportedModeError, EmbeddingMismatchError, ConfigError: as `search`.
@@ -455,23 +456,9 @@ class Engine(Embeddings):
         found = self.search(query, min(1000, max(200, 20 * limit)), mode=mode, source=source, kind=kind, path=path,
                             language=language, snippets=False)  # made for the chunks shown only
         started = time.perf_counter()
-        chunks: dict[tuple[str, str], list[Hit]] = {}
-        for hit in found.hits:
-            chunks.setdefault((hit.source, hit.path), []).append(hit)
         logits = (found.mode == "hybrid" and found.fusion == "learned"
                   and self.search_settings.rerank.provider == "none")
-        named = {word.lower() for word in re.findall(r"\w+", query)}
-        graph = self.graph()
-        files = []
-        for src, rel in file_order(found.hits, logits)[:limit]:
-            hits = chunks[(src, rel)]
-            try:
-                symbols = [s.name for s in graph.symbols_in(graph.document(rel, src))
-                           if s.name.rsplit(".", 1)[-1].lower() in named]
-            except NotFoundError:
-                symbols = []  # not a code file
-            files.append(FileHit(src, rel, hits[0].language, hits[0].score, tuple(hits[:3]),
-                                 tuple(dict.fromkeys(symbols))))
+        files = located(found, query, self.graph(), limit, logits, self.store.get_chunk)
         shown = {hit.id: hit for hit in with_snippets(with_texts(self.store, [h for f in files for h in f.chunks]), query)}
         files = [replace(f, chunks=tuple(shown[hit.id] for hit in f.chunks)) for f in files]
         took = found.took_ms + (time.perf_counter() - started) * 1000

@@ -270,11 +270,12 @@ class FileHit:
     score: float
     chunks: tuple[Hit, ...]
     symbols: tuple[str, ...] = ()
+    frames: tuple[int, ...] = ()  # the lines of it a stack trace in the question names, innermost first
 
     def to_dict(self) -> dict[str, Any]:
         """The `mindex locate --json` shape of one file."""
         return {"source": self.source, "path": self.path, "language": self.language, "score": round(self.score, 6),
-                "symbols": list(self.symbols),
+                "symbols": list(self.symbols), "frames": list(self.frames),
                 "chunks": [{"id": h.id, "start_line": h.start_line, "end_line": h.end_line, "context": h.context,
                             "symbol": h.symbol, "score": round(h.score, 6)} for h in self.chunks]}
 

@@ -97,6 +97,7 @@ class LocatedFileOut(BaseModel):
     language: str | None
     score: float
     symbols: list[str] = Field(description="definitions in the file whose names the question holds")
+    frames: list[int] = Field(description="lines of the file a stack trace in the question names, innermost first")
     chunks: list[LocatedChunkOut]
 
 

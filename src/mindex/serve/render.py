@@ -200,6 +200,8 @@ def print_locate(console: Console, result: LocateResult, places: Places | None =
         shown = places.path(found.source, found.path) if places else found.path
         console.print(f"[bold cyan]{n}.[/] [green]{escape(shown)}[/]  [dim]{escape(named) + ' · ' if named else ''}"
                       f"score {found.score:.4g}[/]", highlight=False)
+        if found.frames:
+            console.print(f"   stack trace: {_lines(found.frames)}", highlight=False)
         if found.symbols:
             console.print(f"   names: {escape(', '.join(found.symbols))}", highlight=False)
         for hit in found.chunks:
@@ -208,11 +210,16 @@ def print_locate(console: Console, result: LocateResult, places: Places | None =
     console.print(f"[dim]{count(len(result.files), 'file')} · {result.mode} · {result.took_ms:.1f} ms[/]")
 
 
+def _lines(lines: tuple[int, ...]) -> str:
+    return ("line " if len(lines) == 1 else "lines ") + ", ".join(map(str, lines))
+
+
 def locate_markdown(result: LocateResult, budget_tokens: int) -> str:
     """Agent-facing markdown for `locate_files`: files best first, their chunks and names."""
     if not result.files:
         return "No files found for this text. Try other words, or fewer filters."
-    blocks = [[f"{n}. `{found.path}` ({found.source})" + (f" — defines {', '.join(found.symbols)}" if found.symbols else ""),
+    blocks = [[f"{n}. `{found.path}` ({found.source})" + (f" — defines {', '.join(found.symbols)}" if found.symbols else "")
+               + (f" — the stack trace names its {_lines(found.frames)}" if found.frames else ""),
                *(f"   - lines {h.start_line}-{h.end_line}: {h.context} (chunk `{h.id}`)" for h in found.chunks)]
               for n, found in enumerate(result.files, 1)]
     head = f"{count(len(result.files), 'file')} ({result.mode}, {result.took_ms:.0f} ms), most likely first:"
