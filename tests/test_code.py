@@ -503,3 +503,17 @@ def test_a_function_bound_to_a_const_is_a_definition_and_a_chunk_of_its_own() ->
     assert titled["Button"] == (3, 6, ("Button({ label }: Props)",))
     assert titled["helper"] == (8, 10, ("helper(x: number)",))
     assert titled["Card"][:2] == (14, 16)
+
+
+def test_a_class_field_holding_a_function_is_a_method() -> None:
+    """`handle = (e) => ...` in a class (a method that keeps `this`, as React class
+    components and Angular services write them) was no definition; a field holding a value
+    stays none."""
+    source = ("export class Panel {\n  handle = (e: Event) => {\n    return this.run(e);\n  };\n"
+              "  private count = 0;\n  private reset = function () { return 0; };\n  run(e: Event) { return e; }\n}\n")
+    for name, text in (("p.ts", source), ("p.js", source.replace(": Event", "").replace("private ", ""))):
+        lang = language_for(name)
+        assert lang is not None
+        found = {(d.qualname, d.kind, d.start_line, d.end_line) for d in definitions(parse_tree(text.encode(), lang, 5.0))}
+        assert found == {("Panel", "class", 1, 8), ("Panel.handle", "method", 2, 4), ("Panel.reset", "method", 6, 6),
+                         ("Panel.run", "method", 7, 7)}, name

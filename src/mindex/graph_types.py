@@ -8,6 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from mindex.languages import SCRIPTS
+
 
 SELF_WORDS = {"self", "this", "cls", "Self", "super", "super()", "base"}
 IMPLICIT_THIS = {"java", "cpp", "csharp", "kotlin", "scala", "swift", "php"}
@@ -150,9 +152,14 @@ def owner_of(scope: str) -> str:
     return scope.rsplit(".", 1)[0] if "." in scope else ""
 
 
+CLOSURES = frozenset({"python", *SCRIPTS})  # where a dotted name of kind function is a nested function
+
+
 def by_name(callable_: list[SymbolRef], has_receiver: bool, name: str, module_path: bool = False) -> Resolution:
     """What a call reaches by its name alone, when nothing nearer resolved it."""
-    methods = [s for s in callable_ if "." in s.name]
+    # A function a function holds (Python's and JavaScript's closures: `createRetryer.resolve`)
+    # is called by its name inside it, never on a receiver (`Promise.resolve()`).
+    methods = [s for s in callable_ if "." in s.name and not (s.kind == "function" and s.language in CLOSURES)]
     plain = [s for s in callable_ if "." not in s.name]
     # obj.f() reaches a method; a plain function only through a module path (a::b::f()),
     # and module aliases were resolved through the imports before this.

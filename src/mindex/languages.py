@@ -47,7 +47,8 @@ _C_LIKE = {"function_definition": "function", "struct_specifier": "struct", "enu
 _JS = {"function_declaration": "function", "generator_function_declaration": "function",
        "class_declaration": "class", "method_definition": "method",
        # a statement that binds a function (`const f = () => ...`, `exports.f = function`)
-       "lexical_declaration": "function", "variable_declaration": "function", "expression_statement": "function"}
+       "lexical_declaration": "function", "variable_declaration": "function", "expression_statement": "function",
+       "field_definition": "method", "public_field_definition": "method"}
 _TS = {**_JS, "abstract_class_declaration": "class", "interface_declaration": "interface",
        "type_alias_declaration": "type", "enum_declaration": "enum", "internal_module": "module"}
 

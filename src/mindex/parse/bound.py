@@ -13,7 +13,11 @@ if TYPE_CHECKING:
 FUNCTIONS = frozenset({"arrow_function", "function_expression", "function", "generator_function"})
 # Statements that define a function when they bind one: the definition query captures only
 # those (`mindex.parse.code._queries`), not every statement.
-BOUND = ("lexical_declaration", "variable_declaration", "expression_statement")
+BOUND = ("lexical_declaration", "variable_declaration", "expression_statement", "public_field_definition",
+         "field_definition")
+# A class field holding a function (`handle = (e) => ...`, a method that keeps `this`): its
+# name's field, by grammar.
+FIELDS = {"public_field_definition": "name", "field_definition": "property"}
 
 
 def _text(node: Node, src: bytes) -> str:
@@ -29,9 +33,15 @@ def _value(node: Node | None) -> Node | None:
 
 def bound(node: Node, src: bytes) -> tuple[str, str, Node] | None:
     """(name, kind, function) of the function a statement binds: the first declarator of a
-    declaration that takes one, or, at a file's top level, an assignment: `exports.f` and
+    declaration that takes one, a class field's (a method), or, at a file's top level, an
+    assignment: `exports.f` and
     `module.exports.f` are `f`, `proto.handle` is `proto.handle` and `Foo.prototype.bar` is
     `Foo.bar` (methods), `module.exports = function name` is `name`. None for any other."""
+    if node.type in FIELDS:
+        value, target = _value(node.child_by_field_name("value")), node.child_by_field_name(FIELDS[node.type])
+        if value is None or value.type not in FUNCTIONS or target is None:
+            return None
+        return _text(target, src), "method", value
     if node.type != "expression_statement":
         for declarator in node.named_children:
             value = _value(declarator.child_by_field_name("value"))

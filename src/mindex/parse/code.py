@@ -21,7 +21,7 @@ from importlib import resources
 from typing import TYPE_CHECKING
 
 from mindex.languages import SCRIPTS, Lang, grammar
-from mindex.parse.bound import BOUND, FUNCTIONS, bound
+from mindex.parse.bound import BOUND, FIELDS, FUNCTIONS, bound
 
 if TYPE_CHECKING:
     from tree_sitter import Node, Query
@@ -426,8 +426,8 @@ def _queries(lang_name: str) -> tuple[Query | None, int]:
     definitions = "[" + " ".join(f"({t})" for t in types) + "] @d" if types else ""
     values = " ".join(f"({t})" for t in sorted({*FUNCTIONS, "assignment_expression"}) if language.id_for_node_kind(t, True))
     for statement in (t for t in BOUND if t in lang.definitions and language.id_for_node_kind(t, True)):
-        shape = "(assignment_expression right: [{v}])" if statement == "expression_statement" \
-            else "(variable_declarator value: [{v}])"
+        shape = {"expression_statement": "(assignment_expression right: [{v}])", "public_field_definition": "value: [{v}]",
+                 "field_definition": "value: [{v}]"}.get(statement, "(variable_declarator value: [{v}])")
         definitions += f"\n({statement} {shape.format(v=values)}) @d"
     text = "\n".join(part for part in (references, definitions) if part)
     return (Query(language, text) if text else None), count
@@ -468,7 +468,8 @@ def _atoms(node: Node, tree: Parsed, budget: int, chain: tuple[Definition, ...],
     scopes = [d for d in chain if d.kind not in NOT_SCOPES]
     parents, owner = ((*scopes[-1].parents, scopes[-1].name), scopes[-1].kind) if scopes else ((), None)
     for child in node.children:
-        own = definition_of(child, tree, parents, owner)
+        # a class field holding a function is a definition, not a chunk of its own (measured)
+        own = definition_of(child, tree, parents, owner) if child.type not in FIELDS else None
         size = child.end_byte - child.start_byte
         members = (own is not None and own.kind in OPENED) or (
             own is None and owner in OPENED and child.named_child_count > 0 and _holds_definition(child, tree.lang))
