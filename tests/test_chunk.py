@@ -71,8 +71,8 @@ def test_zero_overlap_repeats_nothing() -> None:
 
 
 def test_fenced_code_block_is_never_split() -> None:
-    code = "```python\n" + "\n".join(f"x_{n} = {n}  # comment" for n in range(80)) + "\n```"
-    chunks = chunk_document("s", "doc.md", doc(f"# Code\n\nIntro.\n\n{code}\n\nAfter.\n"), size=300, overlap=50)
+    code = "```python\n" + "\n".join(f"x_{n} = {n}  # comment" for n in range(80)) + "\n```"  # 3.5 budgets
+    chunks = chunk_document("s", "doc.md", doc(f"# Code\n\nIntro.\n\n{code}\n\nAfter.\n"), size=500, overlap=50)
     holders = [c for c in chunks if "x_0 = 0" in c.text]
     assert len(holders) == 1 and code in holders[0].text
     assert sum(c.text.count("```") for c in chunks) == 2
@@ -80,9 +80,30 @@ def test_fenced_code_block_is_never_split() -> None:
 
 def test_table_is_never_split() -> None:
     table = "| a | b |\n| - | - |\n" + "\n".join(f"| row{n} | value{n} |" for n in range(40))
-    chunks = chunk_document("s", "doc.md", doc(f"Text before.\n\n{table}\n"), size=200, overlap=40)
+    chunks = chunk_document("s", "doc.md", doc(f"Text before.\n\n{table}\n"), size=300, overlap=40)
     holders = [c for c in chunks if "row0" in c.text]
     assert len(holders) == 1 and table in holders[0].text
+
+
+def test_a_code_block_or_table_over_eight_budgets_is_cut_between_lines() -> None:
+    """Javadoc's source pages are one `<pre>` each (a 434 KB chunk, whole, where a chunk is
+    1,500 characters): a block over `WHOLE` budgets is cut between lines, each piece fenced
+    again (a table's under its header), its lines those of the file."""
+    code = "```java\n" + "\n".join(f"int x{n} = {n}; // line {n}" for n in range(400)) + "\n```"
+    text = f"# Source\n\nIntro.\n\n{code}\n\nAfter.\n"
+    chunks = chunk_document("s", "doc.md", doc(text), size=500, overlap=50)
+    pieces = [c for c in chunks if "int x" in c.text]
+    assert len(pieces) > 10 and all(len(c.text) <= 500 + len("Intro.\n\n") for c in pieces)
+    assert all(c.text.count("```java") == 1 and c.text.count("```") == 2 for c in pieces)
+    lines = text.split("\n")
+    for c in pieces:  # each piece's span holds its code lines
+        body = [line for line in c.text.split("\n") if line.startswith("int x")]
+        assert {body[0], body[-1]} <= set(lines[c.start_line - 1 : c.end_line])
+    found = [line for c in pieces for line in c.text.split("\n") if line.startswith("int x")]
+    assert found == [f"int x{n} = {n}; // line {n}" for n in range(400)]  # every line once, in order
+    table = "| n | value |\n| - | - |\n" + "\n".join(f"| {n} | value {n} |" for n in range(300))
+    rows = [c for c in chunk_document("s", "t.md", doc(table), size=300, overlap=40)]
+    assert len(rows) > 10 and all(c.text.startswith("| n | value |\n| - | - |") for c in rows)
 
 
 def test_context_line_is_the_heading_breadcrumb() -> None:

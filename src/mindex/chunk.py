@@ -1,7 +1,9 @@
 """Sections into chunks: headings first, then paragraphs, then sentences. Pure, no I/O.
 
-Fenced code blocks and tables are never cut: they travel whole (a block larger than the
-budget becomes a chunk of its own). Overlap repeats the end of the previous chunk in the same
+Fenced code blocks and tables are not cut: they travel whole (a block larger than the
+budget becomes a chunk of its own), unless one is over `WHOLE` times the budget (a page of
+source, a generated table of thousands of rows): that one is cut between lines into pieces
+of the budget, each fenced again or under the table's header rows. Overlap repeats the end of the previous chunk in the same
 section, up to `overlap` characters, never code or tables: its last whole paragraphs (the
 default), or with `sentences` also the last sentences of a longer paragraph, cut where a
 sentence starts (`index.overlap = "sentences"`; measured worse on three of four docs sets,
@@ -19,6 +21,8 @@ from mindex.terms import search_terms
 
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _TABLE = re.compile(r"^\s*(\||\+[-=])")
+_RULE = re.compile(r"^\s*\|?\s*:?-+:?\s*\|")  # a markdown table's line under its header
+WHOLE = 8  # a code block or table up to this many budgets long stays one piece
 _SENTENCE_END = re.compile(r"(?<=[.!?。])[\"')\]]*\s+(?=\S)")
 CONTEXT_SEPARATOR = " › "
 
@@ -101,10 +105,43 @@ def _units(text: str, size: int) -> list[_Unit]:
     units: list[_Unit] = []
     for number, (first, last, atomic) in enumerate(_blocks(lines)):
         body = "\n".join(lines[first : last + 1])
-        if atomic or len(body) <= size:
+        if atomic and len(body) > WHOLE * size:
+            units.extend(_cut_block(lines, first, last, number, size))
+        elif atomic or len(body) <= size:
             units.append(_Unit(body, first, last, number, atomic))
         else:
             units.extend(_split_long(body, first, number, size))
+    return units
+
+
+def _cut_block(lines: list[str], first: int, last: int, block: int, size: int) -> list[_Unit]:
+    """A huge fenced block or table as pieces of at most `size` characters, cut between
+    lines: each piece of a fence opens and closes as the block does, each piece of a table
+    starts with its header rows."""
+    fence = _FENCE.match(lines[first])
+    if fence:
+        head, tail = [lines[first]], [fence.group(1)]
+        body = range(first + 1, last if last > first and _FENCE.match(lines[last]) else last + 1)
+    else:
+        rows = 2 if first + 1 <= last and _RULE.match(lines[first + 1]) else 0
+        head, tail, body = lines[first : first + rows], [], range(first + rows, last + 1)
+    room = max(1, size - sum(len(line) + 1 for line in head + tail))
+    units: list[_Unit] = []
+    taken: list[int] = []
+
+    def close(end: int) -> None:
+        start = first if not units else taken[0]
+        units.append(_Unit("\n".join([*head, *(lines[i] for i in taken), *tail]), start, end, block, True))
+
+    length = 0
+    for i in body:
+        if taken and length + len(lines[i]) + 1 > room:
+            close(taken[-1])
+            taken, length = [], 0
+        taken.append(i)
+        length += len(lines[i]) + 1
+    if taken or not units:
+        close(last)
     return units
 
 
@@ -153,7 +190,7 @@ def _tail(unit: _Unit, room: int) -> _Unit | None:
 def _join(units: list[_Unit]) -> str:
     out = units[0].text
     for before, unit in zip(units, units[1:]):
-        out += (" " if unit.block == before.block else "\n\n") + unit.text
+        out += (" " if unit.block == before.block and not unit.atomic else "\n\n") + unit.text
     return out
 
 

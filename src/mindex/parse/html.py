@@ -32,6 +32,9 @@ NAV_SELECTORS = [
 # A navigation line that survives as text: at least two of Next/Previous/Up with a colon.
 _NAV_LINE = re.compile(r"^\W*(?:(?:Next|Previous|Prev|Up)\s*:.*?){2,}$", re.IGNORECASE)
 _DATA_URI = re.compile(r"\(data:[^)\s]*\)")
+# A heading inside a list item (Javadoc puts each member's `<h3>` in an `<li>`): the
+# converter writes `  * ### isBlank`, which no markdown reader takes for a heading.
+_LISTED_HEADING = re.compile(r"^[ \t]*(?:[-*+]|\d+[.)])[ \t]+(#{1,6}[ \t]+\S.*)$")
 _MARKUP = re.compile(
     r"<!--.*?-->|<(script|style|noscript|template)\b[^>]*>.*?</\1\s*>|<!\[CDATA\[.*?\]\]>|<[^>]*>",
     re.DOTALL | re.IGNORECASE)
@@ -87,7 +90,7 @@ def _to_markdown(source: str) -> str:
         except Exception:  # the converter's own error types vary by version
             text = _text_only(source)
     text = _DATA_URI.sub("()", text)  # an inline image's bytes are not text to search
-    return "\n".join("" if _NAV_LINE.match(line) else line for line in text.split("\n"))
+    return "\n".join("" if _NAV_LINE.match(line) else _LISTED_HEADING.sub(r"\1", line) for line in text.split("\n"))
 
 
 def plain_source(source: str) -> tuple[str, array[int]]:
