@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import sys
 import tempfile
 from collections.abc import Iterator
@@ -23,6 +24,14 @@ sys.path.insert(0, str(Path(__file__).parent))  # tests/pgserver.py
 _HOME_VARIABLES = ("PATH", "HOME", "XDG_CACHE_HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "HF_HOME",
                    "MINDEX_CONFIG", "GIT_CONFIG_GLOBAL", "MINDEX_BACKGROUND")
 _saved_environment: dict[str, str | None] = {}
+
+
+# A shell starts a background job (`cmd &` without job control) with Ctrl-C ignored, and a
+# process passes an ignored signal on to what it runs: the tests that press Ctrl-C on a
+# mindex process would see it ignored. Each process this session starts gets Ctrl-C back
+# (an xdist worker is such a process too, so this runs in each).
+if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def pytest_configure(config: pytest.Config) -> None:
