@@ -3,8 +3,9 @@
 Fenced code blocks and tables are not cut: they travel whole (a block larger than the
 budget becomes a chunk of its own), unless one is over `WHOLE` times the budget (a page of
 source, a generated table of thousands of rows): that one is cut between lines into pieces
-of the budget, each fenced again or under the table's header rows. Overlap repeats the end of the previous chunk in the same
-section, up to `overlap` characters, never code or tables: its last whole paragraphs (the
+of the budget, each fenced again or under the table's header rows.
+
+Overlap repeats the end of the previous chunk in the same section, up to `overlap` characters, never code or tables: its last whole paragraphs (the
 default), or with `sentences` also the last sentences of a longer paragraph, cut where a
 sentence starts (`index.overlap = "sentences"`; measured worse on three of four docs sets,
 benchmarks/README.md).

@@ -84,6 +84,7 @@ def located(found: SearchResult, query: str, graph: CodeGraph, limit: int, logit
             continue
         symbols = [s.name for s in graph.symbols_in(doc_id) if s.name.rsplit(".", 1)[-1].lower() in named] \
             if doc_id is not None else []  # not a code file
-        files.append(FileHit(src, rel, hits[0].language, max(h.score for h in hits) if lines else hits[0].score, tuple(hits[:3]),
-                             tuple(dict.fromkeys(symbols)), tuple(lines)))
+        score = max(h.score for h in hits) if lines else hits[0].score  # a frame's chunk may be no hit (0)
+        files.append(FileHit(src, rel, hits[0].language, score, tuple(hits[:3]), tuple(dict.fromkeys(symbols)),
+                             tuple(lines)))
     return files

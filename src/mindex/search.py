@@ -385,7 +385,8 @@ def collapse_sections(hits: list[Hit]) -> list[Hit]:
     best: dict[tuple[str, str, str, object], Hit] = {}
     counts: dict[tuple[str, str, str, object], int] = {}
     for hit in hits:
-        key = _section(hit)
+        # memory entries of one day share a context line: a piece belongs to its entry's id
+        key = (hit.source, hit.path, hit.context, (hit.facets or {}).get("id"))
         counts[key] = counts.get(key, 0) + 1
         best.setdefault(key, hit)
     return [hit if counts[key] == 1 else hit.but(explain={**(hit.explain or {}), "section": {"chunks": counts[key]}})
@@ -397,20 +398,12 @@ def collapse_sections(hits: list[Hit]) -> list[Hit]:
 DEEPEST = 1000
 
 
-def _section(hit: Hit) -> tuple[str, str, str, object]:
-    # memory entries of one day share a context line: a piece belongs to its entry's id
-    return (hit.source, hit.path, hit.context, (hit.facets or {}).get("id"))
-
-
 def page_size(hits: Sequence[Hit], merge: bool, group_by: str | None) -> int:
     """How many results `hits` make once grouped by file, merged with their neighbours or
     collapsed to one a section, as `Engine.search` does (the order of `hits` changes none of
     these counts, but for neighbours joined in a chain)."""
-    if group_by:
-        return len({(hit.source, hit.path) for hit in hits})
-    if merge:
-        return len(merge_adjacent(list(hits)))
-    return len({_section(hit) for hit in hits})
+    made = group_by_file if group_by else merge_adjacent if merge else collapse_sections
+    return len(made(list(hits)))
 
 
 def group_by_file(hits: list[Hit]) -> list[Hit]:

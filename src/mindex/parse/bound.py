@@ -20,7 +20,7 @@ BOUND = ("lexical_declaration", "variable_declaration", "expression_statement", 
 FIELDS = {"public_field_definition": "name", "field_definition": "property"}
 
 
-def _text(node: Node, src: bytes) -> str:
+def _text(node: Node, src: bytes) -> str:  # `mindex.parse.code.node_text`, which imports this module
     return src[node.start_byte:node.end_byte].decode("utf-8", "replace")
 
 
@@ -34,9 +34,9 @@ def _value(node: Node | None) -> Node | None:
 def bound(node: Node, src: bytes) -> tuple[str, str, Node] | None:
     """(name, kind, function) of the function a statement binds: the first declarator of a
     declaration that takes one, a class field's (a method), or, at a file's top level, an
-    assignment: `exports.f` and
-    `module.exports.f` are `f`, `proto.handle` is `proto.handle` and `Foo.prototype.bar` is
-    `Foo.bar` (methods), `module.exports = function name` is `name`. None for any other."""
+    assignment: `exports.f` and `module.exports.f` are `f`, `proto.handle` is `proto.handle`
+    and `Foo.prototype.bar` is `Foo.bar` (methods), `module.exports = function name` is
+    `name`. None for any other."""
     if node.type in FIELDS:
         value, target = _value(node.child_by_field_name("value")), node.child_by_field_name(FIELDS[node.type])
         if value is None or value.type not in FUNCTIONS or target is None:
@@ -56,7 +56,8 @@ def bound(node: Node, src: bytes) -> tuple[str, str, Node] | None:
         return None
     while assigned.type == "assignment_expression" and (left := assigned.child_by_field_name("left")) is not None:
         parts = _text(left, src).split(".")
-        parts = [p for p in parts[2 if parts[:2] == ["module", "exports"] else parts[:1] == ["exports"]:] if p != "prototype"]
+        exports = 2 if parts[:2] == ["module", "exports"] else 1 if parts[:1] == ["exports"] else 0
+        parts = [p for p in parts[exports:] if p != "prototype"]
         if not parts and (own := value.child_by_field_name("name")) is not None:
             parts = [_text(own, src)]
         if parts and parts[0] != "this" and all(p.replace("$", "_").isidentifier() for p in parts):

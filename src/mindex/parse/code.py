@@ -426,8 +426,8 @@ def _queries(lang_name: str) -> tuple[Query | None, int]:
     definitions = "[" + " ".join(f"({t})" for t in types) + "] @d" if types else ""
     values = " ".join(f"({t})" for t in sorted({*FUNCTIONS, "assignment_expression"}) if language.id_for_node_kind(t, True))
     for statement in (t for t in BOUND if t in lang.definitions and language.id_for_node_kind(t, True)):
-        shape = {"expression_statement": "(assignment_expression right: [{v}])", "public_field_definition": "value: [{v}]",
-                 "field_definition": "value: [{v}]"}.get(statement, "(variable_declarator value: [{v}])")
+        shape = ("(assignment_expression right: [{v}])" if statement == "expression_statement"
+                 else "value: [{v}]" if statement in FIELDS else "(variable_declarator value: [{v}])")
         definitions += f"\n({statement} {shape.format(v=values)}) @d"
     text = "\n".join(part for part in (references, definitions) if part)
     return (Query(language, text) if text else None), count
