@@ -24,7 +24,10 @@ if TYPE_CHECKING:
 _PYTHON = re.compile(r'File "(?P<path>[^"\n]+)", line (?P<line>\d+)')
 _EXTENSIONS = ("py|pyi|pyx|js|mjs|cjs|jsx|ts|mts|cts|tsx|vue|svelte|go|rs|java|kt|kts|scala|groovy|rb|php|c|h|cc|cpp|"
                "cxx|hpp|hh|cs|swift|m|mm|ex|exs|erl|lua|dart|jl|pl|pm|sh|zig|hs|ml|clj")
-_OTHER = re.compile(rf"(?P<path>[\w.~@+\-/\\]*[\w\-]\.(?:{_EXTENSIONS})):(?P<line>\d+)\b")
+# `.ext:N`, found first: the path before it is walked back by hand (a pattern that starts
+# with the path's characters tries every start in a run of them: quadratic on pasted text)
+_OTHER = re.compile(rf"(?<=[\w\-])\.(?:{_EXTENSIONS}):(?P<line>\d+)\b")
+_PATH_CHARS = frozenset("._~@+-/\\")
 MAX_FRAMES = 200  # a pasted log of thousands of lines reads its first frames only
 
 
@@ -33,7 +36,15 @@ def frames(text: str) -> list[tuple[str, int]]:
     python = [(m.group("path"), int(m.group("line"))) for m in _PYTHON.finditer(text)][:MAX_FRAMES]
     if "most recent call last" in text:
         python.reverse()
-    rest = [(m.group("path"), int(m.group("line"))) for m in _OTHER.finditer(_PYTHON.sub("", text))][:MAX_FRAMES]
+    rest = []
+    other = _PYTHON.sub("", text)
+    for m in _OTHER.finditer(other):
+        start = m.start()  # back over the path's characters: to the last frame's `:` at most
+        while start and (other[start - 1].isalnum() or other[start - 1] in _PATH_CHARS):
+            start -= 1
+        rest.append((other[start : m.end() - len(m.group("line")) - 1], int(m.group("line"))))
+        if len(rest) == MAX_FRAMES:
+            break
     return list(dict.fromkeys((path.replace("\\", "/"), line) for path, line in python + rest))
 
 
