@@ -1175,6 +1175,8 @@ def test_a_name_a_package_offers_is_found_and_called_through_its_imports(index: 
     assert [(t.name, t.path) for t in graph.targets("attrs.attrib")] == [("field", "src/attr/_next_gen.py")]
     with pytest.raises(NotFoundError):
         graph.targets("attrs.nothing_here")
+    with pytest.raises(NotFoundError):  # a hostile name: not read as thousands of module paths
+        graph.targets(".".join(["attrs"] * 3000))
     assert {(e.line, e.scope, round(e.confidence, 2)) for e in graph.callers(impl)} == {
         (7, "Plain", 0.9),          # @attrs.define
         (12, "Called", 0.9),        # @a.define(slots=False)

@@ -187,6 +187,9 @@ def reexported(imports: Callable[[int], list[CallRef]], module_files: Callable[[
     return found
 
 
+MAX_PARTS = 16  # of a dotted name `module_rows` reads as a module path and a name
+
+
 def module_rows(query: str, modules: ModuleMap, imports: Callable[[int], list[CallRef]],
                 spelled: Callable[[str], list[Any]]) -> list[Any]:
     """The symbol rows (id, file, name, ...: `spelled` gives a name's) that `attrs.define` or
@@ -194,6 +197,8 @@ def module_rows(query: str, modules: ModuleMap, imports: Callable[[int], list[Ca
     longest such path first; defined in the module's file or offered by it (a package's
     `__init__.py` importing it from where it is defined: `reexported`)."""
     parts = query.split(".")
+    if len(parts) > MAX_PARTS:  # no module path is this deep; each cut reads every path
+        return []
     for cut in range(len(parts) - 1, 0, -1):
         files = modules.named_module(".".join(parts[:cut]))
         head, rest = parts[cut], "".join("." + p for p in parts[cut + 1 :])
