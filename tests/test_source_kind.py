@@ -99,3 +99,33 @@ def test_the_python_api_guesses_too(tmp_path: Path) -> None:
         assert index.add_source(_write(tmp_path / "guide", DOCS), kind="auto").kind == "docs"
         with pytest.raises(Exception, match="or auto"):
             index.add_source(project, name="x", kind="pictures")
+
+
+def test_a_repository_whose_docs_outnumber_its_code_is_code(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """pytest's sdist (266 files of code, 271 of reStructuredText and Markdown) was added as
+    docs, and none of its code was read. A code source reads Markdown and reStructuredText as
+    docs too, so they count half against code; HTML and PDF, which only a docs source reads as
+    docs, count whole. A project's manifest at the top makes it code whenever code outnumbers
+    its HTML and PDF."""
+    prose = {f"doc/page{n}.rst": f"Page {n}\n=======\n\nText.\n" for n in range(12)}
+    code = {f"src/pkg/mod{n}.py": f"def handler_{n}():\n    return {n}\n" for n in range(10)}
+    repo = _write(tmp_path / "repo", {**prose, **code, "README.md": "# Repo\n"})
+    assert guess_kind(repo) == guess_kind(repo) and guess_kind(repo).kind == "code"  # 10 > 13 / 2
+    said = _run(tmp_path, monkeypatch, "add", str(repo))
+    assert "as code (10 source files of code, 13 of docs;" in said
+    _run(tmp_path, monkeypatch, "index", "-q")
+    found = json.loads(_run(tmp_path, monkeypatch, "grep", "def handler_7", "--json"))["matches"]
+    assert [(m["path"], m["line"]) for m in found] == [("src/pkg/mod7.py", 1)]
+    docs = json.loads(_run(tmp_path, monkeypatch, "search", "Page 3", "--kind", "docs", "--json"))["results"]
+    assert docs and docs[0]["path"] == "doc/page3.rst"  # still docs, in a code source
+
+    many = _write(tmp_path / "many", {**{f"doc/p{n}.md": "# P\n" for n in range(40)}, **code})
+    assert guess_kind(many) == guess_kind(many) and guess_kind(many).kind == "docs"  # 10 < 40 / 2, no manifest
+    (many / "pyproject.toml").write_text("[project]\nname = 'many'\n")
+    made = guess_kind(many)
+    assert (made.kind, made.project) == ("code", "pyproject.toml")
+    assert made.reason() == "10 source files of code, 40 of docs, a project with pyproject.toml"
+
+    site = _write(tmp_path / "site", {**{f"api/p{n}.html": "<h1>P</h1>" for n in range(12)},
+                                      **{f"js/s{n}.js": "var x = 1;\n" for n in range(10)}, "package.json": "{}"})
+    assert guess_kind(site).kind == "docs"  # HTML a docs source reads as docs outnumbers the code

@@ -4,8 +4,13 @@ A docs source reads Markdown, reStructuredText, HTML, text and PDF files and not
 a folder of Python added as docs was indexed as its few Markdown files, and a search for its
 code found nothing, without a word said. The guess counts the files a docs source would read
 against the source files of a language mindex parses (data and style files, such as JSON,
-YAML, TOML and CSS, count for neither) and picks code when those are more. It looks at the
-files of a walk, a level of folders at a time, until `LOOK_AT` files of code or docs are counted
+YAML, TOML and CSS, count for neither). A code source reads a repository's Markdown,
+reStructuredText and text files as docs too (ranked as docs, found by `--kind docs`); only HTML
+and PDF files does it read otherwise. So a folder is code when its files of code outnumber its
+HTML and PDF files and half its other docs files, or when it is a project (a `pyproject.toml`,
+`package.json`, `go.mod`, ... at its top) whose files of code outnumber its HTML and PDF files:
+pytest's sdist, 266 files of code beside 271 of reStructuredText and Markdown, was added as
+docs and its code never read. It looks at the files of a walk, a level of folders at a time, until `LOOK_AT` files of code or docs are counted
 or `MAX_FOLDERS` folders listed; the walk skips tooling, vendored and hidden folders and follows
 no link. An explicit `--kind` is never second-guessed.
 """
@@ -22,6 +27,11 @@ from mindex.sources.walk import SKIP_DIRS
 LOOK_AT = 20_000  # files of code or docs counted, checked after each level of folders
 MAX_FOLDERS = 5_000  # folders listed at most
 NOT_CODE = frozenset({"markdown", "html", "css", "scss", "yaml", "toml", "json"})
+READ_AS_DOCS_ONLY = frozenset({".html", ".htm", ".pdf"})  # what a code source would not read as docs
+# Files at a folder's top that make it a project of code, whatever its docs.
+MANIFESTS = ("pyproject.toml", "setup.py", "setup.cfg", "package.json", "go.mod", "Cargo.toml", "pom.xml",
+             "build.gradle", "build.gradle.kts", "Gemfile", "composer.json", "mix.exs", "CMakeLists.txt",
+             "meson.build", "Package.swift", "pubspec.yaml", "build.sbt", "deno.json", "dune-project")
 
 
 @dataclass(frozen=True)
@@ -31,11 +41,13 @@ class Guess:
     kind: str  # "code" or "docs"
     code_files: int
     doc_files: int
+    project: str | None = None  # the manifest that made a folder of many docs a project of code
 
     def reason(self) -> str:
         """Why, in a few words (for `mindex add`'s message)."""
-        return (f"{self.code_files:,} source file{'s' * (self.code_files != 1)} of code, "
+        said = (f"{self.code_files:,} source file{'s' * (self.code_files != 1)} of code, "
                 f"{self.doc_files:,} of docs")
+        return f"{said}, a project with {self.project}" if self.project else said
 
 
 @cache
@@ -49,11 +61,12 @@ def _code_names() -> tuple[frozenset[str], frozenset[str]]:
 
 
 def guess_kind(folder: str | os.PathLike[str]) -> Guess:
-    """Code when the folder holds more source files of code than files a docs source
-    reads, else docs (also for a folder that is missing or unreadable: adding it says why)."""
+    """Code when the folder's source files of code outnumber its HTML and PDF files and half
+    its other docs files, or when it is a project whose code outnumbers its HTML and PDF;
+    else docs (also for a folder that is missing or unreadable: adding it says why)."""
     doc_suffixes = {*PARSERS, *BINARY_SUFFIXES}
     code_suffixes, code_names = _code_names()
-    code = docs = looked = 0
+    code = docs = only_docs = looked = 0
     # A level of folders at a time, each level whole: a repository's `docs/` and `src/` are
     # both counted before either's subfolders, whatever their names and sizes (depth first,
     # a large `docs/` would use up the files looked at before `src/` is reached). A list of
@@ -81,7 +94,13 @@ def guess_kind(folder: str | os.PathLike[str]) -> Guess:
                 suffix = os.path.splitext(entry.name)[1].lower()
                 if suffix in doc_suffixes:
                     docs += 1
+                    only_docs += suffix in READ_AS_DOCS_ONLY
                 elif suffix in code_suffixes or entry.name in code_names:
                     code += 1
         level = below
-    return Guess("code" if code > docs else "docs", code, docs)
+    if code > only_docs + (docs - only_docs) / 2:
+        return Guess("code", code, docs)
+    project = next((name for name in MANIFESTS if os.path.isfile(os.path.join(folder, name))), None)
+    if project is not None and code > only_docs:
+        return Guess("code", code, docs, project)
+    return Guess("docs", code, docs)
