@@ -212,3 +212,64 @@ def test_a_file_where_several_chunks_match_ranks_above_one_with_a_single_better_
     assert 1.8 + MORE_EVIDENCE * 1.5 + MORE_EVIDENCE ** 2 * 1.0 > 2.0 > 1.9  # a negative chunk takes nothing away
     assert file_order(hits, logits=False) == [("s", "lone.py"), ("s", "many.py"), ("s", "weak.py")]
     assert file_order([], logits=True) == []
+
+
+@pytest.mark.parametrize("text, question", [
+    ("how do I parametrize a fixture", True), ("How can I skip a test on Windows", True),
+    ("What is a conftest file", True), ("why does my fixture run twice", True), ("Is there a way to retry", True),
+    ("where is the fixture finalizer run", True), ("capture stdout?", True), ("parametrize fixture", False),
+    ("will append s to the end, but only if it's not yet present", False),  # Go docstrings lose the name
+    ("is the same as Execute(), but sets the ctx", False), ("When any of the Observables completes", False),
+    ("Return the user's cache", False), ("how_to_parse", False),
+])
+def test_a_question_in_words_is_told_from_a_name_or_a_docstring(text: str, question: bool) -> None:
+    from mindex.search import is_question
+
+    assert is_question(text) is question
+
+
+def test_a_question_over_code_and_docs_is_fused_by_rank_not_by_names() -> None:
+    """pytest's sdist with its docs: "how do I parametrize a fixture" put forty tests whose
+    long names hold both words above the docs section both legs ranked first. A question with
+    prose among a leg's first ten is fused by RRF; the same words as a name are not."""
+    tests = [_hit(f"t{n}", 8.0 - n / 10, path="testing/python/fixtures.py",
+                  text=f"def test_override_parametrized_fixture_{n}(self): pass",
+                  symbol=f"test_override_parametrized_fixture_{n}") for n in range(12)]
+    section = _hit("doc", 9.0, path="how-to/parametrize.rst", kind="docs", text="parametrize fixtures")
+    legs = {"keyword": [section, *tests], "semantic": [section, *reversed(tests)]}
+    assert choose_fusion(legs, "how do I parametrize a fixture") == "rrf"
+    assert [h.id for h in fuse(legs, {}, 60)][0] == "doc"
+    assert choose_fusion(legs, "parametrize fixture") == "learned"
+    assert [h.id for h in learned_fusion("parametrize fixture", legs, {})][0] != "doc"  # the names win there
+    buried = {"keyword": [*tests[:10], section], "semantic": [*tests[:10], section]}
+    assert choose_fusion(buried, "how do I parametrize a fixture") == "learned"  # no prose in a leg's first ten
+    assert choose_fusion({"keyword": tests, "semantic": tests}, "how do I parametrize a fixture") == "learned"
+
+
+def test_a_question_finds_the_docs_section_over_tests_named_with_its_words(tmp_path: Path) -> None:
+    """The same, through a real index with the packaged model: a project's tests, whose names
+    hold the question's words, and its docs as a source of their own."""
+    from mindex.config import EmbedSettings, IndexSettings
+
+    code = tmp_path / "project"
+    (code / "testing").mkdir(parents=True)
+    (code / "testing" / "test_fixtures.py").write_text("".join(
+        f"def test_override_parametrized_fixture_{case}(pytester):\n"
+        f"    pytester.makepyfile('x = {n}')\n    result = pytester.runpytest('-v', '--strict-markers')\n"
+        f"    result.stdout.fnmatch_lines(['*1 passed*'])\n    assert result.ret == 0\n\n\n"
+        for n, case in enumerate(["conftest", "module", "class", "indirect", "nested", "reused", "empty",
+                                  "scoped", "ids", "autouse", "twice", "deferred"])))
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "parametrize.md").write_text(
+        "# How to parametrize fixtures\n\nTo parametrize a fixture, pass `params` to\n"
+        "`@pytest.fixture` and read the current one from `request.param`; every test that uses\n"
+        "the fixture runs once per parameter.\n\n# Markers\n\nMarks set metadata on test functions.\n")
+    with Index(tmp_path / "i.db", IndexSettings(workers=1), embed=EmbedSettings(provider="onnx")) as index:
+        index.add_source(code, name="project", kind="code")
+        index.add_source(docs, name="docs", kind="docs")
+        index.index()
+        asked = index.search("how do I parametrize a fixture", 5)
+        assert asked.fusion == "rrf" and asked.hits[0].path == "parametrize.md"
+        named = index.search("override parametrized fixture", 5)
+        assert named.fusion == "learned" and named.hits[0].path == "testing/test_fixtures.py"

@@ -256,7 +256,7 @@ def hybrid_search(
     keyword = lexical_search(store, query, depth, 0, source, kind, path, language, symbol_kind, snippets=False,
                              facets=facets).hits
     legs = {"keyword": list(keyword), "semantic": semantic()}
-    fusion = choose_fusion(legs) if fusion == "auto" else fusion
+    fusion = choose_fusion(legs, query) if fusion == "auto" else fusion
     if fusion == "learned":
         from mindex.rank import learned_fusion
 
@@ -267,17 +267,40 @@ def hybrid_search(
     return SearchResult(query, "hybrid", took, tuple(hits[offset : offset + limit]), fusion=fusion)
 
 
-def choose_fusion(legs: dict[str, list[Hit]]) -> str:
-    """`rrf` when most of the legs' candidates are prose (`Hit.prose`), else `learned`.
+def choose_fusion(legs: dict[str, list[Hit]], query: str = "") -> str:
+    """`rrf` when most of the legs' candidates are prose (`Hit.prose`), or when the query is a
+    question and prose is among the first `QUESTION_DEPTH` of a leg; else `learned`.
 
     The learned ranker gains most on code (its features count a query's words in names) and
     is a wash on prose: over the four docs sets it was below RRF on three, and below its own
     semantic leg on one (SQLite's FAQ, a project it never saw), while RRF was at or above both
     legs on all four (benchmarks/README.md). Memory, knowledge and changelogs keep the ranker
-    (memory: 0.433 against RRF's 0.421)."""
+    (memory: 0.433 against RRF's 0.421). A question ("how do I parametrize a fixture") asked of
+    code and docs together has few content words, and a test's long name holds them all
+    (`test_override_parametrized_fixture_with_new_parametrized_fixture`): the ranker's name
+    features, fitted on docstrings of a dozen words, put forty such tests above the docs
+    section both legs ranked first (pytest's sdist with its docs)."""
     seen = {h.id: h.prose for hits in legs.values() for h in hits}
     docs = sum(seen.values())
-    return "rrf" if seen and docs * 2 > len(seen) else "learned"
+    if seen and docs * 2 > len(seen):
+        return "rrf"
+    if docs and is_question(query) and any(h.prose for hits in legs.values() for h in hits[:QUESTION_DEPTH]):
+        return "rrf"
+    return "learned"
+
+
+QUESTION_DEPTH = 10
+_QUESTION = re.compile(
+    r"\s*(how\s+(do|does|did|can|could|should|would|to|is|are)|what('s|\s+(is|are|does|do|should|happens|can))"
+    r"|why|which|where\s+(is|are|do|does|can|should)|when\s+(do|does|should|can|is|are)|can\s+(i|you|we)"
+    r"|should\s+(i|we)|is\s+(there|it)\s+(a|an|any|possible))\b", re.IGNORECASE)
+
+
+def is_question(text: str) -> bool:
+    """Whether `text` reads as a question in words ("how do I ...", "what is ...", or a
+    sentence ending in "?"), not a name or a docstring ("will append ...", "is the same as")."""
+    text = text.strip()
+    return text.endswith("?") or _QUESTION.match(text) is not None
 
 
 def semantic_search(
