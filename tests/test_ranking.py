@@ -204,7 +204,7 @@ def replace_context(hit: Hit, context: str) -> Hit:
 def test_a_file_where_several_chunks_match_ranks_above_one_with_a_single_better_chunk() -> None:
     """`locate` orders files by their best chunk's log-odds plus part of their next two
     (when they speak for the file); other scores (BM25, cosine, RRF) keep the best chunk."""
-    from mindex.search import MORE_EVIDENCE, file_order
+    from mindex.search import MORE_EVIDENCE, file_order, file_scores
 
     hits = [_hit("a1", 2.0, "lone.py"), _hit("b1", 1.8, "many.py"), _hit("b2", 1.5, "many.py"),
             _hit("c1", 1.9, "weak.py"), _hit("c2", -3.0, "weak.py"), _hit("b3", 1.0, "many.py")]
@@ -212,6 +212,12 @@ def test_a_file_where_several_chunks_match_ranks_above_one_with_a_single_better_
     assert 1.8 + MORE_EVIDENCE * 1.5 + MORE_EVIDENCE ** 2 * 1.0 > 2.0 > 1.9  # a negative chunk takes nothing away
     assert file_order(hits, logits=False) == [("s", "lone.py"), ("s", "many.py"), ("s", "weak.py")]
     assert file_order([], logits=True) == []
+    # The score `locate` shows is the one that placed the file (it showed the best chunk's:
+    # 1.442 above 1.706 on pytest's docs), so the scores it prints fall down the list.
+    scored = file_scores(hits, logits=True)
+    assert list(scored) == file_order(hits, logits=True) and list(scored.values()) == sorted(scored.values())[::-1]
+    assert scored["s", "many.py"] == pytest.approx(1.8 + MORE_EVIDENCE * 1.5 + MORE_EVIDENCE ** 2 * 1.0)
+    assert file_scores(hits, logits=False) == {("s", "lone.py"): 2.0, ("s", "many.py"): 1.8, ("s", "weak.py"): 1.9}
 
 
 @pytest.mark.parametrize("text, question", [

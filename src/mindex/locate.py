@@ -1,5 +1,5 @@
 """The files a question is about (`mindex locate`): the indexed files a stack trace in it
-names first, innermost frame first, then every other file by its best chunks (`file_order`).
+names first, innermost frame first, then every other file by its best chunks (`file_scores`).
 
 A frame is `File "path", line N` (Python; listed outermost first under "most recent call
 last") or `path.ext:N` (JavaScript's `at f (/app/src/x.js:12:5)`, Go, Rust, Ruby, a Java
@@ -16,7 +16,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from mindex.models import FileHit, Hit, SearchResult
-from mindex.search import file_order
+from mindex.search import file_scores
 
 if TYPE_CHECKING:
     from mindex.graph import CodeGraph
@@ -84,7 +84,8 @@ def located(found: SearchResult, query: str, graph: CodeGraph, limit: int, logit
     framed = traced(query, graph.modules.by_path)
     named = {word.lower() for word in re.findall(r"\w+", query)}
     files = []
-    for src, rel in list(dict.fromkeys([*framed, *file_order(found.hits, logits)]))[:limit]:
+    ordered = file_scores(found.hits, logits)  # a file's score is the one that placed it
+    for src, rel in list(dict.fromkeys([*framed, *ordered]))[:limit]:
         hits, lines = chunks.get((src, rel), []), framed.get((src, rel), [])
         doc_id = graph.modules.by_path.get((src, rel))
         if doc_id is not None and lines:
@@ -95,7 +96,7 @@ def located(found: SearchResult, query: str, graph: CodeGraph, limit: int, logit
             continue
         symbols = [s.name for s in graph.symbols_in(doc_id) if s.name.rsplit(".", 1)[-1].lower() in named] \
             if doc_id is not None else []  # not a code file
-        score = max(h.score for h in hits) if lines else hits[0].score  # a frame's chunk may be no hit (0)
+        score = max(h.score for h in hits) if lines else ordered[src, rel]  # a frame's chunk may be no hit (0)
         files.append(FileHit(src, rel, hits[0].language, score, tuple(hits[:3]), tuple(dict.fromkeys(symbols)),
                              tuple(lines)))
     return files

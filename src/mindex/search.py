@@ -499,12 +499,19 @@ def file_order(hits: list[Hit] | tuple[Hit, ...], logits: bool) -> list[tuple[st
     """The files of ranked hits, best first, as `(source, path)`: by each file's best hit,
     and where the scores are the learned fusion's log-odds also by its next two when they
     speak for it (`MORE_EVIDENCE`)."""
+    return list(file_scores(hits, logits))
+
+
+def file_scores(hits: list[Hit] | tuple[Hit, ...], logits: bool) -> dict[tuple[str, str], float]:
+    """`file_order`'s files with the score that orders them, best first."""
     scores: dict[tuple[str, str], list[float]] = {}
     for hit in hits:
         scores.setdefault((hit.source, hit.path), []).append(hit.score)
     if not logits:
-        return list(scores)
+        return {file: found[0] for file, found in scores.items()}
+
     def score(file: tuple[str, str]) -> float:
         best, *more = scores[file][:3]
         return best + sum(MORE_EVIDENCE ** n * max(0.0, x) for n, x in enumerate(more, 1))
-    return sorted(scores, key=score, reverse=True)
+    scored = {file: score(file) for file in scores}
+    return dict(sorted(scored.items(), key=lambda item: item[1], reverse=True))
