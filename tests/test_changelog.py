@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -45,7 +46,8 @@ def ix(tmp_path: Path) -> Any:
     ("anthropic-sdk-python-CHANGELOG.md", 112, 518, ("0.121.0", date(2026, 8, 7)), ("0.39.0", date(2024, 11, 4))),
     ("aider-HISTORY.md", 169, 979, ("0.86.1", None), ("0.5.0", None)),
     ("keep-a-changelog-CHANGELOG.md", 16, 127, ("2.0.0", date(2026, 6, 7)), ("0.0.1", date(2014, 5, 31))),
-    ("towncrier-NEWS.rst", 26, 144, ("24.8.0", date(2024, 8, 23)), ("15.0.0", None)),
+    # 135: a "Misc" bullet of issue links alone (`#640 <url>`_, ...) is no change once read as links
+    ("towncrier-NEWS.rst", 26, 135, ("24.8.0", date(2024, 8, 23)), ("15.0.0", None)),
     ("git-changelog.Debian", 47, 78, ("1:2.39.5-0+deb12u3", date(2025, 10, 7)), ("1:2.24.1-1", date(2019, 12, 10))),
     ("httpx-CHANGELOG.md", 77, 441, ("0.28.1", date(2024, 12, 6)), ("0.6.0", date(2019, 6, 21))),  # "6th December, 2024"
     ("attrs-CHANGELOG.md", 13, 124, ("24.2.0", date(2024, 8, 6)), ("20.1.0", date(2020, 8, 20))),
@@ -117,6 +119,31 @@ def test_kinds_and_entities_on_samples() -> None:
     assert entities("see https://x.org/path/to and /compact, CVE-2024-1234, claude-opus-4-1, @scope/pkg") == (
         ("cve", "CVE-2024-1234"), ("slash_command", "/compact"), ("model_id", "claude-opus-4-1"),
         ("package", "@scope/pkg"))
+
+
+def test_restructuredtext_inline_markup_is_read_as_markdown() -> None:
+    """pytest 8.3.3's towncrier changelog printed every change as raw markup: a leading
+    `` `#12446 <https://...>`_: ``, ``:func:`pytest.warns` ``, ``:user:`asottile` `` (an
+    entity). Literals and roles naming code are now `code` (entities found in them), links
+    markdown links, :ref: its words, :issue:/:pr: `#N`, :user: `@name`."""
+    releases = split_releases((NATIVE / "pytest-changelog.rst").read_text(encoding="utf-8"))
+    assert [r.version for r in releases[:3]] == ["8.3.3", "8.3.2", "8.3.1"] and releases[-1].version == "8.0.0rc1"
+    changes = {r.version: split_changes(r.body) for r in releases}
+    first = changes["8.3.3"][0]
+    assert first.text == ("[#12446](https://github.com/pytest-dev/pytest/issues/12446): Avoid calling `@property` (and "
+                          "other instance descriptors) during fixture discovery -- by @asottile")
+    assert first.kind == "fixed" and not any("asottile" in value for _, value in first.entities)
+    warns = next(c for c in changes["8.1.1"] if "validates that" in c.text)
+    assert warns.text.startswith("[#10865](https://github.com/pytest-dev/pytest/issues/10865): `pytest.warns` now")
+    assert {("config_key", "pytest.warns"), ("config_key", "warnings.warn")} <= set(warns.entities)
+    mode = next(c for c in changes["8.1.1"] if "standard import mechanism" in c.text)
+    assert mode.text.split(": ", 1)[1].startswith("--import-mode=importlib now tries")  # :ref:`text <target>`
+    assert ("cli_flag", "--import-mode") in mode.entities
+    helper = next(c for c in changes["8.1.1"] if "iter_parents" in c.text)
+    assert "Added the `iter_parents()` helper method on nodes. It is similar to `listchain`, but" in " ".join(helper.text.split())
+    every = [c.text for found in changes.values() for c in found]
+    assert not [t for t in every if re.search(r">`__?|(?<!`):[a-z]+:`|``", t)]  # `:pull:` in backticks is text
+    assert split_changes("- Fixed :issue:`4000` with :pep:`517` (:pr:`12`)\n")[0].text == "Fixed :issue:`4000` with :pep:`517` (:pr:`12`)"  # markdown stays as written
 
 
 def test_versions_compare_by_their_scheme() -> None:

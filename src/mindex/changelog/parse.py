@@ -343,8 +343,53 @@ def _is_rst(lines: list[str]) -> bool:
                for a, b in zip(lines, lines[1:], strict=False)) and not any(_HEADING.match(x) for x in lines[:50])
 
 
+# reStructuredText's inline markup, read as markdown (`_rst_inline`).
+_RST_LITERAL = re.compile(r"``(.+?)``")
+_RST_ROLE = re.compile(r":(?P<role>[a-z][\w:+.-]*):`(?P<text>[^`]+)`")
+_RST_LINK = re.compile(r"`(?P<text>[^`<]+?)\s*<(?P<url>[^`>]+)>`__?")
+_RST_NAMED = re.compile(r"`(?P<text>[^`<]+)`__?(?!\w)")
+_PEOPLE = {"user", "github", "gh"}  # :user:`name`, a person: @name, never an entity
+_NUMBERS = {"issue", "issues", "pr", "pull", "bug", "ghissue"}  # :issue:`123`: #123
+_WORDS = {"ref", "doc", "std:ref", "std:doc", "any", "term", "numref", "abbr", "title", "emphasis", "strong", "pep"}
+
+
+def _rst_role(m: re.Match[str]) -> str:
+    role, text = m.group("role"), m.group("text").strip()
+    target = re.match(r"(?P<shown>.*?)\s*<(?P<to>[^<>]+)>$", text)
+    shown = (target.group("shown") or target.group("to")) if target else text
+    if role in _PEOPLE:
+        return f"@{shown}"
+    if role in _NUMBERS:
+        return f"#{shown}" if shown.isdigit() else shown
+    if role in _WORDS:
+        return f"PEP {shown}" if role == "pep" else shown
+    if shown.startswith("~"):  # :func:`~pkg.mod.f` shows `f`
+        shown = shown[1:].rsplit(".", 1)[-1]
+    return f"`{shown.lstrip('!')}`"  # a name: func, meth, class, confval, envvar, option, py:data, ...
+
+
+def _rst_inline(line: str) -> str:
+    """A line's reStructuredText inline markup as markdown: ``code`` and roles naming code
+    as `code` (so entities are found in them), `text <url>`_ as a link, :ref: and :doc: as
+    their words, :issue:`123` as #123 and :user:`name` as @name (pytest's and setuptools'
+    towncrier files printed every change as raw markup)."""
+    if "`" not in line:
+        return line
+    kept: list[str] = []
+
+    def keep(text: str) -> str:  # literals first, so nothing inside them is read as markup
+        kept.append(text)
+        return f"\0{len(kept) - 1}\0"
+    line = _RST_LITERAL.sub(lambda m: keep(f"`{m.group(1)}`"), line)
+    line = _RST_ROLE.sub(lambda m: keep(_rst_role(m)), line)
+    line = _RST_LINK.sub(lambda m: keep(f"[{m.group('text').strip()}]({m.group('url').strip()})"), line)
+    line = _RST_NAMED.sub(lambda m: m.group("text"), line)
+    return re.sub(r"\0(\d+)\0", lambda m: kept[int(m.group(1))], line)
+
+
 def _rst_to_markdown(lines: list[str]) -> list[str]:
-    """Underlined headings become `#` headings by the order their underline first appears."""
+    """Underlined headings become `#` headings by the order their underline first appears;
+    inline markup becomes markdown's (`_rst_inline`)."""
     order: list[str] = []
     out: list[str] = []
     skip = False
@@ -357,10 +402,10 @@ def _rst_to_markdown(lines: list[str]) -> list[str]:
             char = under[0]
             if char not in order:
                 order.append(char)
-            out.append("#" * min(6, order.index(char) + 1) + " " + line.strip())
+            out.append("#" * min(6, order.index(char) + 1) + " " + _rst_inline(line.strip()))
             skip = True
             continue
-        out.append(line)
+        out.append(_rst_inline(line))
     return out
 
 
