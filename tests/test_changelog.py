@@ -429,6 +429,26 @@ def test_playwright_reads_a_client_rendered_page_with_the_installed_chromium(ix:
 # -- CLI ------------------------------------------------------------------------------------------------
 
 
+def test_cli_import_embeds_the_changes_so_a_search_by_meaning_finds_them(tmp_path: Path) -> None:
+    """`changelog import` (and fetch, ingest) indexed the changes without vectors: a search
+    by meaning found none and hybrid was the keyword leg alone, until a `mindex index` or
+    `mindex embed` the commands never mentioned. They now embed what they index."""
+    (tmp_path / ".git").mkdir()
+
+    def run(*args: str) -> Any:
+        proc = subprocess.run([sys.executable, "-m", "mindex", *args, "--json"], cwd=tmp_path, capture_output=True,
+                              text=True, input="", env={k: v for k, v in os.environ.items() if k != "MINDEX_EMBED__PROVIDER"})
+        assert proc.returncode == 0, proc.stderr
+        return json.loads(proc.stdout)
+
+    assert run("changelog", "import", "towncrier", str(NATIVE / "towncrier-NEWS.rst"))["changes_indexed"] == 135
+    found = run("changelog", "search", "the program looks in parent folders for its settings file", "--mode", "semantic",
+                "-n", "3")["results"]
+    assert found and all(h["product"] == "towncrier" for h in found)
+    assert any("traverse back up directories looking for the configuration file" in h["text"] for h in found)
+    assert run("status")["vectors"] >= 135
+
+
 def test_cli_import_queries_fetch_summary_and_synergies(tmp_path: Path) -> None:
     env = {**os.environ, "MINDEX_EMBED__PROVIDER": "none"}
     (tmp_path / ".git").mkdir()

@@ -57,3 +57,19 @@ def test_the_keyword_lists_count_words() -> None:
             time.sleep(0.05)
         progress.update("keyword lists", 240, 240)
     assert stream.getvalue().startswith("keyword lists: 0/240 words (0%)")
+
+
+def test_a_task_with_nothing_to_do_says_nothing_while_another_runs() -> None:
+    """`changelog ingest` with every release file unchanged, then 2,462 changes to embed:
+    the source's task (0 of 0 files) printed "changelog: 0/0 files (0%), 11 s so far" every
+    ten seconds beside the embedding's lines."""
+    stream = io.StringIO()
+    with IndexProgress(Console(file=stream, width=200), first_line=0.1, every=0.2) as progress:
+        progress.update("changelog", 0, 0)
+        progress.update("changelog embedding", 0, 100)
+        deadline = time.monotonic() + 5
+        while stream.getvalue().count("\n") < 2 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        progress.update("changelog embedding", 100, 100)
+    lines = stream.getvalue().splitlines()
+    assert len(lines) >= 2 and all(line.startswith("changelog embedding: ") for line in lines), lines

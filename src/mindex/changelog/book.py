@@ -22,6 +22,7 @@ from mindex.models import Facets, Hit, IndexReport, SearchResult, Source
 
 if TYPE_CHECKING:
     from mindex.engine import Engine
+    from mindex.ingest import Progress
 
 KIND = "changelog"
 
@@ -102,11 +103,14 @@ class Changelogs:
         written = sum(self.write_release(product, r, source) for r in releases)
         return {"releases": len(releases), "written": written}
 
-    def ingest(self) -> IndexReport:
+    def ingest(self, embed: bool = False, progress: Progress | None = None) -> IndexReport:
         """Index the release files (unchanged files are skipped) and cache the synergies; a
-        synergy file that cannot be read is left out and named in the report's errors."""
+        synergy file that cannot be read is left out and named in the report's errors. With
+        `embed` and a model, new and changed changes are embedded too (the CLI's import, fetch
+        and ingest: without vectors, a search by meaning found no change and hybrid was
+        keyword alone); a read that ingests first to be current does not wait for that."""
         source = self.source()
-        report = self.index.index([source.name], embed=False)[source.name]
+        report = self.index.index([source.name], progress=progress, embed=embed)[source.name]
         from mindex.changelog.synergies import cache_synergies
 
         report.errors += [f"synergy {problem}; fix the file and run `mindex changelog ingest`"

@@ -90,7 +90,7 @@ def fetch_cmd(state: State, products: tuple[str, ...], since: str | None, no_ing
     with state.open(create=True) as index:
         results = fetch_products(index, registry, products, day, progress=lambda text: err.print(text, highlight=False),
                                  settings=state.settings.changelog)
-        report = None if no_ingest else index.changelog.ingest()
+        report = None if no_ingest else _ingest(index)
     failed = [r for r in results if r.status == "failed"]
     problems = [] if report is None else _problems(report)
     if as_json:
@@ -103,6 +103,15 @@ def fetch_cmd(state: State, products: tuple[str, ...], since: str | None, no_ing
             out.print(f"{escape(r.product):28} {r.status:9} {r.new:4} new  {escape(r.detail or '')}", highlight=False)
     if failed and len(failed) == len(results):
         sys.exit(1)
+
+
+def _ingest(index: Any) -> Any:
+    """`ChangelogBook.ingest` with the new changes embedded, progress on stderr as `mindex
+    index` gives it (a search by meaning finds a change only once it has a vector)."""
+    from mindex.serve.progress import IndexProgress
+
+    with IndexProgress(err) as progress:
+        return index.changelog.ingest(embed=True, progress=progress.update)
 
 
 @changelog.command("import")
@@ -128,7 +137,7 @@ def import_cmd(state: State, product: str, file: Path, fmt: str, as_json: bool) 
     text = file.read_text(encoding="utf-8", errors="replace")
     with state.open(create=True) as index:
         counts = index.changelog.import_changelog(product, text, fmt, source=f"import:{file.name}")
-        report = index.changelog.ingest()
+        report = _ingest(index)
     problems = _problems(report)
     if as_json:
         emit_json({"product": product, **counts, "changes_indexed": report.chunks, "problems": problems})
@@ -150,7 +159,7 @@ def ingest_cmd(state: State, as_json: bool) -> None:
       mindex changelog ingest --json
     """
     with state.open(create=True) as index:
-        report = index.changelog.ingest()
+        report = _ingest(index)
     data = {"added": report.added, "updated": report.updated, "unchanged": report.unchanged,
             "removed": report.removed, "changes": report.chunks, "skipped": [{"path": s.path, "reason": s.reason} for s in report.skipped],
             "problems": _problems(report)}

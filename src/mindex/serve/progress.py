@@ -105,9 +105,9 @@ class IndexProgress:
             if self.live:
                 self.progress.update(self.ids[name], completed=done, total=total)
                 return
-            if done >= total and total and not task.finished:
-                task.finished = True
-                if now - task.started >= self.first_line:
+            if done >= total and not task.finished:
+                task.finished = True  # all done, or nothing to do (0 of 0: no line, then or later)
+                if total and now - task.started >= self.first_line:
                     self._say(name, task, now)
             else:
                 self._say_if_due(name, task, now)
