@@ -159,7 +159,7 @@ def test_impact_walks_callers_and_importers_grouped_by_file(graph_index: Index) 
     ("cleanup", {("net/conn.go", 6, "Conn.Close", 1.0), ("net/dial.go", 5, "Dial", 0.9)}),
     ("Dial", {("cmd/main.go", 6, "main", 0.95)}),
     ("Conn.Close", {("cmd/main.go", 7, "main", 0.9)}),  # c := net.Dial(): Dial says it returns a *Conn
-    ("Pool.new", {("src/main.rs", 4, "main", 0.9)}),
+    ("Pool.new", {("src/main.rs", 4, "main", 0.95)}),  # `use crate::pool::Pool` names its file
     ("Pool.check", {("src/pool.rs", 8, "Pool.get", 1.0)}),
     ("Repo.validate", {("java/com/acme/Repo.java", 4, "Repo.save", 1.0)}),
     ("Repo.save", {("java/com/acme/Service.java", 7, "Service.run", 0.6)}),
@@ -181,7 +181,7 @@ def test_a_name_spelled_with_double_colons_or_dots_finds_its_definition(index: I
     index.index()
     graph = index.graph()
     assert [t.name for t in graph.targets("Pool::new")] == ["Pool.new"]
-    assert _callers(graph, "Pool::new") == {("src/main.rs", 4, "main", 0.9)}
+    assert _callers(graph, "Pool::new") == {("src/main.rs", 4, "main", 0.95)}
     assert [t.name for t in graph.targets("Foo.bar")] == [t.name for t in graph.targets("Foo::bar")] == ["Foo::bar"]
     assert [(how, s.name) for how, s in graph.find("Pool::check")][:1] == [("exact", "Pool.check")]
     with pytest.raises(NotFoundError):
@@ -232,6 +232,40 @@ def test_a_rust_call_through_a_module_of_the_crate_reaches_its_function(index: I
                                               ("src/req/parse.rs", 2, "digits", 0.9)}
     assert _callers(graph, "digits") == {("src/req.rs", 5, "check", 0.9)}  # not `list.digits()`
     assert _callers(graph, "pad") == {("src/req/parse.rs", 2, "digits", 0.9)}
+
+
+def test_a_rust_use_from_the_crate_root_self_or_super_names_that_file(index: Index, tmp_path: Path) -> None:
+    """walkdir's tests (`src/tests/recursive.rs`) `use crate::WalkDir;` and `use
+    crate::tests::util::Dir;`: `crate` was dropped and nothing was left to find, so 48
+    `WalkDir::new(...)` calls were "outside the index". `crate::` starts at the crate's root
+    (the nearest folder above with an indexed lib.rs or main.rs), `self::` and `super::` at the
+    file's own module; `super::util` here is `src/tests/util.rs`, not the crate's `src/util.rs`.
+    And `WalkDir::new(x).into_iter().filter_entry()` is a method call on a value, not a call of
+    a module's function `filter_entry` (the test function of that name)."""
+    root = tmp_path / "repo"
+    _write(root, {
+        "src/lib.rs": ("mod tests;\nmod util;\n\npub struct WalkDir;\n\nimpl WalkDir {\n    pub fn new(p: u8) -> WalkDir {\n"
+                       "        WalkDir\n    }\n\n    pub fn into_iter(self) -> IntoIter {\n        IntoIter\n    }\n}\n\n"
+                       "pub struct IntoIter;\n\nimpl IntoIter {\n    pub fn filter_entry(self) -> u8 {\n        1\n    }\n}\n"),
+        "src/util.rs": "pub struct Dir;\n\nimpl Dir {\n    pub fn tmp() -> Dir {\n        Dir\n    }\n}\n",
+        "src/tests/mod.rs": "mod recursive;\nmod util;\n",
+        "src/tests/util.rs": "pub struct Dir;\n\nimpl Dir {\n    pub fn tmp() -> Dir {\n        Dir\n    }\n}\n",
+        "src/tests/recursive.rs": ("use crate::WalkDir;\nuse super::util::Dir;\nuse self::inner::helper;\n\nmod inner;\n\n"
+                                   "fn filter_entry() -> u8 {\n    let d = Dir::tmp();\n    helper();\n"
+                                   "    WalkDir::new(1).into_iter().filter_entry()\n}\n"),
+        "src/tests/recursive/inner.rs": "pub fn helper() {}\n",
+    })
+    index.add_source(root, name="repo", kind="code")
+    index.index()
+    graph = index.graph()
+    assert _callers(graph, "WalkDir.new") == {("src/tests/recursive.rs", 10, "filter_entry", 0.95)}
+    tmp = {t.path: t for t in graph.targets("Dir.tmp")}
+    assert {(e.path, e.line) for e in graph.callers(tmp["src/tests/util.rs"])} == {("src/tests/recursive.rs", 8)}
+    assert not graph.callers(tmp["src/util.rs"])
+    assert _callers(graph, "helper") == {("src/tests/recursive.rs", 9, "filter_entry", 0.95)}
+    (test,) = [t for t in graph.targets("filter_entry") if t.path == "src/tests/recursive.rs"]
+    reached = {(e.target.name, e.target.path) for e in graph.callees(test) if e.target and e.confidence >= 0.2}
+    assert ("IntoIter.filter_entry", "src/lib.rs") in reached and ("filter_entry", "src/tests/recursive.rs") not in reached
 
 
 def test_ambiguous_calls_say_so_and_list_every_candidate(graph_index: Index, tmp_path: Path) -> None:

@@ -318,6 +318,8 @@ class CodeGraph:
                         return Resolution([(s, 0.95) for s in reached], f"{head} is imported from {imp.qualifier}")
                     if (offered := self._offered(files, name)):
                         return Resolution([(s, 0.9) for s in offered], f"{head} is imported from {imp.qualifier}, which imports it")
+                    if receiver == head and (typed := [s for s in named.get(f"{imp.name}.{name}", ()) if s.document_id in files]):
+                        return Resolution([(s, 0.95) for s in typed], f"member of {head}, imported from {imp.qualifier}")
                     if not files:
                         return Resolution([], f"outside the index: {head} is imported from {imp.qualifier}")
             if language == "rust" and bound is None and receiver[:1].islower() and receiver not in SELF_WORDS:
@@ -330,7 +332,9 @@ class CodeGraph:
             if written[:1].isupper() and (heir := self._holds.typed(written, 0.9, name, receiver, named)) is not None:
                 return heir  # `Prompt.ask()`, `ask` being PromptBase's
         tail = receiver.rsplit("::", 1)[-1]
-        guess = (name, family, bool(receiver), "::" in receiver and tail[:1].islower())
+        # `a::b::f()` names a module's function; `WalkDir::new(x).into_iter().f()` calls a method
+        path = "::" in receiver and tail[:1].islower() and not any(c in receiver for c in "(.")
+        guess = (name, family, bool(receiver), path)
         if guess not in self._guesses:  # by name alone: the same for every such call of the name
             self._guesses[guess] = by_name(callable_, guess[2], name, guess[3])
         return self._guesses[guess]

@@ -65,11 +65,15 @@ class ModuleMap:
                     return found
             return []
         elif language == "rust":
-            parts = [p for p in module.split("::") if p not in ("crate", "self", "super", "")]
-            if not parts:
-                return []
-            stem = "/".join(parts)
-            candidates = [f"{stem}.rs", f"{stem}/mod.rs"]
+            relative = self._rust_relative(source, path, module)
+            if relative is not None:
+                candidates, exact = relative, True
+            else:  # another crate's path (or `std::`): the files it names by their last parts
+                parts = [p for p in module.split("::") if p not in ("crate", "self", "super", "")]
+                if not parts:
+                    return []
+                stem = "/".join(parts)
+                candidates = [f"{stem}.rs", f"{stem}/mod.rs"]
         elif language == "java":
             stem = module.replace(".", "/")
             if name == "*":
@@ -88,6 +92,39 @@ class ModuleMap:
             else:
                 found += self._ending(candidate, source)
         return list(dict.fromkeys(found))
+
+    def _rust_relative(self, source: str, path: str, module: str) -> list[str] | None:
+        """The files a Rust path from `crate::`, `self::` or `super::` names, from the crate's
+        root (the nearest folder above `path` whose `lib.rs` or `main.rs` is indexed): `use
+        crate::WalkDir` in `src/tests/recursive.rs` is `src/lib.rs`, `super::util` there
+        `src/tests/util.rs`. None for any other path, or a file under no crate root."""
+        parts = module.split("::")
+        if parts[0] not in ("crate", "self", "super"):
+            return None
+        folder, root = posixpath.dirname(path), None
+        while root is None:
+            if any((source, posixpath.join(folder, f)) in self.by_path for f in ("lib.rs", "main.rs")):
+                root = folder
+            elif not folder:
+                return None
+            else:
+                folder = posixpath.dirname(folder)
+        here = path[len(root):].lstrip("/").removesuffix(".rs").split("/") if root else path.removesuffix(".rs").split("/")
+        if here[-1] in ("mod", "lib", "main"):
+            here = here[:-1]  # a folder's `mod.rs` (or the root file) is the folder's module
+        if parts[0] == "crate":
+            at, rest = [], parts[1:]
+        else:
+            at, rest = list(here), parts
+            while rest and rest[0] in ("self", "super"):
+                if rest.pop(0) == "super":
+                    if not at:
+                        return None
+                    at.pop()
+        stem = posixpath.join(root, *at, *rest) if at or rest else ""
+        if not stem or stem == root:
+            return [posixpath.join(root, "lib.rs"), posixpath.join(root, "main.rs")]
+        return [f"{stem}.rs", f"{stem}/mod.rs"]
 
     def named_module(self, module: str) -> list[int]:
         """Files of every source that a dotted module path as a person writes it names
