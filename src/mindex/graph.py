@@ -318,8 +318,8 @@ class CodeGraph:
                         return Resolution([(s, 0.95) for s in reached], f"{head} is imported from {imp.qualifier}")
                     if (offered := self._offered(files, name)):
                         return Resolution([(s, 0.9) for s in offered], f"{head} is imported from {imp.qualifier}, which imports it")
-                    if receiver == head and (typed := [s for s in named.get(f"{imp.name}.{name}", ()) if s.document_id in files]):
-                        return Resolution([(s, 0.95) for s in typed], f"member of {head}, imported from {imp.qualifier}")
+                    if receiver == head and (members := [s for s in named.get(f"{imp.name}.{name}", ()) if s.document_id in files]):
+                        return Resolution([(s, 0.95) for s in members], f"member of {head}, imported from {imp.qualifier}")
                     if not files:
                         return Resolution([], f"outside the index: {head} is imported from {imp.qualifier}")
             if language == "rust" and bound is None and receiver[:1].islower() and receiver not in SELF_WORDS:
