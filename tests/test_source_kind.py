@@ -12,6 +12,7 @@ from click.testing import CliRunner
 
 from mindex import Index
 from mindex.serve.cli import cli
+from mindex.sources import guess
 from mindex.sources.guess import guess_kind
 
 
@@ -104,28 +105,26 @@ def test_the_python_api_guesses_too(tmp_path: Path) -> None:
 def test_a_repository_whose_docs_outnumber_its_code_is_code(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """pytest's sdist (266 files of code, 271 of reStructuredText and Markdown) was added as
     docs, and none of its code was read. A code source reads Markdown and reStructuredText as
-    docs too, so they count half against code; HTML and PDF, which only a docs source reads as
-    docs, count whole. A project's manifest at the top makes it code whenever code outnumbers
-    its HTML and PDF."""
+    docs too, so a project (a manifest at its top) is code whenever its code outnumbers its
+    HTML and PDF, which only a docs source reads as docs; a folder that is no project (a
+    `docs/` with its Sphinx `conf.py`) keeps the rule of more code than docs."""
     prose = {f"doc/page{n}.rst": f"Page {n}\n=======\n\nText.\n" for n in range(12)}
     code = {f"src/pkg/mod{n}.py": f"def handler_{n}():\n    return {n}\n" for n in range(10)}
     repo = _write(tmp_path / "repo", {**prose, **code, "README.md": "# Repo\n"})
-    assert guess_kind(repo) == guess_kind(repo) and guess_kind(repo).kind == "code"  # 10 > 13 / 2
+    assert guess_kind(repo) == guess.Guess("docs", 10, 13)  # no manifest: more docs than code
+    (repo / "pyproject.toml").write_text("[project]\nname = 'repo'\n")
+    assert guess_kind(repo) == guess.Guess("code", 10, 13, "pyproject.toml")
+    assert guess_kind(repo).reason() == "10 source files of code, 13 of docs, a project with pyproject.toml"
     said = _run(tmp_path, monkeypatch, "add", str(repo))
-    assert "as code (10 source files of code, 13 of docs;" in said
+    assert "as code (10 source files of code, 13 of docs, a project with pyproject.toml; --kind docs" in said
     _run(tmp_path, monkeypatch, "index", "-q")
     found = json.loads(_run(tmp_path, monkeypatch, "grep", "def handler_7", "--json"))["matches"]
     assert [(m["path"], m["line"]) for m in found] == [("src/pkg/mod7.py", 1)]
     docs = json.loads(_run(tmp_path, monkeypatch, "search", "Page 3", "--kind", "docs", "--json"))["results"]
     assert docs and docs[0]["path"] == "doc/page3.rst"  # still docs, in a code source
 
-    many = _write(tmp_path / "many", {**{f"doc/p{n}.md": "# P\n" for n in range(40)}, **code})
-    assert guess_kind(many) == guess_kind(many) and guess_kind(many).kind == "docs"  # 10 < 40 / 2, no manifest
-    (many / "pyproject.toml").write_text("[project]\nname = 'many'\n")
-    made = guess_kind(many)
-    assert (made.kind, made.project) == ("code", "pyproject.toml")
-    assert made.reason() == "10 source files of code, 40 of docs, a project with pyproject.toml"
-
+    sphinx = _write(tmp_path / "sphinx", {"conf.py": "project = 'x'\n", "index.rst": "Index\n=====\n"})
+    assert guess_kind(sphinx).kind == "docs"  # one of each, no project: docs
     site = _write(tmp_path / "site", {**{f"api/p{n}.html": "<h1>P</h1>" for n in range(12)},
                                       **{f"js/s{n}.js": "var x = 1;\n" for n in range(10)}, "package.json": "{}"})
-    assert guess_kind(site).kind == "docs"  # HTML a docs source reads as docs outnumbers the code
+    assert guess_kind(site).kind == "docs"  # a project, but its HTML (read as docs only by docs) outnumbers its code

@@ -167,9 +167,9 @@ def cli(ctx: click.Context, db: Path | None, verbose: int) -> None:
 @click.option("--name", help="Name for the source (default: the folder's name).")
 @click.option("--kind", default="auto", show_default=True, type=click.Choice(["auto", "docs", "code"]),
               help="What the folder holds: docs, or code (a repository: git-aware, parsed with tree-sitter); "
-                   "auto: code when it holds more source files of code than HTML and PDF files and half its "
-                   "other docs, or is a project (pyproject.toml, package.json, ...) with more code than HTML "
-                   "and PDF; a code source reads its Markdown and reStructuredText as docs too.")
+                   "auto: code when it holds more source files of code than docs files, or is a project "
+                   "(pyproject.toml, package.json, ...) with more code than HTML and PDF files; a code source "
+                   "reads its Markdown and reStructuredText as docs too.")
 @click.option("--include", multiple=True, metavar="GLOB", help="Only index files matching GLOB (repeatable).")
 @click.option("--exclude", multiple=True, metavar="GLOB", help="Skip files matching GLOB (repeatable).")
 @json_option

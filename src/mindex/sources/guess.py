@@ -6,11 +6,11 @@ code found nothing, without a word said. The guess counts the files a docs sourc
 against the source files of a language mindex parses (data and style files, such as JSON,
 YAML, TOML and CSS, count for neither). A code source reads a repository's Markdown,
 reStructuredText and text files as docs too (ranked as docs, found by `--kind docs`); only HTML
-and PDF files does it read otherwise. So a folder is code when its files of code outnumber its
-HTML and PDF files and half its other docs files, or when it is a project (a `pyproject.toml`,
-`package.json`, `go.mod`, ... at its top) whose files of code outnumber its HTML and PDF files:
-pytest's sdist, 266 files of code beside 271 of reStructuredText and Markdown, was added as
-docs and its code never read. It looks at the files of a walk, a level of folders at a time, until `LOOK_AT` files of code or docs are counted
+and PDF files does it read otherwise. So a project (a `pyproject.toml`, `package.json`,
+`go.mod`, ... at its top) is code when its files of code outnumber its HTML and PDF files,
+whatever its Markdown: pytest's sdist, 266 files of code beside 271 of reStructuredText and
+Markdown, was added as docs and its code never read. A folder that is no project (a `docs/`
+with its Sphinx `conf.py`) is code when its code outnumbers all its docs. It looks at the files of a walk, a level of folders at a time, until `LOOK_AT` files of code or docs are counted
 or `MAX_FOLDERS` folders listed; the walk skips tooling, vendored and hidden folders and follows
 no link. An explicit `--kind` is never second-guessed.
 """
@@ -61,9 +61,9 @@ def _code_names() -> tuple[frozenset[str], frozenset[str]]:
 
 
 def guess_kind(folder: str | os.PathLike[str]) -> Guess:
-    """Code when the folder's source files of code outnumber its HTML and PDF files and half
-    its other docs files, or when it is a project whose code outnumbers its HTML and PDF;
-    else docs (also for a folder that is missing or unreadable: adding it says why)."""
+    """Code when the folder's source files of code outnumber its docs files, or when it is a
+    project whose code outnumbers its HTML and PDF files; else docs (also for a folder that is
+    missing or unreadable: adding it says why)."""
     doc_suffixes = {*PARSERS, *BINARY_SUFFIXES}
     code_suffixes, code_names = _code_names()
     code = docs = only_docs = looked = 0
@@ -98,7 +98,7 @@ def guess_kind(folder: str | os.PathLike[str]) -> Guess:
                 elif suffix in code_suffixes or entry.name in code_names:
                     code += 1
         level = below
-    if code > only_docs + (docs - only_docs) / 2:
+    if code > docs:
         return Guess("code", code, docs)
     project = next((name for name in MANIFESTS if os.path.isfile(os.path.join(folder, name))), None)
     if project is not None and code > only_docs:
