@@ -304,3 +304,31 @@ def test_a_reindexed_file_keeps_its_unchanged_chunks_and_answers_as_a_fresh_inde
                       | {"Pools", "Retries"})
     assert not got[queries.index("quokka")] and got[queries.index("tusk")]
     assert got[queries.index("walrus_7")][0][2:4] == (40, 42)  # its new lines
+
+
+def test_a_sphinx_html_build_is_indexed_as_its_pages_without_the_copies_sphinx_adds(index: Index,
+                                                                                   tmp_path: Path) -> None:
+    """Sphinx 5.3.0's own manual (Debian's sphinx-doc) indexed as docs held every page twice
+    (its `.rst.txt` under `_sources/`, with no headings), the highlighted code of `_modules/`,
+    which outranked the pages for "how do I add a custom directive", and the name indexes.
+    The pages alone are indexed; each copy folder is named once among the skipped files, and
+    `--include` globs choose for themselves."""
+    import shutil
+
+    build = tmp_path / "html"
+    shutil.copytree(Path(__file__).parent / "fixtures" / "html" / "sphinx-build", build)
+    index.add_source(build, name="manual", kind="docs")
+    report = index.index()["manual"]
+    held = set(index.store.document_markers(index.source("manual").id or 0))
+    assert held == {"index.html", "usage/quickstart.html"}
+    assert sorted((s.path, s.reason.split(" (")[0]) for s in report.skipped) == [
+        ("_modules", "folder of Sphinx's highlighted copies of the code"),
+        ("_sources", "folder of Sphinx's copies of the pages' sources"),
+        ("_static", "folder of Sphinx's theme files"),
+        ("py-modindex.html", "Sphinx's index page"), ("search.html", "Sphinx's index page")]
+    hits = index.search("Defining document structure toctree", limit=5).hits
+    assert hits and hits[0].path == "usage/quickstart.html" and not {h.path for h in hits} - held
+    index.remove_source("manual")
+    index.add_source(build, name="chosen", kind="docs", include=("_sources/**",))
+    chosen = index.index(["chosen"])["chosen"]
+    assert chosen.added == 1 and not chosen.skipped

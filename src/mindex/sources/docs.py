@@ -161,4 +161,44 @@ def _globs(patterns: tuple[str, ...]) -> pathspec.GitIgnoreSpec | None:
 def discover(source: Source) -> tuple[list[FileEntry], list[SkippedFile]]:
     """List the source's candidate files and the ones skipped while walking."""
     suffixes = [*PARSERS, *BINARY_SUFFIXES]
-    return walk_files(source.root, suffixes, _globs(source.include), _globs(source.exclude))
+    files, skipped = walk_files(source.root, suffixes, _globs(source.include), _globs(source.exclude))
+    return _sphinx_copies(source, files, skipped) if not source.include else (files, skipped)
+
+
+# What Sphinx writes beside the pages of an HTML build (a folder holding one of `SPHINX_MARKS`), with the reason each is left out: every page twice over (its `.rst.txt` source
+# under `_sources/`, with no headings), the code the API pages document as highlighted HTML
+# under `_modules/` (which outranked the pages for "how do I add a custom directive" in
+# Sphinx's own manual), and index pages that list every name.
+SPHINX_FOLDERS = {"_sources": "folder of Sphinx's copies of the pages' sources",
+                  "_modules": "folder of Sphinx's highlighted copies of the code",
+                  "_static": "folder of Sphinx's theme files"}
+SPHINX_PAGES = ("genindex.html", "search.html", "py-modindex.html")
+SPHINX_MARKS = ("searchindex.js", "objects.inv", "_static/documentation_options.js", "_static/doctools.js")
+
+
+def _sphinx_copies(source: Source, files: list[FileEntry],
+                   skipped: list[SkippedFile]) -> tuple[list[FileEntry], list[SkippedFile]]:
+    """`files` without what Sphinx copies into an HTML build (`SPHINX_FOLDERS`, `SPHINX_PAGES`,
+    `genindex-A.html`), each folder named once in `skipped` with how many files it held; a
+    source given `--include` globs keeps what they chose."""
+    # A build's top holds its index.html: only those folders are asked for a mark.
+    tops = {f.rel[: -len("index.html")] for f in files if f.rel == "index.html" or f.rel.endswith("/index.html")}
+    builds = sorted((top for top in tops if any(Path(source.root, top, mark).is_file() for mark in SPHINX_MARKS)),
+                    key=len, reverse=True)  # the innermost build first
+    if not builds:
+        return files, skipped
+    kept, copies = [], {}
+    for entry in files:
+        base = next((b for b in builds if entry.rel.startswith(b)), None)
+        rest = entry.rel[len(base):] if base is not None else ""
+        top = rest.split("/", 1)[0] if "/" in rest else ""
+        if base is not None and top in SPHINX_FOLDERS:
+            copies[base + top] = copies.get(base + top, 0) + 1
+        elif base is not None and (rest in SPHINX_PAGES or (rest.startswith("genindex-") and rest.endswith(".html"))):
+            skipped.append(SkippedFile(entry.rel, "Sphinx's index page (the pages it lists are indexed)"))
+        else:
+            kept.append(entry)
+    skipped += [SkippedFile(folder, f"{SPHINX_FOLDERS[folder.rsplit('/', 1)[-1]]} ({count:,} "
+                            f"file{'s' * (count != 1)}; `--include` globs choose for themselves)")
+                for folder, count in sorted(copies.items())]
+    return kept, skipped
