@@ -165,3 +165,27 @@ def test_the_command_and_the_mcp_tool(ix: Index) -> None:
     answer = anyio.run(ask)
     assert not answer.is_error and "### pkg/adapters.py:5-8" in answer.content[0].text
     assert answer.structured_content["evidence"]
+
+
+def test_one_name_defined_many_times_counts_once_for_what_it_calls(tmp_path: Path) -> None:
+    """pytest's docs hold five example files, each with a fixture named `order`; following the
+    callees of `order` added the score of `fixture` (its decorator) once for each, and the
+    three overloads of `fixture` came first for "how does pytest decide the order in which
+    fixtures are torn down". Each way of finding a chunk now counts once."""
+    repo = tmp_path / "repo"
+    (repo / "examples").mkdir(parents=True)
+    (repo / "fixtures.py").write_text("def fixture(function):\n    return function\n")
+    for n in range(5):
+        (repo / "examples" / f"test_order_{n}.py").write_text(
+            f"from fixtures import fixture\n\n\n@fixture\ndef order():\n    return [{n}]\n")
+    (repo / "teardown.py").write_text(
+        'def finish_fixtures_in_order(stack):\n    """Tear fixtures down in the reverse order of their setup."""\n'
+        "    while stack:\n        stack.pop()()\n")
+    with Index(tmp_path / "i.db", IndexSettings(workers=1), embed=EmbedSettings(provider="none")) as index:
+        index.add_source(repo, name="repo", kind="code")
+        index.index()
+        found = gather(index, "in which order are fixtures torn down", budget_tokens=4000)
+    places = [e.where for e in found.evidence]
+    called = next(e for e in found.evidence if e.where == "fixtures.py:1-2")
+    assert called.found_by == ["called by order"] and called.score == pytest.approx(0.05 * 0.95)
+    assert places.index("teardown.py:1-4") < places.index("fixtures.py:1-2")

@@ -187,7 +187,8 @@ def _sphinx_copies(source: Source, files: list[FileEntry],
                     key=len, reverse=True)  # the innermost build first
     if not builds:
         return files, skipped
-    kept, copies = [], {}
+    kept: list[FileEntry] = []
+    copies: dict[str, int] = {}
     for entry in files:
         base = next((b for b in builds if entry.rel.startswith(b)), None)
         rest = entry.rel[len(base):] if base is not None else ""
