@@ -205,6 +205,11 @@ def _past_import(definition: Any, project: Any, scripts: dict[str, Any]) -> Any:
     # the line is a `from m import a, b` or inside the parentheses of one
     in_import = re.search(r"(?:^|\n)[ \t]*from[ \t]+\S+[ \t]+import[ \t]*(?:\([^)]*|[^\n(]*)$", before) is not None
     found = re.search(rf"\b{re.escape(definition.name)}\b", text)
+    # or a module binds the name to another (`s = attributes = attrs` in attr/__init__.py): the
+    # call reaches what the last name is, as jedi's `infer` says and its `goto` does not
+    bound = re.fullmatch(r"((?:[A-Za-z_]\w*[ \t]*=[ \t]*)+)([A-Za-z_]\w*)[ \t]*(?:#.*)?", text)
+    if bound and definition.name in re.findall(r"\w+", bound.group(1)):
+        in_import, found = True, re.search(rf"\b{bound.group(2)}\b(?=[ \t]*(?:#.*)?$)", text)
     if not in_import or found is None:
         return definition
     key = str(where)

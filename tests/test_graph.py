@@ -268,6 +268,29 @@ def test_a_rust_use_from_the_crate_root_self_or_super_names_that_file(index: Ind
     assert ("IntoIter.filter_entry", "src/lib.rs") in reached and ("filter_entry", "src/tests/recursive.rs") not in reached
 
 
+def test_a_name_a_python_module_binds_to_another_is_followed_both_ways(index: Index, tmp_path: Path) -> None:
+    """attrs' `attr/__init__.py` says `s = attributes = attrs` and `ib = attr = attrib`, and
+    attrs' own tests call `attr.s(...)` and `attr.ib()` 793 times: none reached `attrs` or
+    `attrib`. And `callers` looked calls up by the target's name, so one written under another
+    name (`from m import f as g; g()`) was found from the caller's side only."""
+    root = tmp_path / "repo"
+    _write(root, {
+        "pkg/__init__.py": "from ._make import attrs, attrib\n\ns = attributes = attrs\nib = attr = attrib\nn = 5\n",
+        "pkg/_make.py": "def attrs(maybe_cls=None):\n    return maybe_cls\n\n\ndef attrib(default=None):\n    return default\n",
+        "use.py": ("import pkg\nfrom pkg import s as S\nfrom pkg._make import attrib as field\n\n\n@pkg.s\nclass C:\n"
+                   "    x = pkg.ib()\n    y = field()\n\n\ndef make():\n    return S(C)\n"),
+    })
+    index.add_source(root, name="repo", kind="code")
+    index.index()
+    graph = index.graph()
+    assert _callers(graph, "attrs") == {("use.py", 6, "C", 0.9), ("use.py", 13, "make", 0.9)}
+    assert _callers(graph, "attrib") == {("use.py", 8, "C", 0.9), ("use.py", 9, "C", 0.95)}
+    assert [t.name for t in graph.targets("pkg.s")] == ["attrs"]  # a module path through the alias
+    assert [t.name for t in graph.targets("pkg.attributes")] == ["attrs"]
+    with pytest.raises(NotFoundError):
+        graph.targets("pkg.n")  # bound to a number, not a name
+
+
 def test_ambiguous_calls_say_so_and_list_every_candidate(graph_index: Index, tmp_path: Path) -> None:
     root = tmp_path / "repo"
     (root / "pkg/other.py").write_text("def clean(x):\n    return x\n", encoding="utf-8")

@@ -166,7 +166,7 @@ class CodeGraph:
             rows = self._rows_spelled(query.replace("::", "."))
         elif not rows and "." in query:
             rows = self._rows_spelled(query.replace(".", "::"))
-        return rows or module_rows(query.replace("::", "."), self.modules, self.imports, self._rows_spelled)
+        return rows or module_rows(query.replace("::", "."), self.modules, self.offers, self._rows_spelled)
 
     def _rows_spelled(self, query: str) -> list[Row]:
         """Definitions named exactly `query`, as `_exact_rows` spells it."""
@@ -247,6 +247,11 @@ class CodeGraph:
     def imports(self, doc_id: int) -> list[CallRef]:
         """A file's import references."""
         return self.refs(doc_id, "import")
+
+    def offers(self, doc_id: int) -> list[CallRef]:
+        """What a file hands on under a name: its imports, and the names it binds to another
+        (`alias` references: `s = attributes = attrs`)."""
+        return [*self.refs(doc_id, "import"), *self.refs(doc_id, "alias")]
 
     # -- resolution ------------------------------------------------------------------------
 
@@ -341,7 +346,7 @@ class CodeGraph:
 
     def _offered(self, files: list[int], name: str) -> list[SymbolRef]:
         """Top-level definitions that `files` import as `name` and so offer (`reexported`)."""
-        return self._defined(reexported(self.imports, self.modules.module_files, files, name))
+        return self._defined(reexported(self.offers, self.modules.module_files, files, name))
 
     def _defined(self, places: Iterable[tuple[int, str]]) -> list[SymbolRef]:
         """The top-level callable definitions of each (file, name)."""
@@ -350,26 +355,9 @@ class CodeGraph:
 
     def _rust_module(self, doc_id: int, receiver: str, name: str, callable_: list[SymbolRef]) -> Resolution | None:
         """Rust: `eval::matches_req()` where `eval` is a module of the crate (`mod eval;`): a
-        function so named in `eval.rs` or `eval/mod.rs` beside the calling file or in its own
-        folder (`src/foo.rs` declares `src/foo/eval.rs`); `super::` goes up a folder, and
-        `crate::` starts at the crate's `src`."""
-        source, path, _ = self.files[doc_id]
-        parts = receiver.split("::")
-        here = posixpath.dirname(path)
-        # where this module's own modules live: beside lib.rs, main.rs and mod.rs, else in a
-        # folder named as the file
-        children = here if posixpath.basename(path) in ("lib.rs", "main.rs", "mod.rs") else posixpath.splitext(path)[0]
-        folders = [children] if parts[0] in ("self", "super") else [here, children]
-        if parts[0] == "crate":
-            folders = [path[:path.index("src/") + 3] if "src/" in path else ""]
-        while parts and parts[0] in ("crate", "self", "super"):
-            if parts.pop(0) == "super":
-                children = posixpath.dirname(children)
-                folders = [children]
-        if not parts or not all(part.isidentifier() for part in parts):
-            return None
-        stem = "/".join(parts)
-        places = {posixpath.join(folder, f"{stem}{end}") for folder in folders for end in (".rs", "/mod.rs")}
+        function so named in a file `ModuleMap.rust_module_files` gives."""
+        places = self.modules.rust_module_files(doc_id, receiver)
+        source = self.files[doc_id][0]
         found = [s for s in callable_ if s.source == source and s.path in places and s.name == name]
         if not found:
             return None
@@ -422,7 +410,7 @@ class CodeGraph:
             found: dict[int, list[Link]] = {}
             fanned: dict[frozenset[int], list[Link]] = {}
             sets: dict[int, frozenset[int]] = {}  # resolutions are shared: a set made once for each
-            for row in self.store.ref_rows("name", short, "call"):
+            for row in (row for name in self._spellings(short) for row in self.store.ref_rows("name", name, "call")):
                 ref = CallRef(*row)
                 if ref.document_id in self.files:
                     resolution = self.resolve(ref)
@@ -436,6 +424,17 @@ class CodeGraph:
             self._links[short] = (found, fanned)
         direct, many = self._links[short]
         return [*direct.get(target.id, []), *(link for ids, links in many.items() if target.id in ids for link in links)]
+
+    def _spellings(self, short: str) -> list[str]:
+        """The names a call of `short` may be written with: itself, and the names it is bound
+        to or imported as (`s = attrs`, then `from attr import s as S`), three steps deep;
+        resolution then says which of those calls reach the definition."""
+        names, frontier = {short: None}, [short]
+        for _ in range(3):
+            frontier = [alias for name in frontier for _, _, _, _, alias, _, _ in self.store.ref_rows(
+                "name", name, ("alias", "import")) if alias and alias not in names and alias.isidentifier()]
+            names.update(dict.fromkeys(frontier))
+        return list(names)
 
     def callees(self, target: SymbolRef, min_confidence: float = 0.0) -> list[Edge]:
         """Every call made inside `target` (and functions nested in it), in line order; an

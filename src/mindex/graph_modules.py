@@ -126,6 +126,29 @@ class ModuleMap:
             return [posixpath.join(root, "lib.rs"), posixpath.join(root, "main.rs")]
         return [f"{stem}.rs", f"{stem}/mod.rs"]
 
+    def rust_module_files(self, doc_id: int, receiver: str) -> set[str]:
+        """The paths a call's Rust module path may name (`eval::matches_req()`, `eval` being a
+        module of the crate, `mod eval;`): `eval.rs` or `eval/mod.rs` beside the calling file
+        or in its own folder (`src/foo.rs` declares `src/foo/eval.rs`); `super::` goes up a
+        folder, and `crate::` starts at the crate's `src`. Empty for no module path."""
+        path = self.files[doc_id][1]
+        parts = receiver.split("::")
+        here = posixpath.dirname(path)
+        # where this module's own modules live: beside lib.rs, main.rs and mod.rs, else in a
+        # folder named as the file
+        children = here if posixpath.basename(path) in ("lib.rs", "main.rs", "mod.rs") else posixpath.splitext(path)[0]
+        folders = [children] if parts[0] in ("self", "super") else [here, children]
+        if parts[0] == "crate":
+            folders = [path[:path.index("src/") + 3] if "src/" in path else ""]
+        while parts and parts[0] in ("crate", "self", "super"):
+            if parts.pop(0) == "super":
+                children = posixpath.dirname(children)
+                folders = [children]
+        if not parts or not all(part.isidentifier() for part in parts):
+            return set()
+        stem = "/".join(parts)
+        return {posixpath.join(folder, f"{stem}{end}") for folder in folders for end in (".rs", "/mod.rs")}
+
     def named_module(self, module: str) -> list[int]:
         """Files of every source that a dotted module path as a person writes it names
         (`attrs`, `attr._make`, `pkg.mod`): Python's as an import of it would find them, other
@@ -205,19 +228,22 @@ class ModuleMap:
 def reexported(imports: Callable[[int], list[CallRef]], module_files: Callable[[int, str, str], list[int]],
                files: list[int], name: str) -> list[tuple[int, str]]:
     """Where `name`, as `files` offer it (a package's `__init__.py`), is defined: the (file,
-    name) pairs their imports of it come from, through three files at most (`from ._next_gen
+    name) pairs their imports of it come from, through three steps at most (`from ._next_gen
     import define` in `attr/__init__.py` makes `attr.define` the function of `_next_gen.py`;
-    `as` renames, `import *` passes every name on). Each step's pairs, nearest first."""
-    frontier, seen, found = [(doc, name) for doc in files], set(files), []
+    `as` renames, `import *` passes every name on, and an `alias` reference, `s = attrs`,
+    hands `attr.s` on to the `attrs` that file imports). Each step's pairs, nearest first."""
+    frontier = [(doc, name) for doc in files]
+    seen, found = set(frontier), []
     for _ in range(3):
         step = []
         for doc, wanted in frontier:
             for imp in imports(doc):
                 if imp.name == "*" or (imp.name and imp.alias == wanted):
                     real = wanted if imp.name == "*" else imp.name
-                    for origin in module_files(doc, imp.qualifier, imp.name):
-                        if origin not in seen:
-                            seen.add(origin)
+                    origins = [doc] if imp.kind == "alias" else module_files(doc, imp.qualifier, imp.name)
+                    for origin in origins:
+                        if (origin, real) not in seen:
+                            seen.add((origin, real))
                             step.append((origin, real))
         found += step
         frontier = step

@@ -80,6 +80,8 @@ def references(tree: Parsed, defs: list[Definition]) -> list[Ref]:
                 found.append(Ref("import", name, module, alias, line, scope))
         elif "import.module" in first:
             found.append(_import(lang, first, line, scope, src))
+        elif "alias.of" in first:
+            found.extend(_aliases(first["alias.of"], line, src))
         elif "returns.name" in first:
             annotation = _text(first["returns.name"], src)
             if returned := type_written(annotation, lang.name):  # and what it holds: `-> list[Param]`
@@ -356,6 +358,23 @@ def class_named(name: str) -> str | None:
     any underscores: `_ClassBuilder`), or is a builtin class (`dict`)."""
     last = name.rsplit(".", 1)[-1]
     return last if (last.lstrip("_")[:1].isupper() and last.isidentifier()) or last in BUILTINS else None
+
+
+def _aliases(statement: Node, line: int, src: bytes) -> list[Ref]:
+    """`a = b = name` at a module's top: an `alias` reference (name, "", alias) for each name
+    bound to `name`, when the chain ends in a plain name."""
+    bound: list[str] = []
+    node: Node | None = statement
+    while node is not None and node.type == "assignment":
+        left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+        if left is None or left.type != "identifier" or node.child_by_field_name("type") is not None:
+            return []
+        bound.append(_text(left, src))
+        node = right
+    if node is None or node.type != "identifier":
+        return []
+    name = _text(node, src)
+    return [Ref("alias", name, "", alias, line, "") for alias in bound if alias != name]
 
 
 def _import(lang: Lang, first: dict[str, Node], line: int, scope: str, src: bytes) -> Ref:

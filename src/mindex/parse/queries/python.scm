@@ -1,5 +1,5 @@
 ; References in Python. Captures: @call.name/@call.receiver, @import.module/.name/.alias,
-; @extends.name (see mindex/parse/refs.py).
+; @alias.of, @extends.name (see mindex/parse/refs.py).
 (call function: (identifier) @call.name)
 (call function: (attribute object: (_) @call.receiver attribute: (identifier) @call.name))
 ; A decorator without arguments calls what it names (`@define`, `@attrs.define`); with
@@ -12,6 +12,9 @@
 (import_from_statement module_name: (_) @import.module
   name: (aliased_import name: (dotted_name) @import.name alias: (identifier) @import.alias))
 (import_from_statement module_name: (_) @import.module (wildcard_import) @import.name)
+; A name a module binds to another (`s = attributes = attrs` in attr/__init__.py: calls of
+; `attr.s` reach `attrs`); the chain is read in refs.py.
+(module (expression_statement (assignment left: (identifier) right: [(identifier) (assignment)]) @alias.of))
 (class_definition superclasses: (argument_list [(identifier) (attribute)] @extends.name))
 (class_definition superclasses: (argument_list (subscript value: [(identifier) (attribute)] @extends.name)))
 ; What a name holds, for calls on it (@type.var, its type @type.name): an annotated parameter
