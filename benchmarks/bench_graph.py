@@ -2,8 +2,8 @@
 checker on real packages.
 
 For every call made on a plain name (`ctx.invoke(...)`, not `self.f()` or `f()`) in a
-package's Python files, jedi 0.19 (`Script.goto`, following imports) says which definition
-it reaches; in Go, the standard library's type checker (`go/types`, go_calls.go: non-test
+package's Python files, jedi 0.19 (`Script.goto`, following imports, and past a line that
+imports the name or binds it to another, `s = attrs`) says which definition it reaches; in Go, the standard library's type checker (`go/types`, go_calls.go: non-test
 files, imports from source in GOPATH mode); in TypeScript, TypeScript 5.6's checker
 (ts_calls.js: every .ts file but tests and declarations as one program; of an overloaded
 method, the implementation). A call it takes to a definition in the package is
