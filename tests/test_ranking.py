@@ -279,3 +279,17 @@ def test_a_question_finds_the_docs_section_over_tests_named_with_its_words(tmp_p
         assert asked.fusion == "rrf" and asked.hits[0].path == "parametrize.md"
         named = index.search("override parametrized fixture", 5)
         assert named.fusion == "learned" and named.hits[0].path == "testing/test_fixtures.py"
+
+
+def test_a_chunk_is_fenced_in_the_markup_it_keeps() -> None:
+    """pytest's reStructuredText pages reached agents fenced as markdown; HTML and PDF pages
+    are read as markdown, a reStructuredText or text page keeps its own markup."""
+    from mindex.serve.render import fence_tag
+
+    assert fence_tag(_hit("a", 1, "how-to/parametrize.rst", kind="docs")) == "rst"
+    assert fence_tag(_hit("b", 1, "notes/todo.TXT", kind="docs")) == "text"
+    assert fence_tag(_hit("c", 1, "api/index.html", kind="docs")) == "markdown"
+    assert fence_tag(_hit("d", 1, "guide.md", kind="docs")) == "markdown"
+    assert fence_tag(_hit("e", 1, "README.rst", language="rst")) == "rst"  # a code source's prose
+    assert fence_tag(_hit("f", 1, "LICENSE.txt", language="plaintext")) == "text"
+    assert fence_tag(_hit("g", 1, "src/x.go", language="go")) == "go"

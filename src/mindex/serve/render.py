@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import posixpath
 import re
 from collections import Counter
 from typing import TYPE_CHECKING, Any
@@ -34,14 +35,18 @@ def location(hit: Hit, places: Places | None = None) -> str:
 
 
 # Fence tags where a language's name in mindex.languages is not what markdown renderers know.
-_FENCE_TAGS = {"make": "makefile", "text": "text", "csharp": "csharp", "hcl": "hcl"}
+_FENCE_TAGS = {"make": "makefile", "text": "text", "csharp": "csharp", "hcl": "hcl", "plaintext": "text"}
+# Documents whose chunks keep their own markup (a reStructuredText page is not converted).
+_DOC_FENCES = {".rst": "rst", ".txt": "text"}
 
 
 def fence_tag(hit: Hit) -> str:
-    """The language a chunk's fence declares: the code's own, or markdown for documents."""
+    """The language a chunk's fence declares: the code's own; for documents markdown (what
+    HTML, PDF and markdown pages are read as), or the markup a page keeps (`.rst`, `.txt`:
+    pytest's reStructuredText docs were fenced as markdown)."""
     if hit.kind == "code":
         return _FENCE_TAGS.get(hit.language or "text", hit.language or "text")
-    return "markdown"
+    return _DOC_FENCES.get(posixpath.splitext(hit.path)[1].lower(), "markdown")
 
 
 def _fence(text: str, tag: str = "markdown") -> str:
