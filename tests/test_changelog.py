@@ -122,25 +122,26 @@ def test_kinds_and_entities_on_samples() -> None:
 
 
 def test_restructuredtext_inline_markup_is_read_as_markdown() -> None:
-    """pytest 8.3.3's towncrier changelog printed every change as raw markup: a leading
-    `` `#12446 <https://...>`_: ``, ``:func:`pytest.warns` ``, ``:user:`asottile` `` (an
-    entity). Literals and roles naming code are now `code` (entities found in them), links
-    markdown links, :ref: its words, :issue:/:pr: `#N`, :user: `@name`."""
-    releases = split_releases((NATIVE / "pytest-changelog.rst").read_text(encoding="utf-8"))
-    assert [r.version for r in releases[:3]] == ["8.3.3", "8.3.2", "8.3.1"] and releases[-1].version == "8.0.0rc1"
+    """A towncrier changelog with Sphinx roles printed every change as raw markup:
+    ``` ``code`` ```, `` :issue:`3924` ``, `` :user:`name` `` (an entity), `` `text <url>`_ ``,
+    a link or literal wrapped onto the next line. Literals and roles naming code are now
+    `code` (entities are found in them), links markdown links, :ref: its words, :issue:/:pr:
+    `#N`, :user: `@name` (tox's `docs/changelog.rst`: overlined release headings too)."""
+    releases = split_releases((NATIVE / "tox-changelog.rst").read_text(encoding="utf-8"))
+    assert [(r.version, r.date) for r in releases[:2]] == [("4.58.0", date(2026, 7, 21)), ("4.57.2", date(2026, 7, 21))]
+    assert releases[-1].version == "4.36.0"
     changes = {r.version: split_changes(r.body) for r in releases}
-    first = changes["8.3.3"][0]
-    assert first.text == ("[#12446](https://github.com/pytest-dev/pytest/issues/12446): Avoid calling `@property` (and "
-                          "other instance descriptors) during fixture discovery -- by @asottile")
-    assert first.kind == "fixed" and not any("asottile" in value for _, value in first.entities)
-    warns = next(c for c in changes["8.1.1"] if "validates that" in c.text)
-    assert warns.text.startswith("[#10865](https://github.com/pytest-dev/pytest/issues/10865): `pytest.warns` now")
-    assert {("config_key", "pytest.warns"), ("config_key", "warnings.warn")} <= set(warns.entities)
-    mode = next(c for c in changes["8.1.1"] if "standard import mechanism" in c.text)
-    assert mode.text.split(": ", 1)[1].startswith("--import-mode=importlib now tries")  # :ref:`text <target>`
-    assert ("cli_flag", "--import-mode") in mode.entities
-    helper = next(c for c in changes["8.1.1"] if "iter_parents" in c.text)
-    assert "Added the `iter_parents()` helper method on nodes. It is similar to `listchain`, but" in " ".join(helper.text.split())
+    first = changes["4.58.0"][0]
+    assert first.text == "Test against Python 3.15 (beta) in CI and declare its classifier - by @gaborbernat. (#4001)"
+    assert not any("gaborbernat" in value for _, value in first.entities)
+    typeshed = " ".join(next(c for c in changes["4.53.1"] if "typeshed" in c.text).text.split())
+    assert typeshed.startswith("Correct type annotations for `ArgumentParser.parse_args` and `parse_known_args` overrides "
+                               "following [typeshed PR #15613](https://github.com/python/typeshed/pull/15613), which")
+    errno = " ".join(next(c for c in changes["4.47.2"] if "File name too long" in c.text).text.split())
+    assert "crash with `OSError: [Errno 36] File name too long` - by @yarikoptic. (#3847)" in errno
+    derive = next(c for c in changes["4.56.0"] if "Derive" in c.text)
+    assert " ".join(derive.text.split()).startswith("Derive virtualenv_spec automatically")  # :ref:`virtualenv_spec`
+    assert ("identifier", "urlopen") in next(c for c in changes["4.53.1"] if "urlopen" in c.text).entities
     every = [c.text for found in changes.values() for c in found]
     assert not [t for t in every if re.search(r">`__?|(?<!`):[a-z]+:`|``", t)]  # `:pull:` in backticks is text
     assert split_changes("- Fixed :issue:`4000` with :pep:`517` (:pr:`12`)\n")[0].text == "Fixed :issue:`4000` with :pep:`517` (:pr:`12`)"  # markdown stays as written

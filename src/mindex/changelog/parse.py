@@ -344,7 +344,7 @@ def _is_rst(lines: list[str]) -> bool:
 
 
 # reStructuredText's inline markup, read as markdown (`_rst_inline`).
-_RST_LITERAL = re.compile(r"``(.+?)``")
+_RST_LITERAL = re.compile(r"``(.+?)``", re.DOTALL)
 _RST_ROLE = re.compile(r":(?P<role>[a-z][\w:+.-]*):`(?P<text>[^`]+)`")
 _RST_LINK = re.compile(r"`(?P<text>[^`<]+?)\s*<(?P<url>[^`>]+)>`__?")
 _RST_NAMED = re.compile(r"`(?P<text>[^`<]+)`__?(?!\w)")
@@ -402,11 +402,19 @@ def _rst_to_markdown(lines: list[str]) -> list[str]:
             char = under[0]
             if char not in order:
                 order.append(char)
-            out.append("#" * min(6, order.index(char) + 1) + " " + _rst_inline(line.strip()))
+            out.append("#" * min(6, order.index(char) + 1) + " " + line.strip())
             skip = True
             continue
-        out.append(_rst_inline(line))
-    return out
+        out.append(line)
+    # Inline markup a paragraph at a time: a link or a literal may wrap onto the next line
+    # (tox's "`typeshed PR\n#15613 <https://...>`_"), never past a blank line. A paragraph
+    # that lost a line break keeps its lines' count with an empty line after it, so every
+    # later line keeps its number.
+    parts = []
+    for part in re.split(r"(\n[ \t]*\n)", "\n".join(out)):
+        made = _rst_inline(part)
+        parts.append(made + "\n" * (part.count("\n") - made.count("\n")))
+    return "".join(parts).split("\n")
 
 
 def _debian(text: str) -> list[Release]:
