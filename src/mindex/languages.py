@@ -151,10 +151,10 @@ LANGUAGES: tuple[Lang, ...] = (
 )
 
 BY_NAME = {lang.name: lang for lang in LANGUAGES}
-# The languages a code source's prose files are recorded in (README.md, docs/*.rst, notes.txt;
+# The languages a code source's prose files are recorded in (README.md, docs/*.rst, *.adoc, notes.txt;
 # `sources.code.PROSE`): chunked by heading, ranked as docs, and `--kind docs`. A file of no
 # known language (LICENSE, tox.ini, .gitignore) is "text", and not prose.
-PROSE = frozenset({"markdown", "mdx", "rst", "plaintext"})
+PROSE = frozenset({"markdown", "mdx", "rst", "asciidoc", "plaintext"})
 # Languages whose code is JavaScript or TypeScript (exports, `const` definitions, imports by path)
 SCRIPTS = frozenset({"javascript", "typescript", "tsx", "vue", "svelte"})
 _BY_SUFFIX = {suffix: lang for lang in LANGUAGES for suffix in lang.suffixes}

@@ -40,6 +40,8 @@ PARSERS: Mapping[str, TextParser] = _Parsers({
     ".htm": "mindex.parse.html:parse_html",
     ".rst": "mindex.parse.rst:parse_rst",
     ".txt": "mindex.parse.text:parse_text",
+    ".adoc": "mindex.parse.asciidoc:parse_asciidoc",
+    ".asciidoc": "mindex.parse.asciidoc:parse_asciidoc",
 })
 
 # PDF is binary and optional (the `pdf` extra): handled apart, see `mindex.parse.pdf`.

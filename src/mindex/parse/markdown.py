@@ -149,7 +149,7 @@ def markdown_sections(body: str, first_line: int = 1) -> list[Section]:
                 continue
             level = 1 if line.strip()[0] == "=" else 2
             starts.append((i - 1, level, heading_text(lines[i - 1])))
-    return _cut_sections(lines, starts, first_line)
+    return cut_sections(lines, starts, first_line)
 
 
 def _is_paragraph_line(line: str) -> bool:
@@ -157,7 +157,9 @@ def _is_paragraph_line(line: str) -> bool:
     return bool(stripped) and not stripped.startswith(("#", ">", "-", "*", "|", "```", "~~~"))
 
 
-def _cut_sections(lines: list[str], starts: list[tuple[int, int, str]], first_line: int) -> list[Section]:
+def cut_sections(lines: list[str], starts: list[tuple[int, int, str]], first_line: int) -> list[Section]:
+    """`lines` cut at `starts` (line index, level, title) into sections with their heading
+    trail; text before the first start is a section of no heading (markdown, AsciiDoc)."""
     sections: list[Section] = []
     bounds = [(0, 0, "")] + starts if not starts or starts[0][0] > 0 else starts
     trail: list[tuple[int, str]] = []

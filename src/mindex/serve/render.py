@@ -37,7 +37,7 @@ def location(hit: Hit, places: Places | None = None) -> str:
 # Fence tags where a language's name in mindex.languages is not what markdown renderers know.
 _FENCE_TAGS = {"make": "makefile", "text": "text", "csharp": "csharp", "hcl": "hcl", "plaintext": "text"}
 # Documents whose chunks keep their own markup (a reStructuredText page is not converted).
-_DOC_FENCES = {".rst": "rst", ".txt": "text"}
+_DOC_FENCES = {".rst": "rst", ".txt": "text", ".adoc": "asciidoc", ".asciidoc": "asciidoc"}
 
 
 def fence_tag(hit: Hit) -> str:

@@ -43,7 +43,8 @@ MINIFIED_LINE = 1000  # a line this long marks minified or machine-written text
 PARSE_TIMEOUT = 5.0
 # Files a code source reads as a docs source would (HTML stays code: templates, components),
 # and the language each is recorded in (`languages.PROSE`).
-PROSE = {".md": "markdown", ".markdown": "markdown", ".mdx": "mdx", ".rst": "rst", ".txt": "plaintext"}
+PROSE = {".md": "markdown", ".markdown": "markdown", ".mdx": "mdx", ".rst": "rst", ".txt": "plaintext",
+         ".adoc": "asciidoc", ".asciidoc": "asciidoc"}
 BINARY_SUFFIXES = {".png", ".jpg", ".jpeg", ".gif", ".ico", ".webp", ".pdf", ".zip", ".gz", ".tgz", ".bz2", ".xz",
                    ".7z", ".jar", ".war", ".class", ".so", ".dylib", ".dll", ".exe", ".o", ".a", ".pyc", ".pyo",
                    ".whl", ".woff", ".woff2", ".ttf", ".otf", ".eot", ".mp3", ".mp4", ".mov", ".wav", ".db",

@@ -165,7 +165,8 @@ def discover(source: Source) -> tuple[list[FileEntry], list[SkippedFile]]:
     return _sphinx_copies(source, files, skipped) if not source.include else (files, skipped)
 
 
-# What Sphinx writes beside the pages of an HTML build (a folder holding one of `SPHINX_MARKS`), with the reason each is left out: every page twice over (its `.rst.txt` source
+# What Sphinx writes beside the pages of an HTML build (a folder holding one of `SPHINX_MARKS`),
+# with the reason each is left out: every page twice over (its `.rst.txt` source
 # under `_sources/`, with no headings), the code the API pages document as highlighted HTML
 # under `_modules/` (which outranked the pages for "how do I add a custom directive" in
 # Sphinx's own manual), and index pages that list every name.
