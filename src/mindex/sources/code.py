@@ -18,7 +18,7 @@ from pathlib import PurePosixPath
 import pathspec
 
 from mindex.chunk import CONTEXT_SEPARATOR, chunk_document, chunk_identity
-from mindex.languages import Lang, grammar, language_for
+from mindex.languages import BY_NAME, Lang, grammar, language_for
 from mindex.models import Chunk, Document, ReferenceRow, SkippedFile, Source, SymbolRow
 from mindex.parse import PARSERS
 from mindex.parse.code import Parsed, ParseTimeout, chunk_code, definitions, parse_tree
@@ -158,12 +158,22 @@ def load(task: LoadTask) -> LoadResult:
     if not isinstance(read, tuple):
         return read
     data, digest = read
-    reason = _skip_by_content(data)
+    notebook = entry.rel.lower().endswith(".ipynb")
+    reason = _skip_by_content(data) if not notebook else "binary content" if looks_binary(data) else None
     if reason:
         return SkippedFile(entry.rel, reason, entry.size, entry.mtime_ns)
-    text, encoding = decode(data)
-    text = text.replace("\r\n", "\n").replace("\r", "\n")
-    lang = language_for(entry.rel, text)
+    if notebook:  # its cells' text (an output's long line is no reason to skip it)
+        from mindex.parse.notebook import NotebookError, notebook_text
+
+        try:
+            text, kernel = notebook_text(data)
+        except NotebookError as exc:
+            return SkippedFile(entry.rel, str(exc), entry.size, entry.mtime_ns)
+        lang, encoding = BY_NAME.get(kernel or ""), "utf-8"
+    else:
+        text, encoding = decode(data)
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+        lang = language_for(entry.rel, text)
     metadata: dict[str, object] = {"language": lang.name if lang else "text", "encoding": encoding}
     try:
         chunks, symbols, refs = _chunk(task, text, lang, metadata)

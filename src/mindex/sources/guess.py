@@ -56,7 +56,7 @@ def _code_names() -> tuple[frozenset[str], frozenset[str]]:
     from mindex.languages import LANGUAGES
 
     code = [lang for lang in LANGUAGES if lang.name not in NOT_CODE]
-    return (frozenset(s for lang in code for s in lang.suffixes),
+    return (frozenset([*(s for lang in code for s in lang.suffixes), ".ipynb"]),  # a notebook is code
             frozenset(n for lang in code for n in lang.filenames))
 
 

@@ -32,10 +32,11 @@ class VectorTables(SQLiteCore):
 
     def code_hashes(self, hashes: Sequence[str]) -> set[str]:
         """Those of the chunk hashes that belong to code documents (not a code source's prose:
-        a markdown heading or bullet would pass for a comment)."""
+        a markdown heading or bullet would pass for a comment; not a notebook, whose markdown
+        cells are comments in its text)."""
         rows = self._select_in(
             "SELECT c.hash FROM chunks c JOIN documents d ON d.id = c.document_id WHERE d.kind = 'code' "
-            f"AND {NOT_PROSE} AND c.hash IN ({{}})", (), hashes)
+            f"AND {NOT_PROSE} AND d.path NOT LIKE '%.ipynb' AND c.hash IN ({{}})", (), hashes)
         return {digest for (digest,) in rows}
 
     def save_vectors(self, model: str, rows: Sequence[tuple[str, bytes]]) -> None:

@@ -1,0 +1,77 @@
+"""A Jupyter notebook (`.ipynb`) as the text of its cells, in the percent format Jupytext and
+editors read (`# %%` before a code cell, `# %% [markdown]` before a markdown cell whose lines
+become comments), without outputs. A notebook was indexed as its JSON: code as escaped
+strings, no definitions, and chunks of base64 images; or skipped whole as machine-written for
+an output's long line. Its line numbers are this text's (what `mindex get` and `grep` show).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+# The languages a kernel may name that mindex parses, with their comment prefix (a markdown
+# cell's lines, and a magic's).
+KERNELS = {"python": "#", "julia": "#", "ruby": "#", "bash": "#", "scala": "//", "javascript": "//",
+           "typescript": "//", "go": "//", "rust": "//", "c++": "//", "cpp": "//", "java": "//", "kotlin": "//"}
+_NAMES = {"c++": "cpp"}
+
+
+class NotebookError(ValueError):
+    """The bytes are not a notebook mindex can read (the message says why)."""
+
+
+def notebook_text(data: bytes) -> tuple[str, str | None]:
+    """The notebook's cells as text, and the language its kernel names (a name of
+    `mindex.languages`, or None when mindex does not parse it).
+
+    Raises:
+        NotebookError: not JSON, or not a notebook's shape (no list of cells).
+    """
+    try:
+        notebook = json.loads(data)
+    except ValueError as exc:
+        raise NotebookError(f"not a notebook: not JSON ({exc})") from None
+    cells = notebook.get("cells") if isinstance(notebook, dict) else None
+    if not isinstance(cells, list):  # nbformat 3 kept them in `worksheets`
+        sheets = notebook.get("worksheets") if isinstance(notebook, dict) else None
+        cells = [c for s in sheets if isinstance(s, dict) for c in s.get("cells") or []] if isinstance(sheets, list) else None
+    if not isinstance(cells, list):
+        raise NotebookError("not a notebook: no list of cells")
+    language = _language(notebook.get("metadata"))
+    comment = KERNELS.get(language, "#")
+    parts = []
+    for cell in cells:
+        if not isinstance(cell, dict):
+            continue
+        kind = cell.get("cell_type")
+        source = _source(cell.get("source", cell.get("input")))
+        if kind == "code":
+            lines = [f"{comment} {line}" if line.lstrip().startswith(("%", "!")) else line  # magics, shell
+                     for line in source.split("\n")]
+            parts.append(f"{comment} %%\n" + "\n".join(lines))
+        elif kind in ("markdown", "raw", "heading"):
+            if kind == "heading":  # nbformat 3: a heading of its own cell, with its level
+                level = cell.get("level")
+                source = "#" * (level if isinstance(level, int) and 1 <= level <= 6 else 1) + " " + source
+            lines = [f"{comment} {line}".rstrip() for line in source.split("\n")]
+            parts.append(f"{comment} %% [{'markdown' if kind == 'heading' else kind}]\n" + "\n".join(lines))
+    name = _NAMES.get(language, language)
+    return "\n\n".join(parts) + "\n" if parts else "", name if language in KERNELS else None
+
+
+def _source(value: Any) -> str:
+    """A cell's source: a string, or a list of lines (each with its own line end)."""
+    if isinstance(value, list):
+        value = "".join(v for v in value if isinstance(v, str))
+    return value.replace("\r\n", "\n").rstrip("\n") if isinstance(value, str) else ""
+
+
+def _language(metadata: Any) -> str:
+    """The kernel's language, lower case: `language_info.name`, else `kernelspec.language`,
+    else Python (Jupyter's own kernel, which a notebook saved without metadata ran)."""
+    for key, field in (("language_info", "name"), ("kernelspec", "language")):
+        value = metadata.get(key) if isinstance(metadata, dict) else None
+        if isinstance(value, dict) and isinstance(value.get(field), str):
+            return str(value[field]).strip().lower()
+    return "python"
