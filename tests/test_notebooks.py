@@ -64,3 +64,19 @@ def test_a_notebooks_code_is_searched_graphed_and_grepped_and_its_prose_is_embed
     prose = [h for h in hashes if "We predict which customers leave" in texts[h][1]]
     helper = [h for h in hashes if "def fit(frame" in texts[h][1]]
     assert prose and not index.store.code_hashes(prose) and index.store.code_hashes(helper) == set(helper)
+
+
+def test_the_ui_shows_a_notebooks_chunk_in_its_cells_text(tmp_path: Path) -> None:
+    """The web UI reads a result's file to show it in place; a notebook's JSON does not hold
+    the chunk's lines, and the UI said the file had changed since it was indexed."""
+    from mindex.serve.web.reading import in_its_file
+
+    root = tmp_path / "repo"
+    root.mkdir()
+    shutil.copy(FIXTURES / "test4.ipynb", root / "report.ipynb")
+    hit = {"source": "repo", "path": "report.ipynb", "start_line": 10, "end_line": 13, "language": "python",
+           "text": '# %%\nfrom __future__ import annotations\n\nprint("hello")'}
+    shown = in_its_file(hit, {"repo": str(root)})
+    assert shown["note"] is None and shown["first"] == 1 and "nbconvert latex test" in str(shown["html"])
+    (root / "report.ipynb").write_text("{")
+    assert "not a notebook" in in_its_file(hit, {"repo": str(root)})["note"]

@@ -28,6 +28,13 @@ def in_its_file(hit: dict[str, Any], roots: dict[str, str]) -> dict[str, Any]:
             data = read_inside(root, os.path.join(root, hit["path"]), MAX_BYTES + 1)
             if len(data) > MAX_BYTES:
                 note = "the file is over 8 MB; showing the indexed text"
+            elif hit["path"].lower().endswith(".ipynb"):  # indexed as its cells' text, numbered so
+                from mindex.parse.notebook import NotebookError, notebook_text
+
+                try:
+                    lines = notebook_text(data)[0].splitlines()
+                except NotebookError as exc:
+                    note = f"{exc}; showing the indexed text"
             else:
                 lines = data.decode("utf-8", "replace").splitlines()
         except OSError as exc:
