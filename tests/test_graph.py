@@ -291,6 +291,36 @@ def test_a_name_a_python_module_binds_to_another_is_followed_both_ways(index: In
         graph.targets("pkg.n")  # bound to a number, not a name
 
 
+def test_a_monorepos_own_packages_and_barrel_files_are_followed(index: Index, tmp_path: Path) -> None:
+    """A workspace's `@acme/react` imports `createStore` from `@acme/core`, one of the tree's own
+    packages, whose `package.json` points at its build (`dist/index.js`) and whose
+    `src/index.ts` passes the name on (`export * from './store'`): the call was "outside the
+    index" as a package from npm, and no barrel's `export ... from` was read as an import."""
+    root = tmp_path / "repo"
+    _write(root, {
+        "package.json": '{"name": "mono", "private": true, "workspaces": ["packages/*"]}\n',
+        "packages/core/package.json": '{"name": "@acme/core", "main": "dist/index.js", "types": "dist/index.d.ts"}\n',
+        "packages/core/src/store.ts": "export function createStore(initial: number) {\n  return { value: initial }\n}\n",
+        "packages/core/src/query.ts": "export function fetchQuery(key: string) {\n  return key\n}\n",
+        "packages/core/src/index.ts": ("export * from './store'\nexport { fetchQuery as runQuery } from './query'\n"
+                                       "export * as queries from './query'\n"),
+        "packages/react/package.json": '{"name": "@acme/react", "exports": {".": {"import": "./esm/index.mjs"}}}\n',
+        "packages/react/src/index.ts": ("import { createStore, runQuery } from '@acme/core'\nimport { fetchQuery } from "
+                                        "'@acme/core/src/query'\nimport { useThing } from 'react-thing'\n\n"
+                                        "export function useStore(n: number) {\n  runQuery('k')\n  fetchQuery('j')\n"
+                                        "  useThing()\n  return createStore(n)\n}\n"),
+    })
+    index.add_source(root, name="repo", kind="code")
+    index.index()
+    graph = index.graph()
+    assert _callers(graph, "createStore") == {("packages/react/src/index.ts", 9, "useStore", 0.9)}
+    assert _callers(graph, "fetchQuery") == {("packages/react/src/index.ts", 6, "useStore", 0.9),
+                                             ("packages/react/src/index.ts", 7, "useStore", 0.95)}
+    (use,) = graph.targets("useStore")
+    thing = next(e for e in graph.callees(use) if e.call == "useThing")
+    assert thing.target is None and "outside the index" in thing.reason  # a package from npm stays outside
+
+
 def test_ambiguous_calls_say_so_and_list_every_candidate(graph_index: Index, tmp_path: Path) -> None:
     root = tmp_path / "repo"
     (root / "pkg/other.py").write_text("def clean(x):\n    return x\n", encoding="utf-8")

@@ -23,6 +23,7 @@ class ModuleMap:
         self._suffix: dict[str, list[int]] = {}
         self._packages: dict[str, str] = {}
         self._modules: dict[str, list[int]] = {}
+        self._workspaces: dict[str, dict[str, tuple[str, dict[str, Any]]]] = {}
 
     def _ending(self, suffix: str, source: str) -> list[int]:
         key = f"{source}\0{suffix}"
@@ -149,6 +150,57 @@ class ModuleMap:
         stem = "/".join(parts)
         return {posixpath.join(folder, f"{stem}{end}") for folder in folders for end in (".rs", "/mod.rs")}
 
+    def _workspace_files(self, source: str, module: str) -> list[int]:
+        """Files of an import of a package this tree holds (a monorepo's `@acme/core`, whose
+        `package.json` names it): its entry (`source`, `exports`, `module`, `main`, `types`,
+        a built path read as the `src/` file it is made from) or `src/index.*`; with a subpath
+        (`@acme/core/store`), that file of the package. [] for any other package."""
+        parts = module.split("/")
+        name, sub = ("/".join(parts[:2]), "/".join(parts[2:])) if module.startswith("@") else (parts[0], "/".join(parts[1:]))
+        found = self._packages_here(source).get(name)
+        if found is None:
+            return []
+        folder, manifest = found
+        stems = [posixpath.join(folder, sub), posixpath.join(folder, "src", sub)] if sub else []
+        for field in () if sub else _ENTRIES:
+            entry = _entry(manifest.get(field))
+            if entry:
+                path = posixpath.normpath(entry.removeprefix("./"))
+                built = next((b for b in _BUILT if path.startswith(b)), None)
+                made = "src/" + path[len(built):] if built else path
+                for suffix in (".d.ts", *JS_SUFFIXES):
+                    made = made.removesuffix(suffix)
+                stems += [posixpath.join(folder, made), posixpath.join(folder, path)]
+        stems += [posixpath.join(folder, "src", "index"), posixpath.join(folder, "index")] if not sub else []
+        for stem in dict.fromkeys(stems):
+            hits = [self.by_path[(source, c)] for c in (stem, *(stem + x for x in JS_SUFFIXES),
+                                                        *(f"{stem}/index{x}" for x in JS_SUFFIXES)) if (source, c) in self.by_path]
+            if hits:
+                return hits[:1]
+        return []
+
+    def _packages_here(self, source: str) -> dict[str, tuple[str, dict[str, Any]]]:
+        """The packages a source holds, by the name their indexed `package.json` gives: (its
+        folder, the manifest). Read once, inside the source's folder."""
+        if source not in self._workspaces:
+            import json
+
+            from mindex.sources.confine import read_inside
+
+            root = self._roots.get(source, "")
+            found: dict[str, tuple[str, dict[str, Any]]] = {}
+            for (s, path), _ in self.by_path.items():
+                if s != source or posixpath.basename(path) != "package.json" or "node_modules/" in path:
+                    continue
+                try:
+                    manifest = json.loads(read_inside(root, os.path.join(root, path), 1 << 20))
+                except (OSError, ValueError):
+                    continue
+                if isinstance(manifest, dict) and isinstance(manifest.get("name"), str):
+                    found.setdefault(manifest["name"], (posixpath.dirname(path), manifest))
+            self._workspaces[source] = found
+        return self._workspaces[source]
+
     def named_module(self, module: str) -> list[int]:
         """Files of every source that a dotted module path as a person writes it names
         (`attrs`, `attr._make`, `pkg.mod`): Python's as an import of it would find them, other
@@ -213,7 +265,7 @@ class ModuleMap:
         ends of indexed paths; a bare package name (`react`) is outside the index."""
         alias = next((a for a in ("@/", "~/", "#", "$") if module.startswith(a)), None)
         if alias is None and (module.startswith("@") or "/" not in module):
-            return []  # an npm package (`react`, `@scope/pkg`)
+            return self._workspace_files(source, module)  # an npm package: one of this tree's own?
         stem = module[len(alias):] if alias else module
         if alias == "$":
             stem = stem.split("/", 1)[-1]  # SvelteKit's $lib/x is src/lib/x
@@ -223,6 +275,23 @@ class ModuleMap:
         found = [d for s in stems for suffix in JS_SUFFIXES
                  for d in (*self._ending(s + suffix, source), *self._ending(f"{s}/index{suffix}", source))]
         return list(dict.fromkeys(found))
+
+
+# Where a package's built files come from: `dist/index.js` is made from `src/index.ts`.
+_BUILT = ("dist/", "lib/", "build/", "out/", "esm/", "cjs/", "es/")
+_ENTRIES = ("source", "exports", "module", "main", "types", "typings")
+
+
+def _entry(value: Any) -> str | None:
+    """A package.json entry's path: a string, or `exports`' `.` (its `import`, `default`,
+    `types` or `source` condition, nested conditions read the same way)."""
+    if isinstance(value, dict):
+        value = value.get(".", value)
+        for key in ("source", "import", "default", "types", "require", "node"):
+            if isinstance(value, dict) and key in value:
+                return _entry(value[key])
+        return None
+    return value if isinstance(value, str) else None
 
 
 def reexported(imports: Callable[[int], list[CallRef]], module_files: Callable[[int, str, str], list[int]],

@@ -12,6 +12,14 @@
 (variable_declarator name: (identifier) @import.alias
   value: (call_expression function: (identifier) @_require arguments: (arguments (string (string_fragment) @import.module)))
   (#eq? @_require "require"))
+; A module that passes on another's names (a barrel `index.ts`): `export { f, g as h } from
+; './m'`, `export * from './m'`, `export * as m from './m'`, read as the imports they are.
+(export_statement (export_clause (export_specifier name: (identifier) @import.name !alias))
+  source: (string (string_fragment) @import.module))
+(export_statement (export_clause (export_specifier name: (identifier) @import.name alias: (identifier) @import.alias))
+  source: (string (string_fragment) @import.module))
+(export_statement "*" @import.name . source: (string (string_fragment) @import.module))
+(export_statement (namespace_export (identifier) @import.alias) source: (string (string_fragment) @import.module))
 ; `var f = require('./m').f`, `const { f, g: h } = require('./m')`
 (variable_declarator name: (identifier) @import.alias
   value: (member_expression object: (call_expression function: (identifier) @_require
