@@ -188,8 +188,11 @@ def test_source_registration_errors_name_the_fix(index: Index, docs_dir: Path, t
     index.add_source(docs_dir)
     with pytest.raises(SourceExistsError, match="mindex remove docs"):
         index.add_source(docs_dir, name="again")
-    with pytest.raises(SourcePathError, match="not a folder"):
+    with pytest.raises(SourcePathError, match="missing does not exist"):
         index.add_source(tmp_path / "missing")
+    (tmp_path / "page.md").write_text("# Page\n")
+    with pytest.raises(SourcePathError, match="page.md is not a folder; pass the folder that holds"):
+        index.add_source(tmp_path / "page.md")
     with pytest.raises(SourceNotFoundError, match="registered: docs"):
         index.remove_source("nope")
     assert index.add_source(tmp_path, name=None).name == tmp_path.name

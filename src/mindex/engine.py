@@ -169,6 +169,8 @@ class Engine(Embeddings):
         if escape_surrogates(str(root)) != str(root):
             raise SourcePathError(f"{escape_surrogates(str(root))}: the folder's path is not valid UTF-8; "
                                   "rename it (or a folder above it) and add it again")
+        if not root.exists():
+            raise SourcePathError(f"{path} does not exist ({root}); pass the folder that holds the files (docs or code)")
         if not root.is_dir():
             raise SourcePathError(f"{path} is not a folder; pass the folder that holds the files (docs or code)")
         if not os.access(root, os.R_OK | os.X_OK):
