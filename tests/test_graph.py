@@ -321,6 +321,32 @@ def test_a_monorepos_own_packages_and_barrel_files_are_followed(index: Index, tm
     assert thing.target is None and "outside the index" in thing.reason  # a package from npm stays outside
 
 
+def test_typescript_path_aliases_of_a_tsconfig_are_followed(index: Index, tmp_path: Path) -> None:
+    """An Angular-style project maps `@app/*` and `@shared` in tsconfig.json (comments and
+    trailing commas, as TypeScript reads it); `@app/core/users` was read as a scoped npm
+    package, outside the index."""
+    root = tmp_path / "repo"
+    _write(root, {
+        "tsconfig.json": ('{\n  // aliases\n  "compilerOptions": {\n    "baseUrl": "./",\n    "paths": {\n'
+                          '      "@app/*": ["src/app/*"],\n      "@shared": ["src/shared/index.ts"], /* barrel */\n'
+                          '      "@gone/*": ["src/gone/*"],\n    },\n  }\n}\n'),
+        "src/shared/dates.ts": "export function formatDate(d: Date) {\n  return d.toISOString()\n}\n",
+        "src/shared/index.ts": "export * from './dates'\n",
+        "src/app/core/users.ts": "export function loadUser(id: string) {\n  return id\n}\n",
+        "src/app/page.ts": ("import { loadUser } from '@app/core/users'\nimport { formatDate } from '@shared'\n"
+                            "import { lost } from '@gone/x'\n\nexport function page() {\n  lost()\n"
+                            "  return formatDate(new Date()) + loadUser('1')\n}\n"),
+    })
+    index.add_source(root, name="repo", kind="code")
+    index.index()
+    graph = index.graph()
+    assert _callers(graph, "loadUser") == {("src/app/page.ts", 7, "page", 0.95)}
+    assert _callers(graph, "formatDate") == {("src/app/page.ts", 7, "page", 0.9)}
+    (page,) = graph.targets("page")
+    lost = next(e for e in graph.callees(page) if e.call == "lost")
+    assert lost.target is None and "outside the index" in lost.reason
+
+
 def test_ambiguous_calls_say_so_and_list_every_candidate(graph_index: Index, tmp_path: Path) -> None:
     root = tmp_path / "repo"
     (root / "pkg/other.py").write_text("def clean(x):\n    return x\n", encoding="utf-8")

@@ -24,6 +24,7 @@ class ModuleMap:
         self._packages: dict[str, str] = {}
         self._modules: dict[str, list[int]] = {}
         self._workspaces: dict[str, dict[str, tuple[str, dict[str, Any]]]] = {}
+        self._tsconfigs: dict[str, list[tuple[str, str, list[str]]]] = {}
 
     def _ending(self, suffix: str, source: str) -> list[int]:
         key = f"{source}\0{suffix}"
@@ -179,6 +180,29 @@ class ModuleMap:
                 return hits[:1]
         return []
 
+    def _ts_paths(self, source: str, module: str) -> list[int] | None:
+        """Files a `compilerOptions.paths` pattern of an indexed tsconfig maps `module` to
+        (`"@app/*": ["src/app/*"]`, from the tsconfig's folder and its `baseUrl`); None when
+        no pattern matches, so the other rules go on."""
+        if source not in self._tsconfigs:
+            self._tsconfigs[source] = _read_ts_paths(self._roots.get(source, ""),
+                                                     [p for (s, p) in self.by_path if s == source and _is_tsconfig(p)])
+        for pattern, base, targets in self._tsconfigs[source]:
+            head, star, tail = pattern.partition("*")
+            if not (module.startswith(head) and module.endswith(tail) and len(module) >= len(head) + len(tail)):
+                continue
+            if not star and module != pattern:
+                continue
+            matched = module[len(head): len(module) - len(tail)] if star else ""
+            for target in targets:
+                stem = posixpath.normpath(posixpath.join(base, target.replace("*", matched, 1)))
+                stem = "" if stem == "." else stem
+                for suffix in ("", *JS_SUFFIXES, *(f"/index{x}" for x in JS_SUFFIXES)):
+                    if (source, stem + suffix) in self.by_path:
+                        return [self.by_path[(source, stem + suffix)]]
+            return []  # the alias is the project's own, but names no indexed file
+        return None
+
     def _packages_here(self, source: str) -> dict[str, tuple[str, dict[str, Any]]]:
         """The packages a source holds, by the name their indexed `package.json` gives: (its
         folder, the manifest). Read once, inside the source's folder."""
@@ -263,6 +287,8 @@ class ModuleMap:
         """Files of a non-relative JS/TS import: a path alias (`@/lib/util`, `~/lib/util`,
         `#lib/util`, `$lib/util`) or a base-URL path (`src/lib/util`), matched against the
         ends of indexed paths; a bare package name (`react`) is outside the index."""
+        if (mapped := self._ts_paths(source, module)) is not None:
+            return mapped
         alias = next((a for a in ("@/", "~/", "#", "$") if module.startswith(a)), None)
         if alias is None and (module.startswith("@") or "/" not in module):
             return self._workspace_files(source, module)  # an npm package: one of this tree's own?
@@ -275,6 +301,39 @@ class ModuleMap:
         found = [d for s in stems for suffix in JS_SUFFIXES
                  for d in (*self._ending(s + suffix, source), *self._ending(f"{s}/index{suffix}", source))]
         return list(dict.fromkeys(found))
+
+
+def _is_tsconfig(path: str) -> bool:
+    name = posixpath.basename(path)
+    return (name.startswith(("tsconfig", "jsconfig")) and name.endswith(".json")) and "node_modules/" not in path
+
+
+def _read_ts_paths(root: str, paths: list[str]) -> list[tuple[str, str, list[str]]]:
+    """(pattern, base folder, targets) of every `compilerOptions.paths` entry of these
+    tsconfig files (JSON with comments and trailing commas, as TypeScript reads it), the
+    longest pattern first; read inside the source's folder."""
+    import json
+    import re
+
+    from mindex.sources.confine import read_inside
+
+    found = []
+    for path in paths:
+        try:
+            text = read_inside(root, os.path.join(root, path), 1 << 20).decode("utf-8", "replace")
+            # comments out (strings kept whole), then trailing commas
+            text = re.sub(r'("(?:\\.|[^"\\])*")|//[^\n]*|/\*.*?\*/', lambda m: m.group(1) or "", text, flags=re.DOTALL)
+            options = json.loads(re.sub(r",(\s*[}\]])", r"\1", text)).get("compilerOptions") or {}
+        except (OSError, ValueError, AttributeError):
+            continue
+        mapping = options.get("paths") if isinstance(options, dict) else None
+        if not isinstance(mapping, dict):
+            continue
+        base = posixpath.normpath(posixpath.join(posixpath.dirname(path), str(options.get("baseUrl") or ".")))
+        for pattern, targets in mapping.items():
+            if isinstance(pattern, str) and isinstance(targets, list):
+                found.append((pattern, "" if base == "." else base, [t for t in targets if isinstance(t, str)]))
+    return sorted(found, key=lambda item: -len(item[0].partition("*")[0]))
 
 
 # Where a package's built files come from: `dist/index.js` is made from `src/index.ts`.
