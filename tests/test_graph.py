@@ -310,6 +310,7 @@ def test_a_monorepos_own_packages_and_barrel_files_are_followed(index: Index, tm
                                         "export function useStore(n: number) {\n  runQuery('k')\n  fetchQuery('j')\n"
                                         "  useThing()\n  return createStore(n)\n}\n"),
     })
+    _write(root, {"packages/bad/package.json": "[\n" * 150_000})  # nested past reason: left out, no error
     index.add_source(root, name="repo", kind="code")
     index.index()
     graph = index.graph()
@@ -337,6 +338,7 @@ def test_typescript_path_aliases_of_a_tsconfig_are_followed(index: Index, tmp_pa
                             "import { lost } from '@gone/x'\n\nexport function page() {\n  lost()\n"
                             "  return formatDate(new Date()) + loadUser('1')\n}\n"),
     })
+    _write(root, {"other/tsconfig.json": "/*\n" * 150_000})  # unclosed comments: read in linear time
     index.add_source(root, name="repo", kind="code")
     index.index()
     graph = index.graph()

@@ -31,6 +31,8 @@ def test_a_notebook_is_its_cells_in_the_percent_format_without_outputs() -> None
         notebook_text(b'{"cells": [')
     with pytest.raises(NotebookError, match="no list of cells"):
         notebook_text(b'{"nbformat": 4}')
+    with pytest.raises(NotebookError, match="nested too deeply"):  # a worker must not raise
+        notebook_text(b"[" * 200_000)
 
 
 def test_a_notebooks_code_is_searched_graphed_and_grepped_and_its_prose_is_embedded(index: Index,

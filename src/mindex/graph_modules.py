@@ -218,7 +218,7 @@ class ModuleMap:
                     continue
                 try:
                     manifest = json.loads(read_inside(root, os.path.join(root, path), 1 << 20))
-                except (OSError, ValueError):
+                except (OSError, ValueError, RecursionError):  # unreadable, not JSON, nested past reason
                     continue
                 if isinstance(manifest, dict) and isinstance(manifest.get("name"), str):
                     found.setdefault(manifest["name"], (posixpath.dirname(path), manifest))
@@ -322,9 +322,11 @@ def _read_ts_paths(root: str, paths: list[str]) -> list[tuple[str, str, list[str
         try:
             text = read_inside(root, os.path.join(root, path), 1 << 20).decode("utf-8", "replace")
             # comments out (strings kept whole), then trailing commas
-            text = re.sub(r'("(?:\\.|[^"\\])*")|//[^\n]*|/\*.*?\*/', lambda m: m.group(1) or "", text, flags=re.DOTALL)
+            # (an unclosed comment runs to the end once: no search from every `/*` again)
+            text = re.sub(r'("(?:\\.|[^"\\])*")|//[^\n]*|/\*(?:.*?\*/|.*\Z)', lambda m: m.group(1) or "", text,
+                          flags=re.DOTALL)
             options = json.loads(re.sub(r",(\s*[}\]])", r"\1", text)).get("compilerOptions") or {}
-        except (OSError, ValueError, AttributeError):
+        except (OSError, ValueError, AttributeError, RecursionError):  # unreadable, not JSON, nested past reason
             continue
         mapping = options.get("paths") if isinstance(options, dict) else None
         if not isinstance(mapping, dict):

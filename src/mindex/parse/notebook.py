@@ -32,6 +32,8 @@ def notebook_text(data: bytes) -> tuple[str, str | None]:
         notebook = json.loads(data)
     except ValueError as exc:
         raise NotebookError(f"not a notebook: not JSON ({exc})") from None
+    except RecursionError:
+        raise NotebookError("not a notebook: JSON nested too deeply to read") from None
     cells = notebook.get("cells") if isinstance(notebook, dict) else None
     if not isinstance(cells, list):  # nbformat 3 kept them in `worksheets`
         sheets = notebook.get("worksheets") if isinstance(notebook, dict) else None
