@@ -50,3 +50,11 @@ def test_a_folder_of_asciidoc_is_indexed_found_and_fenced_as_asciidoc(index: Ind
     index.index(["repo"])
     readme = [h for h in index.search("Asciidoctor installation", limit=10, kind="docs").hits if h.source == "repo"]
     assert readme and readme[0].language == "asciidoc" and readme[0].prose
+
+
+def test_a_title_line_of_any_length_is_read_in_linear_time() -> None:
+    """A title line of 40,000 spaces before its last word took 7 s (the closing `=` run was
+    matched by backtracking); this one, ten times longer, would take some ten minutes so."""
+    parsed = PARSERS[".adoc"]("= a" + " " * 400_000 + "b\n\n== Section ==\ntext\n", "long.adoc")
+    assert parsed.title.startswith("a") and parsed.title.endswith("b")
+    assert parsed.sections[-1].heading_path[-1] == "Section"  # `== Section ==`: the closing marks go

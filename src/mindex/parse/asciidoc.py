@@ -14,7 +14,7 @@ from pathlib import PurePosixPath
 from mindex.models import ParsedDocument
 from mindex.parse.markdown import cut_sections, heading_text
 
-_HEADING = re.compile(r"^(={1,6}|#{1,6})[ \t]+(\S.*?)(?:[ \t]+\1)?[ \t]*$")
+_HEADING = re.compile(r"^(={1,6}|#{1,6})[ \t]+(\S.*)$")  # a closing `==` is taken off after (linear)
 _DELIMITER = re.compile(r"^(-{4,}|\.{4,}|\+{4,}|/{4,}|={4,}|\*{4,}|_{4,}|\|={3,}|-{2})[ \t]*$")
 _ATTRIBUTE = re.compile(r"^:(!?[\w][\w-]*!?):[ \t]*(.*)$")
 
@@ -38,7 +38,10 @@ def parse_asciidoc(text: str, path: str) -> ParsedDocument:
             continue
         heading = _HEADING.match(line)
         if heading:
-            starts.append((i, len(heading.group(1)), heading_text(heading.group(2))))
+            title, marks = heading.group(2).rstrip(), heading.group(1)
+            if title.endswith(marks) and title[: -len(marks)].endswith((" ", "\t")):  # `== Title ==`
+                title = title[: -len(marks)].rstrip()
+            starts.append((i, len(marks), heading_text(title)))
         elif (attribute := _ATTRIBUTE.match(line)) and all(level == 1 for _, level, _ in starts):
             meta[attribute.group(1)] = attribute.group(2).strip()  # the header's, before any section
     sections = cut_sections(lines, starts, 1)
