@@ -345,7 +345,7 @@ def _is_rst(lines: list[str]) -> bool:
 
 # reStructuredText's inline markup, read as markdown (`_rst_inline`).
 _RST_LITERAL = re.compile(r"``(.+?)``", re.DOTALL)
-_RST_ROLE = re.compile(r":(?P<role>[a-z][\w:+.-]*):`(?P<text>[^`]+)`")
+_RST_ROLE = re.compile(r":(?P<role>[a-z][\w+.-]*(?::[a-z][\w+.-]*)?):`(?P<text>[^`]+)`")  # `py:func`: one domain
 _RST_LINK = re.compile(r"`(?P<text>[^`<]+?)\s*<(?P<url>[^`>]+)>`__?")
 _RST_NAMED = re.compile(r"`(?P<text>[^`<]+)`__?(?!\w)")
 _PEOPLE = {"user", "github", "gh"}  # :user:`name`, a person: @name, never an entity
