@@ -50,7 +50,8 @@ class CodeGraph:
         self.store = store
         self._log = log  # the query log (agents.query_log): kind, parameters, results, ms
         self.files = {doc_id: (source, path, language) for doc_id, source, path, language in store.code_files()}
-        self.modules = ModuleMap(self.files, {stats.source.name: stats.source.root for stats in store.list_sources()})
+        self.modules = ModuleMap(self.files, {stats.source.name: stats.source.root for stats in store.list_sources()},
+                                 store.code_text)
         self._by_path = self.modules.by_path
         self._symbols_in: dict[int, list[SymbolRef]] = {}
         self._named: dict[str, list[SymbolRef]] = {}

@@ -16,8 +16,10 @@ from mindex.languages import SCRIPTS
 class ModuleMap:
     """The code files of an index by (source, path), and the files a module path names."""
 
-    def __init__(self, files: dict[int, tuple[str, str, str | None]], roots: dict[str, str]) -> None:
+    def __init__(self, files: dict[int, tuple[str, str, str | None]], roots: dict[str, str],
+                 text: Callable[[int], bytes | None] = lambda doc_id: None) -> None:
         self.files = files
+        self._text = text  # a file's indexed text (its package.json, its tsconfig.json)
         self.by_path: dict[tuple[str, str], int] = {(s, p): d for d, (s, p, _) in files.items()}
         self._roots = roots
         self._suffix: dict[str, list[int]] = {}
@@ -185,8 +187,8 @@ class ModuleMap:
         (`"@app/*": ["src/app/*"]`, from the tsconfig's folder and its `baseUrl`); None when
         no pattern matches, so the other rules go on."""
         if source not in self._tsconfigs:
-            self._tsconfigs[source] = _read_ts_paths(self._roots.get(source, ""),
-                                                     [p for (s, p) in self.by_path if s == source and _is_tsconfig(p)])
+            self._tsconfigs[source] = _read_ts_paths(
+                [(p, self._text(d) or b"") for (s, p), d in self.by_path.items() if s == source and _is_tsconfig(p)])
         for pattern, base, targets in self._tsconfigs[source]:
             head, star, tail = pattern.partition("*")
             if not (module.startswith(head) and module.endswith(tail) and len(module) >= len(head) + len(tail)):
@@ -205,20 +207,17 @@ class ModuleMap:
 
     def _packages_here(self, source: str) -> dict[str, tuple[str, dict[str, Any]]]:
         """The packages a source holds, by the name their indexed `package.json` gives: (its
-        folder, the manifest). Read once, inside the source's folder."""
+        folder, the manifest), read once from the index's copy."""
         if source not in self._workspaces:
             import json
 
-            from mindex.sources.confine import read_inside
-
-            root = self._roots.get(source, "")
             found: dict[str, tuple[str, dict[str, Any]]] = {}
-            for (s, path), _ in self.by_path.items():
+            for (s, path), doc_id in self.by_path.items():
                 if s != source or posixpath.basename(path) != "package.json" or "node_modules/" in path:
                     continue
                 try:
-                    manifest = json.loads(read_inside(root, os.path.join(root, path), 1 << 20))
-                except (OSError, ValueError, RecursionError):  # unreadable, not JSON, nested past reason
+                    manifest = json.loads(self._text(doc_id) or b"")
+                except (ValueError, RecursionError):  # not JSON, nested past reason
                     continue
                 if isinstance(manifest, dict) and isinstance(manifest.get("name"), str):
                     found.setdefault(manifest["name"], (posixpath.dirname(path), manifest))
@@ -308,25 +307,22 @@ def _is_tsconfig(path: str) -> bool:
     return (name.startswith(("tsconfig", "jsconfig")) and name.endswith(".json")) and "node_modules/" not in path
 
 
-def _read_ts_paths(root: str, paths: list[str]) -> list[tuple[str, str, list[str]]]:
+def _read_ts_paths(configs: list[tuple[str, bytes]]) -> list[tuple[str, str, list[str]]]:
     """(pattern, base folder, targets) of every `compilerOptions.paths` entry of these
-    tsconfig files (JSON with comments and trailing commas, as TypeScript reads it), the
-    longest pattern first; read inside the source's folder."""
+    tsconfig files, (path, indexed text) each (JSON with comments and trailing commas, as
+    TypeScript reads it), the longest pattern first."""
     import json
     import re
 
-    from mindex.sources.confine import read_inside
-
     found = []
-    for path in paths:
+    for path, data in configs:
         try:
-            text = read_inside(root, os.path.join(root, path), 1 << 20).decode("utf-8", "replace")
-            # comments out (strings kept whole), then trailing commas
+            text = data.decode("utf-8", "replace")
             # (an unclosed comment runs to the end once: no search from every `/*` again)
             text = re.sub(r'("(?:\\.|[^"\\])*")|//[^\n]*|/\*(?:.*?\*/|.*\Z)', lambda m: m.group(1) or "", text,
                           flags=re.DOTALL)
             options = json.loads(re.sub(r",(\s*[}\]])", r"\1", text)).get("compilerOptions") or {}
-        except (OSError, ValueError, AttributeError, RecursionError):  # unreadable, not JSON, nested past reason
+        except (ValueError, AttributeError, RecursionError):  # not JSON, nested past reason
             continue
         mapping = options.get("paths") if isinstance(options, dict) else None
         if not isinstance(mapping, dict):

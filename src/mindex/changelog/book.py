@@ -9,6 +9,7 @@ synergies; queries read the index.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -22,7 +23,6 @@ from mindex.models import Facets, Hit, IndexReport, SearchResult, Source
 
 if TYPE_CHECKING:
     from mindex.engine import Engine
-    from mindex.ingest import Progress
 
 KIND = "changelog"
 
@@ -103,7 +103,7 @@ class Changelogs:
         written = sum(self.write_release(product, r, source) for r in releases)
         return {"releases": len(releases), "written": written}
 
-    def ingest(self, embed: bool = False, progress: Progress | None = None) -> IndexReport:
+    def ingest(self, embed: bool = False, progress: Callable[[str, int, int], None] | None = None) -> IndexReport:
         """Index the release files (unchanged files are skipped) and cache the synergies; a
         synergy file that cannot be read is left out and named in the report's errors. With
         `embed` and a model, new and changed changes are embedded too (the CLI's import, fetch

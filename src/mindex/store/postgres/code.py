@@ -57,6 +57,11 @@ class PgCode(PgCore):
                 text = self._texts.put((doc_id, digest), row[0].encode("utf-8", "surrogatepass"))
             yield doc_id, name, rel, lang, text
 
+    def code_text(self, doc_id: int) -> bytes | None:
+        """As SQLite's."""
+        row = self.conn.execute("SELECT text FROM code_text WHERE document_id = ?", (doc_id,)).fetchone()
+        return row[0].encode("utf-8", "surrogatepass") if row is not None else None
+
     def code_files_matching(self, match: str) -> set[int]:
         """As SQLite's, through the pg_trgm index."""
         grams, params = trigram_filter(match)

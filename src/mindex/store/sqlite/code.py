@@ -151,6 +151,11 @@ class CodeTables(SQLiteCore):
                 text = self._texts.put((doc_id, digest), zlib.decompress(row[0]))
             yield doc_id, name, rel, lang, text
 
+    def code_text(self, doc_id: int) -> bytes | None:
+        """One code file's stored text (UTF-8, as `code_texts` gives it); None without one."""
+        row = self.conn.execute("SELECT packed FROM code_text WHERE document_id = ?", (doc_id,)).fetchone()
+        return zlib.decompress(row[0]) if row is not None else None
+
     def trigram_index_ready(self) -> bool:
         """True when grep's trigram index holds every code text, building it first when it
         was never built (schema v14: the first grep builds it). A read-only index without it
