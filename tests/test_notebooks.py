@@ -82,3 +82,19 @@ def test_the_ui_shows_a_notebooks_chunk_in_its_cells_text(tmp_path: Path) -> Non
     assert shown["note"] is None and shown["first"] == 1 and "nbconvert latex test" in str(shown["html"])
     (root / "report.ipynb").write_text("{")
     assert "not a notebook" in in_its_file(hit, {"repo": str(root)})["note"]
+
+
+def test_a_notebook_in_a_docs_folder_is_read_as_its_markdown_and_fenced_code(index: Index, tmp_path: Path) -> None:
+    """A docs folder's example notebooks (Sphinx with nbsphinx, MkDocs with mkdocs-jupyter)
+    were not read at all by a docs source."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    shutil.copy(FIXTURES / "test4.ipynb", docs / "example.ipynb")
+    (docs / "broken.ipynb").write_text('{"cells": [')
+    index.add_source(docs, name="docs", kind="docs")
+    report = index.index()["docs"]
+    assert [(s.path, s.reason.split(":")[0]) for s in report.skipped] == [("broken.ipynb", "not a notebook")]
+    hits = index.search("Printed Using Python", limit=3).hits
+    assert hits[0].path == "example.ipynb" and hits[0].context.endswith("› Printed Using Python")
+    assert '```python\nfrom __future__ import annotations\n\nprint("hello")\n```' in hits[0].text
+    assert not index.search("iVBORw0KGgo", limit=3).hits  # no output

@@ -13,6 +13,11 @@ from mindex.models import ParsedDocument
 TextParser = Callable[[str, str], ParsedDocument]
 
 
+class UnreadableInput(ValueError):
+    """A file a parser cannot read for what it holds (a notebook that is not a notebook's
+    JSON): its message is the reason a person reads, not a parser's failure to report."""
+
+
 class _Parsers(Mapping[str, TextParser]):
     """Suffix → parser, each parser's module imported on first use (a run that parses no
     HTML never loads the HTML converter; a no-op run loads none)."""
@@ -42,9 +47,10 @@ PARSERS: Mapping[str, TextParser] = _Parsers({
     ".txt": "mindex.parse.text:parse_text",
     ".adoc": "mindex.parse.asciidoc:parse_asciidoc",
     ".asciidoc": "mindex.parse.asciidoc:parse_asciidoc",
+    ".ipynb": "mindex.parse.notebook:parse_notebook",
 })
 
 # PDF is binary and optional (the `pdf` extra): handled apart, see `mindex.parse.pdf`.
 BINARY_SUFFIXES = {".pdf"}
 
-__all__ = ["PARSERS", "BINARY_SUFFIXES", "TextParser"]
+__all__ = ["PARSERS", "BINARY_SUFFIXES", "TextParser", "UnreadableInput"]

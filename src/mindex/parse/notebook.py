@@ -10,6 +10,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from mindex.models import ParsedDocument
+from mindex.parse import UnreadableInput
+
 # The languages a kernel may name that mindex parses, with their comment prefix (a markdown
 # cell's lines, and a magic's).
 KERNELS = {"python": "#", "julia": "#", "ruby": "#", "bash": "#", "scala": "//", "javascript": "//",
@@ -17,13 +20,57 @@ KERNELS = {"python": "#", "julia": "#", "ruby": "#", "bash": "#", "scala": "//",
 _NAMES = {"c++": "cpp"}
 
 
-class NotebookError(ValueError):
+class NotebookError(UnreadableInput):
     """The bytes are not a notebook mindex can read (the message says why)."""
+
+
+def parse_notebook(text: str, path: str) -> ParsedDocument:
+    """A notebook in a docs source (`docs/examples/*.ipynb`): its markdown cells as written, its
+    code cells fenced in the kernel's language, read as markdown is (sections at headings).
+
+    Raises:
+        NotebookError: not a notebook (see `notebook_text`).
+    """
+    from mindex.parse.markdown import parse_markdown
+
+    import re
+
+    cells, language = _cells(text.encode("utf-8", "surrogatepass"))
+    parts = []
+    for kind, source in cells:
+        if kind == "code" and source.strip():  # a fence longer than any run of backticks in it
+            ticks = "`" * max(3, max((len(run) for run in re.findall(r"`+", source)), default=0) + 1)
+            parts.append(f"{ticks}{language}\n{source}\n{ticks}")
+        elif source.strip():
+            parts.append(source)
+    return parse_markdown("\n\n".join(parts) + "\n", path)
 
 
 def notebook_text(data: bytes) -> tuple[str, str | None]:
     """The notebook's cells as text, and the language its kernel names (a name of
     `mindex.languages`, or None when mindex does not parse it).
+
+    Raises:
+        NotebookError: not JSON, or not a notebook's shape (no list of cells).
+    """
+    cells, language = _cells(data)
+    comment = KERNELS.get(language, "#")
+    parts = []
+    for kind, source in cells:
+        if kind == "code":
+            lines = [f"{comment} {line}" if line.lstrip().startswith(("%", "!")) else line  # magics, shell
+                     for line in source.split("\n")]
+            parts.append(f"{comment} %%\n" + "\n".join(lines))
+        else:
+            lines = [f"{comment} {line}".rstrip() for line in source.split("\n")]
+            parts.append(f"{comment} %% [{kind}]\n" + "\n".join(lines))
+    name = _NAMES.get(language, language)
+    return "\n\n".join(parts) + "\n" if parts else "", name if language in KERNELS else None
+
+
+def _cells(data: bytes) -> tuple[list[tuple[str, str]], str]:
+    """(kind, source) of each cell (code, markdown or raw; an nbformat 3 heading as a markdown
+    heading of its level), and the kernel's language.
 
     Raises:
         NotebookError: not JSON, or not a notebook's shape (no list of cells).
@@ -40,26 +87,18 @@ def notebook_text(data: bytes) -> tuple[str, str | None]:
         cells = [c for s in sheets if isinstance(s, dict) for c in s.get("cells") or []] if isinstance(sheets, list) else None
     if not isinstance(cells, list):
         raise NotebookError("not a notebook: no list of cells")
-    language = _language(notebook.get("metadata"))
-    comment = KERNELS.get(language, "#")
-    parts = []
+    out = []
     for cell in cells:
         if not isinstance(cell, dict):
             continue
         kind = cell.get("cell_type")
         source = _source(cell.get("source", cell.get("input")))
-        if kind == "code":
-            lines = [f"{comment} {line}" if line.lstrip().startswith(("%", "!")) else line  # magics, shell
-                     for line in source.split("\n")]
-            parts.append(f"{comment} %%\n" + "\n".join(lines))
-        elif kind in ("markdown", "raw", "heading"):
-            if kind == "heading":  # nbformat 3: a heading of its own cell, with its level
-                level = cell.get("level")
-                source = "#" * (level if isinstance(level, int) and 1 <= level <= 6 else 1) + " " + source
-            lines = [f"{comment} {line}".rstrip() for line in source.split("\n")]
-            parts.append(f"{comment} %% [{'markdown' if kind == 'heading' else kind}]\n" + "\n".join(lines))
-    name = _NAMES.get(language, language)
-    return "\n\n".join(parts) + "\n" if parts else "", name if language in KERNELS else None
+        if kind == "heading":  # nbformat 3: a heading of its own cell, with its level
+            level = cell.get("level")
+            kind, source = "markdown", "#" * (level if isinstance(level, int) and 1 <= level <= 6 else 1) + " " + source
+        if kind in ("code", "markdown", "raw"):
+            out.append((str(kind), source))
+    return out, _language(notebook.get("metadata"))
 
 
 def _source(value: Any) -> str:

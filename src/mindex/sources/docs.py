@@ -12,7 +12,7 @@ import pathspec
 from mindex.chunk import chunk_document
 from mindex.errors import DependencyMissingError, extra_hint
 from mindex.models import Document, ParsedDocument, SkippedFile, Source
-from mindex.parse import BINARY_SUFFIXES, PARSERS
+from mindex.parse import BINARY_SUFFIXES, PARSERS, UnreadableInput
 from mindex.sources.confine import OutsideRootError, read_inside
 from mindex.sources.walk import FileEntry, walk_files
 from mindex.logs import get_logger
@@ -121,6 +121,8 @@ def read_changed(task: LoadTask) -> tuple[bytes, str] | LoadResult:
 
 def parser_failed(rel: str, exc: Exception) -> SkippedFile:
     """The skip reason for a file a parser choked on (logged with its traceback at debug)."""
+    if isinstance(exc, UnreadableInput):
+        return SkippedFile(rel, str(exc))
     log.debug("parser failed on %s", rel, exc_info=exc)
     return SkippedFile(rel, f"parser failed ({type(exc).__name__}: {exc}); please report it")
 

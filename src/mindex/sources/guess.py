@@ -64,7 +64,7 @@ def guess_kind(folder: str | os.PathLike[str]) -> Guess:
     """Code when the folder's source files of code outnumber its docs files, or when it is a
     project whose code outnumbers its HTML and PDF files; else docs (also for a folder that is
     missing or unreadable: adding it says why)."""
-    doc_suffixes = {*PARSERS, *BINARY_SUFFIXES}
+    doc_suffixes = {*PARSERS, *BINARY_SUFFIXES} - {".ipynb"}  # a notebook counts as code (a docs source reads it too)
     code_suffixes, code_names = _code_names()
     code = docs = only_docs = looked = 0
     # A level of folders at a time, each level whole: a repository's `docs/` and `src/` are
