@@ -56,6 +56,8 @@ def ix(tmp_path: Path) -> Any:
     ("structlog-CHANGELOG.md", 14, 83, ("24.4.0", date(2024, 7, 17)), ("21.2.0", date(2021, 10, 12))),
     ("setuptools-NEWS.rst", 41, 114, ("75.6.0", None), ("69.0.2", None)),
     ("pydantic-HISTORY.md", 19, 403, ("2.10.3", date(2024, 12, 3)), ("2.7.1", date(2024, 4, 23))),
+    # AsciiDoc: `== 2.0.26 (2025-10-24) - @mojavelinux`, `Bug Fixes::` terms as sections
+    ("asciidoctor-CHANGELOG.adoc", 8, 72, ("2.0.26", date(2025, 10, 24)), ("2.0.19", date(2023, 5, 17))),
 ])
 def test_real_changelogs_split_into_releases_and_changes(name: str, releases: int, changes: int,
                                                          first: tuple[str, date | None], last: tuple[str, date | None]
@@ -145,6 +147,22 @@ def test_restructuredtext_inline_markup_is_read_as_markdown() -> None:
     every = [c.text for found in changes.values() for c in found]
     assert not [t for t in every if re.search(r">`__?|(?<!`):[a-z]+:`|``", t)]  # `:pull:` in backticks is text
     assert split_changes("- Fixed :issue:`4000` with :pep:`517` (:pr:`12`)\n")[0].text == "Fixed :issue:`4000` with :pep:`517` (:pr:`12`)"  # markdown stays as written
+
+
+def test_an_asciidoc_changelog_is_read_and_one_without_releases_says_so(tmp_path: Path) -> None:
+    """Asciidoctor's CHANGELOG.adoc was read as no release, and `changelog import` said "0
+    releases" and exit 0."""
+    releases = split_releases((NATIVE / "asciidoctor-CHANGELOG.adoc").read_text(encoding="utf-8"))
+    fixes = split_changes(releases[0].body)
+    assert {(c.section, c.kind) for c in fixes} == {("Improvement", "changed"), ("Bug Fixes", "fixed")}
+    assert any("xreflabel" in c.text for c in fixes if c.kind == "fixed")
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "NOTES.md").write_text("Nothing here\n\nJust text.\n")
+    done = subprocess.run([sys.executable, "-m", "mindex", "changelog", "import", "tool", "NOTES.md", "--json"],
+                          cwd=tmp_path, capture_output=True, text=True, input="",
+                          env={**os.environ, "MINDEX_EMBED__PROVIDER": "none"})
+    error = json.loads(done.stdout)["error"]
+    assert done.returncode == 1 and "no release found" in error["message"] and "--format" in error["hint"]
 
 
 def test_versions_compare_by_their_scheme() -> None:

@@ -3,7 +3,7 @@
 - `split_releases` cuts a whole changelog in its native format into releases: markdown with a
   heading per version (claude-code, Keep a Changelog `## [1.0.0] - 2017-06-20`, release-please
   `## 0.121.0 (2026-08-07)`, Aider `### Aider v0.86.0`), reStructuredText headings underlined
-  with `===`/`---` (towncrier's NEWS.rst), and Debian changelogs.
+  with `===`/`---` (towncrier's NEWS.rst), AsciiDoc `== 1.2.0` titles, and Debian changelogs.
 - `split_changes` cuts one release's body into bullets (nested ones too); a heading such as
   "Bug fixes" or "### Features" sets the kind of the bullets under it; a body without bullets
   gives one change per paragraph.
@@ -294,12 +294,15 @@ def parse_date(text: str | None) -> date | None:
 
 def split_releases(text: str, fmt: str = "auto") -> list[Release]:
     """The releases of a whole changelog, newest first as written. `fmt`: auto, markdown,
-    rst or debian. Unreleased sections and headings without a version are not releases."""
+    rst, asciidoc or debian. Unreleased sections and headings without a version are not
+    releases."""
     text = text.replace("\r\n", "\n")
     if fmt == "debian" or (fmt == "auto" and _DEBIAN_HEAD.match(text.lstrip("\n").split("\n", 1)[0])):
         return _debian(text)
     lines = text.split("\n")
-    if fmt == "rst" or (fmt == "auto" and _is_rst(lines)):
+    if fmt == "asciidoc" or (fmt == "auto" and _is_asciidoc(lines)):
+        lines = _asciidoc_to_markdown(lines)
+    elif fmt == "rst" or (fmt == "auto" and _is_rst(lines)):
         lines = _rst_to_markdown(lines)
     heads: list[tuple[int, int, str, date | None]] = []  # (line index, level, version, date)
     level = None
@@ -336,6 +339,42 @@ def _version_heading(title: str) -> tuple[str, date | None] | None:
         dm = _DATE_ANYWHERE.search(rest)
         when = parse_date(dm.group(1)) if dm else None
     return clean(m.group("version")), when
+
+
+_ADOC_TITLE = re.compile(r"^(={1,6})[ \t]+(\S.*)$")
+_ADOC_TERM = re.compile(r"^([A-Z][\w ,/&'()-]{0,60})::[ \t]*$")  # `Bug Fixes::`, a section of changes
+_ADOC_BLOCK = re.compile(r"^(-{4,}|\.{4,}|\+{4,}|/{4,}|={4,}|\*{4,}|_{4,}|~{4,}|\|={3,})[ \t]*$")
+
+
+def _is_asciidoc(lines: list[str]) -> bool:
+    """An AsciiDoc changelog: its title is `= Title`, or its releases are `== 1.2.0`."""
+    first = next((line for line in lines if line.strip()), "")
+    return first.startswith("= ") or sum(1 for line in lines[:400] if line.startswith("== ")) >= 2
+
+
+def _asciidoc_to_markdown(lines: list[str]) -> list[str]:
+    """`= Title` and `== 1.2.0 (date)` become `#` headings, a `Bug Fixes::` term a heading below
+    them (Asciidoctor's own changelog), outside delimited blocks; a line each, numbers kept."""
+    out, block, deepest = [], None, 1
+    for line in lines:
+        delimiter = _ADOC_BLOCK.match(line)
+        if block is not None:
+            block = None if delimiter and delimiter.group(1) == block else block
+            out.append(line)
+            continue
+        if delimiter:
+            block = delimiter.group(1)
+            out.append(line)
+            continue
+        title, term = _ADOC_TITLE.match(line), _ADOC_TERM.match(line)
+        if title:
+            deepest = max(deepest, len(title.group(1)))
+            out.append("#" * len(title.group(1)) + " " + title.group(2).strip())
+        elif term:
+            out.append("#" * min(6, deepest + 1) + " " + term.group(1).strip())
+        else:
+            out.append(line)
+    return out
 
 
 def _is_rst(lines: list[str]) -> bool:

@@ -117,7 +117,7 @@ def _ingest(index: Any) -> Any:
 @changelog.command("import")
 @click.argument("product", type=TEXT)
 @click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@click.option("--format", "fmt", type=click.Choice(("auto", "markdown", "rst", "debian")), default="auto",
+@click.option("--format", "fmt", type=click.Choice(("auto", "markdown", "rst", "asciidoc", "debian")), default="auto",
               show_default=True)
 @json_option
 @click.pass_obj
@@ -137,6 +137,12 @@ def import_cmd(state: State, product: str, file: Path, fmt: str, as_json: bool) 
     text = file.read_text(encoding="utf-8", errors="replace")
     with state.open(create=True) as index:
         counts = index.changelog.import_changelog(product, text, fmt, source=f"import:{file.name}")
+        if not counts["releases"]:
+            from mindex.errors import ConfigError
+
+            raise ConfigError(f"{file.name}: no release found in it (a heading that holds a version, as `## 1.2.0`, "
+                              "`== 1.2.0` or an underlined `1.2.0`, or a Debian entry); if it is one of them, name "
+                              "its format with --format markdown, rst, asciidoc or debian")
         report = _ingest(index)
     problems = _problems(report)
     if as_json:
