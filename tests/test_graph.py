@@ -328,7 +328,7 @@ def test_typescript_path_aliases_of_a_tsconfig_are_followed(index: Index, tmp_pa
     package, outside the index."""
     root = tmp_path / "repo"
     _write(root, {
-        "tsconfig.json": ('{\n  // aliases\n  "compilerOptions": {\n    "baseUrl": "./",\n    "paths": {\n'
+        "tsconfig.json": ('\ufeff{\n  // aliases\n  "compilerOptions": {\n    "baseUrl": "./",\n    "paths": {\n'
                           '      "@app/*": ["src/app/*"],\n      "@shared": ["src/shared/index.ts"], /* barrel */\n'
                           '      "@gone/*": ["src/gone/*"],\n    },\n  }\n}\n'),
         "src/shared/dates.ts": "export function formatDate(d: Date) {\n  return d.toISOString()\n}\n",
