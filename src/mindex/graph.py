@@ -252,7 +252,7 @@ class CodeGraph:
     def offers(self, doc_id: int) -> list[CallRef]:
         """What a file hands on under a name: its imports, and the names it binds to another
         (`alias` references: `s = attributes = attrs`)."""
-        return [*self.refs(doc_id, "import"), *self.refs(doc_id, "alias")]
+        return [*self.imports(doc_id), *self.refs(doc_id, "alias")]
 
     # -- resolution ------------------------------------------------------------------------
 

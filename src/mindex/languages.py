@@ -151,10 +151,13 @@ LANGUAGES: tuple[Lang, ...] = (
 )
 
 BY_NAME = {lang.name: lang for lang in LANGUAGES}
-# The languages a code source's prose files are recorded in (README.md, docs/*.rst, *.adoc, notes.txt;
-# `sources.code.PROSE`): chunked by heading, ranked as docs, and `--kind docs`. A file of no
-# known language (LICENSE, tox.ini, .gitignore) is "text", and not prose.
-PROSE = frozenset({"markdown", "mdx", "rst", "asciidoc", "plaintext"})
+# Files a code source reads as a docs source would (README.md, docs/*.rst, *.adoc, notes.txt; HTML
+# stays code: templates, components), and the language each is recorded in (`PROSE`): chunked by
+# heading, ranked as docs, and `--kind docs`. A file of no known language (LICENSE, tox.ini,
+# .gitignore) is "text", and not prose.
+PROSE_SUFFIXES = {".md": "markdown", ".markdown": "markdown", ".mdx": "mdx", ".rst": "rst", ".txt": "plaintext",
+                  ".adoc": "asciidoc", ".asciidoc": "asciidoc"}
+PROSE = frozenset(PROSE_SUFFIXES.values())
 # Languages whose code is JavaScript or TypeScript (exports, `const` definitions, imports by path)
 SCRIPTS = frozenset({"javascript", "typescript", "tsx", "vue", "svelte"})
 _BY_SUFFIX = {suffix: lang for lang in LANGUAGES for suffix in lang.suffixes}

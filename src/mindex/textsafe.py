@@ -59,3 +59,13 @@ def markup_escape(text: str) -> str:
     text = _TAG.sub(lambda m: f"{m.group(1)}{m.group(1)}\\{m.group(2)}", visible_controls(text))
     trailing = len(text) - len(text.rstrip("\\"))
     return text + "\\" * trailing + "[dim][/dim]" if trailing else text
+
+
+_TICKS = re.compile(r"`{3,}")
+
+
+def fence(text: str, tag: str = "") -> str:
+    """`text` in a markdown code fence (tagged `tag`) longer than any run of backticks in it,
+    so nothing in the text can close it."""
+    ticks = "`" * max(3, max((len(run) for run in _TICKS.findall(text)), default=0) + 1)
+    return f"{ticks}{tag}\n{text}\n{ticks}"

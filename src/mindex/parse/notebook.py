@@ -32,17 +32,10 @@ def parse_notebook(text: str, path: str) -> ParsedDocument:
         NotebookError: not a notebook (see `notebook_text`).
     """
     from mindex.parse.markdown import parse_markdown
-
-    import re
+    from mindex.textsafe import fence
 
     cells, language = _cells(text.encode("utf-8", "surrogatepass"))
-    parts = []
-    for kind, source in cells:
-        if kind == "code" and source.strip():  # a fence longer than any run of backticks in it
-            ticks = "`" * max(3, max((len(run) for run in re.findall(r"`+", source)), default=0) + 1)
-            parts.append(f"{ticks}{language}\n{source}\n{ticks}")
-        elif source.strip():
-            parts.append(source)
+    parts = [fence(source, language) if kind == "code" else source for kind, source in cells if source.strip()]
     return parse_markdown("\n\n".join(parts) + "\n", path)
 
 

@@ -8,7 +8,7 @@ import re
 from collections import Counter
 from typing import TYPE_CHECKING, Any
 
-from mindex.textsafe import markup_escape as escape, visible_name
+from mindex.textsafe import fence, markup_escape as escape, visible_name
 from mindex.serve.words import Places, count as count, estimate_tokens as estimate_tokens, within_budget  # part of this module's API
 
 from mindex.models import Hit, IndexReport, LocateResult, SearchResult, SourceStats
@@ -50,8 +50,7 @@ def fence_tag(hit: Hit) -> str:
 
 
 def _fence(text: str, tag: str = "markdown") -> str:
-    ticks = "`" * max(3, max((len(m) for m in re.findall(r"`{3,}", text)), default=0) + 1)
-    return f"{ticks}{tag}\n{text}\n{ticks}"
+    return fence(text, tag)
 
 
 def _echo(query: str, limit: int = 120) -> str:

@@ -10,7 +10,8 @@ and PDF files does it read otherwise. So a project (a `pyproject.toml`, `package
 `go.mod`, ... at its top) is code when its files of code outnumber its HTML and PDF files,
 whatever its Markdown: pytest's sdist, 266 files of code beside 271 of reStructuredText and
 Markdown, was added as docs and its code never read. A folder that is no project (a `docs/`
-with its Sphinx `conf.py`) is code when its code outnumbers all its docs. It looks at the files of a walk, a level of folders at a time, until `LOOK_AT` files of code or docs are counted
+with its Sphinx `conf.py`) is code when its code outnumbers all its docs. It looks at the
+files of a walk, a level of folders at a time, until `LOOK_AT` files of code or docs are counted
 or `MAX_FOLDERS` folders listed; the walk skips tooling, vendored and hidden folders and follows
 no link. An explicit `--kind` is never second-guessed.
 """
@@ -27,7 +28,6 @@ from mindex.sources.walk import SKIP_DIRS
 LOOK_AT = 20_000  # files of code or docs counted, checked after each level of folders
 MAX_FOLDERS = 5_000  # folders listed at most
 NOT_CODE = frozenset({"markdown", "html", "css", "scss", "yaml", "toml", "json"})
-READ_AS_DOCS_ONLY = frozenset({".html", ".htm", ".pdf"})  # what a code source would not read as docs
 # Files at a folder's top that make it a project of code, whatever its docs.
 MANIFESTS = ("pyproject.toml", "setup.py", "setup.cfg", "package.json", "go.mod", "Cargo.toml", "pom.xml",
              "build.gradle", "build.gradle.kts", "Gemfile", "composer.json", "mix.exs", "CMakeLists.txt",
@@ -64,6 +64,8 @@ def guess_kind(folder: str | os.PathLike[str]) -> Guess:
     """Code when the folder's source files of code outnumber its docs files, or when it is a
     project whose code outnumbers its HTML and PDF files; else docs (also for a folder that is
     missing or unreadable: adding it says why)."""
+    from mindex.languages import PROSE_SUFFIXES
+
     doc_suffixes = {*PARSERS, *BINARY_SUFFIXES} - {".ipynb"}  # a notebook counts as code (a docs source reads it too)
     code_suffixes, code_names = _code_names()
     code = docs = only_docs = looked = 0
@@ -94,7 +96,7 @@ def guess_kind(folder: str | os.PathLike[str]) -> Guess:
                 suffix = os.path.splitext(entry.name)[1].lower()
                 if suffix in doc_suffixes:
                     docs += 1
-                    only_docs += suffix in READ_AS_DOCS_ONLY
+                    only_docs += suffix not in PROSE_SUFFIXES  # HTML, PDF: a code source reads them otherwise
                 elif suffix in code_suffixes or entry.name in code_names:
                     code += 1
         level = below

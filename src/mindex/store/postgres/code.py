@@ -51,10 +51,10 @@ class PgCode(PgCore):
         for doc_id, name, rel, lang, digest in files:
             text = self._texts.get((doc_id, digest))
             if text is None:
-                row = self.conn.execute("SELECT text FROM code_text WHERE document_id = ?", (doc_id,)).fetchone()
-                if row is None:
+                stored = self.code_text(doc_id)
+                if stored is None:
                     continue
-                text = self._texts.put((doc_id, digest), row[0].encode("utf-8", "surrogatepass"))
+                text = self._texts.put((doc_id, digest), stored)
             yield doc_id, name, rel, lang, text
 
     def code_text(self, doc_id: int) -> bytes | None:

@@ -140,15 +140,14 @@ class CodeTables(SQLiteCore):
                 params,
             ).fetchall()
             self._code_files = (key, files)
-        read = self.conn.execute
         self._texts.new_pass((doc_id, digest) for doc_id, _, _, _, digest in files)
         for doc_id, name, rel, lang, digest in files:
             text = self._texts.get((doc_id, digest))
             if text is None:
-                row = read("SELECT packed FROM code_text WHERE document_id = ?", (doc_id,)).fetchone()
-                if row is None:
+                stored = self.code_text(doc_id)
+                if stored is None:
                     continue
-                text = self._texts.put((doc_id, digest), zlib.decompress(row[0]))
+                text = self._texts.put((doc_id, digest), stored)
             yield doc_id, name, rel, lang, text
 
     def code_text(self, doc_id: int) -> bytes | None:
