@@ -212,6 +212,36 @@ def test_a_chain_of_calls_reads_on_one_line_with_its_arguments_elided(index: Ind
     assert short_call("x.y(1,\n   2).z") == "x.y(…).z" and short_call("self.client.get") == "self.client.get"
 
 
+def test_each_call_of_a_chain_over_lines_is_on_the_line_of_its_name(index: Index, tmp_path: Path) -> None:
+    """gson's tests build a Gson over twenty lines (`new GsonBuilder()`, then
+    `.registerTypeAdapter(` twice): every call of the chain was placed on its first line, so
+    `graph callers` sent an agent to `new GsonBuilder()` for both calls. Each call is now on the
+    line of its name, in every language the graph reads."""
+    root = tmp_path / "repo"
+    _write(root, {
+        "src/Builder.java": (
+            "class Builder {\n  Builder add(int x) { return this; }\n  Builder drop() { return this; }\n"
+            "  Object build() { return null; }\n}\n"),
+        "src/Use.java": (
+            "class Use {\n  Object make() {\n    return new Builder()\n        .add(1)\n        .drop()\n"
+            "        .add(2)\n        .build();\n  }\n}\n"),
+        "web/chain.ts": (
+            "export function load(url: string) {\n  return fetch(url)\n    .then((r) => r.json())\n"
+            "    .catch(() => null);\n}\n"),
+        "py/query.py": "def rows(session):\n    return (session.query(1)\n            .filter(2)\n            .all())\n",
+    })
+    index.add_source(root, name="repo", kind="code")
+    index.index()
+    graph = index.graph()
+    lines = {}
+    for doc_id, (_, path, _) in graph.files.items():
+        lines[path] = [(ref.name, ref.line) for ref in graph.refs(doc_id, "call")]
+    assert lines["src/Use.java"] == [("Builder", 3), ("add", 4), ("drop", 5), ("add", 6), ("build", 7)]
+    assert lines["web/chain.ts"] == [("fetch", 2), ("then", 3), ("json", 3), ("catch", 4)]
+    assert lines["py/query.py"] == [("query", 2), ("filter", 3), ("all", 4)]
+    assert sorted(line for _, line, _, _ in _callers(graph, "Builder.add")) == [4, 6]
+
+
 def test_a_rust_call_through_a_module_of_the_crate_reaches_its_function(index: Index, tmp_path: Path) -> None:
     """semver's `eval::matches_req(self, version)` said "not defined in the index": `eval` is
     the module `mod eval;` declares, src/eval.rs. A module beside the file, in its own

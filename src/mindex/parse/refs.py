@@ -67,7 +67,7 @@ def references(tree: Parsed, defs: list[Definition]) -> list[Ref]:
     items: list[Ref] = []
     for caps in matches:
         first = {key: nodes[0] for key, nodes in caps.items() if nodes}
-        anchor = next(iter(first.values()))
+        anchor = first.get("call.name") or next(iter(first.values()))  # a chain's `.f(` on a line of its own
         line = anchor.start_point[0] + 1
         scope = scopes[line - 1] if line - 1 < len(scopes) else ""
         if "call.name" in first:
