@@ -771,6 +771,50 @@ def test_subclasses_implementations_and_impact_read_what_extends_a_class(index: 
     assert "`Child` at py/child.py:4 names `Base`" in answer.content[0].text
 
 
+def test_a_generic_or_qualified_supertype_is_read_as_its_name(index: Index, tmp_path: Path) -> None:
+    """gson's fifty `extends TypeAdapter<T>` and twenty-seven `implements JsonSerializer<T>`
+    were not read: `graph subclasses TypeAdapter` said "(none)". A supertype with type
+    arguments, or written with its package or namespace, is now its name, in every language
+    that records supertypes, and belongs to its class when a method shares the line."""
+    from mindex.graph_heirs import heirs
+
+    _write(tmp_path / "g", {
+        "java/TypeAdapter.java": "public abstract class TypeAdapter<T> {}\n",
+        "java/Serializer.java": "public interface Serializer<T> {}\n",
+        "java/Adapters.java": (
+            "class IntAdapter extends TypeAdapter<Integer> implements Serializer<Integer>, java.io.Serializable {}\n"
+            "class Wide extends com.acme.TypeAdapter {}\n"
+            "interface Both extends Serializer<String>, Comparable<String> {}\n"),
+        "ts/repo.ts": "export interface Repo<T> { get(id: string): T }\nexport class Base<T> {}\n",
+        "ts/user.ts": (
+            "import { Repo, Base } from './repo';\nimport * as r from './repo';\n"
+            "export class Users extends Base<string> implements Repo<string> { get(id: string) { return id; } }\n"
+            "export class Admins extends r.Base<number> {}\n"
+            "export interface Named extends Repo<string> {}\n"),
+        "cpp/shapes.hpp": (
+            "template <typename T> class Shape {};\nnamespace geo { template <typename T> class Solid {}; }\n"
+            "class Square : public Shape<int> {};\nclass Cube : public geo::Solid<int> {};\n"),
+        "rs/lib.rs": "pub trait Convert<T> { fn convert(t: T) -> Self; }\npub struct Meters;\n"
+                     "impl Convert<u8> for Meters { fn convert(t: u8) -> Self { Meters } }\n",
+    })
+    index.add_source(tmp_path / "g", name="g", kind="code")
+    index.index()
+    graph = index.graph()
+
+    def names(target: str, kinds: tuple[str, ...], path: str) -> list[str]:
+        (found,) = heirs(graph, target, kinds, path=path, depth=1)
+        return sorted(e.scope for e in found.edges)
+
+    assert names("TypeAdapter", ("extends",), "java/TypeAdapter.java") == ["IntAdapter", "Wide"]
+    assert names("Serializer", ("implements", "extends"), "java/Serializer.java") == ["Both", "IntAdapter"]
+    assert names("Base", ("extends",), "ts/repo.ts") == ["Admins", "Users"]
+    assert names("Repo", ("implements", "extends"), "ts/repo.ts") == ["Named", "Users"]
+    assert names("Shape", ("extends",), "cpp/shapes.hpp") == ["Square"]
+    assert names("Solid", ("extends",), "cpp/shapes.hpp") == ["Cube"]
+    assert names("Convert", ("implements",), "rs/lib.rs") == ["Meters"]
+
+
+
 def test_the_graph_is_kept_until_this_or_another_connection_writes(index: Index, tmp_path: Path) -> None:
     assert isinstance(index.location, Path)  # SQLite: its data_version moves only for other connections
     _write(tmp_path / "kept", {"a.py": "def one():\n    return 1\n"})

@@ -28,12 +28,13 @@ from typing import TYPE_CHECKING
 
 from mindex.languages import Lang
 from mindex.models import Reference as Ref
-from mindex.parse.code import Definition, Parsed, node_text
+from mindex.parse.code import CLASS_KINDS, Definition, Parsed, node_text
 
 if TYPE_CHECKING:
     from tree_sitter import Node
 
 RECEIVER_CHARS = 80
+HEIRS = CLASS_KINDS | {"trait", "protocol", "record"}  # what a supertype is written for
 
 
 def _text(node: Node | None, src: bytes) -> str:
@@ -53,6 +54,13 @@ def _scopes(defs: list[Definition], lines: int) -> list[str]:
         first, last = d.start_line - 1, min(d.end_line, lines + 1)
         painted[first:last] = [d.qualname] * max(0, last - first)
     return painted
+
+
+def _heir(defs: list[Definition], line: int) -> str:
+    """The class whose supertype is written on `line` (not a method on the same line:
+    `impl From<u8> for M { fn from(..) }`)."""
+    holding = [d for d in defs if d.kind in HEIRS and d.start_line <= line <= d.end_line]
+    return max(holding, key=lambda d: (d.start_line, -d.end_line)).qualname if holding else ""
 
 
 def references(tree: Parsed, defs: list[Definition]) -> list[Ref]:
@@ -97,7 +105,7 @@ def references(tree: Parsed, defs: list[Definition]) -> list[Ref]:
         elif "extends.name" in first or "implements.name" in first:
             kind = "extends" if "extends.name" in first else "implements"
             name = re.split(r"\.|::", _text(first[f"{kind}.name"], src))[-1]
-            found.append(Ref(kind, name, "", "", line, scope))
+            found.append(Ref(kind, name, "", "", line, _heir(defs, line) or scope))
     if held or items:  # what a name holds, for the names some call is made on only
         receivers = {r.qualifier for r in found if r.kind == "call"}
         for item in items:  # a loop's variable (and then what it iterates), a callback's parameter

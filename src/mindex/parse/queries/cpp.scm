@@ -6,3 +6,5 @@
 (new_expression type: (type_identifier) @call.name)
 (base_class_clause (type_identifier) @extends.name)
 (base_class_clause (qualified_identifier name: (type_identifier) @extends.name))
+(base_class_clause (template_type name: (type_identifier) @extends.name))  ; `Base<T>`
+(base_class_clause (qualified_identifier name: (template_type name: (type_identifier) @extends.name)))

@@ -5,3 +5,5 @@
 (use_declaration argument: (_) @import.tree)
 (impl_item trait: (type_identifier) @implements.name)
 (impl_item trait: (scoped_type_identifier name: (type_identifier) @implements.name))
+(impl_item trait: (generic_type type: (type_identifier) @implements.name))  ; `impl From<u8> for X`
+(impl_item trait: (generic_type type: (scoped_type_identifier name: (type_identifier) @implements.name)))

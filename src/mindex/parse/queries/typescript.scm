@@ -1,8 +1,11 @@
 ; References in TypeScript: heritage clauses and interfaces.
 ; inherits: _js_calls
-(extends_clause value: (identifier) @extends.name)
-(implements_clause (type_identifier) @implements.name)
-(extends_type_clause (type_identifier) @extends.name)
+; a supertype as written: `Base`, `ns.Base`, `Base<T>` (refs.py keeps the last part)
+(extends_clause value: [(identifier) (member_expression)] @extends.name)
+(implements_clause [(type_identifier) (nested_type_identifier)] @implements.name)
+(implements_clause (generic_type [(type_identifier) (nested_type_identifier)] @implements.name))
+(extends_type_clause [(type_identifier) (nested_type_identifier)] @extends.name)
+(extends_type_clause (generic_type [(type_identifier) (nested_type_identifier)] @extends.name))
 ; What a name holds, for calls on it: an annotated parameter or variable, and what a function
 ; says it returns.
 (required_parameter pattern: (identifier) @type.var type: (type_annotation (_) @type.name))
