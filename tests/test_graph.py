@@ -814,6 +814,36 @@ def test_a_generic_or_qualified_supertype_is_read_as_its_name(index: Index, tmp_
     assert names("Convert", ("implements",), "rs/lib.rs") == ["Meters"]
 
 
+def test_a_java_class_sees_its_package_and_imports_inside_its_methods(index: Index, tmp_path: Path) -> None:
+    """gson's `new JsonIOException(e)` inside a method reached its class only as "the only
+    definition with this name" (0.6), import or not, and `JsonArray extends JsonElement` (same
+    package, no import) the same: a call without a receiver inside a Java or C++ class that is
+    no method of it was guessed by name. It now goes through the file's imports, Java's package
+    (`src/main/java/x` and `src/test/java/x` being one) and C++'s included headers."""
+    _write(tmp_path / "j", {
+        "src/main/java/com/acme/Widget.java": "package com.acme;\npublic class Widget {\n  public Widget() {}\n}\n",
+        "src/main/java/com/acme/Gadget.java": "package com.acme;\npublic class Gadget extends Widget {\n}\n",
+        "src/main/java/com/acme/util/Helper.java": "package com.acme.util;\npublic class Helper {\n}\n",
+        "src/main/java/com/other/Lone.java": "package com.other;\npublic class Lone {\n}\n",
+        "src/test/java/com/acme/WidgetTest.java": (
+            "package com.acme;\nimport com.acme.util.Helper;\nclass WidgetTest {\n  void make() {\n"
+            "    Widget w = new Widget();\n    Helper h = new Helper();\n    Lone l = new Lone();\n  }\n}\n"),
+        "cpp/helper.h": "int helper(int x);\n",
+        "cpp/helper.cpp": "#include \"helper.h\"\nint helper(int x) { return x; }\n",
+        "cpp/user.cpp": "#include \"helper.h\"\nclass User {\n  int run() {\n    return helper(1);\n  }\n};\n",
+    })
+    index.add_source(tmp_path / "j", name="j", kind="code")
+    index.index()
+    graph = index.graph()
+    assert _callers(graph, "Widget") == {("src/test/java/com/acme/WidgetTest.java", 5, "WidgetTest.make", 0.9)}
+    assert _callers(graph, "Helper") == {("src/test/java/com/acme/WidgetTest.java", 6, "WidgetTest.make", 0.95)}
+    assert _callers(graph, "Lone") == {("src/test/java/com/acme/WidgetTest.java", 7, "WidgetTest.make", 0.6)}
+    from mindex.graph_heirs import heirs
+
+    (widget,) = heirs(graph, "Widget", ("extends",))
+    assert [(e.scope, e.confidence, e.reason) for e in widget.edges] == [("Gadget", 0.9, "same package")]
+    assert _callers(graph, "helper") == {("cpp/user.cpp", 4, "User.run", 0.9)}
+
 
 def test_the_graph_is_kept_until_this_or_another_connection_writes(index: Index, tmp_path: Path) -> None:
     assert isinstance(index.location, Path)  # SQLite: its data_version moves only for other connections

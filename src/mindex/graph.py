@@ -37,7 +37,7 @@ from mindex.graph_modules import ModuleMap, module_rows, reexported
 from mindex.modes import DEFAULT_MIN_CONFIDENCE
 from mindex.pathglob import glob_match
 from mindex.store.base import ChunkSpan, Store, chunk_at
-from mindex.graph_types import CLASSLIKE, Calls, Edge, FAMILY, IMPLICIT_THIS, NOT_CALLABLE, Resolution, SELF_WORDS, SymbolRef, CallRef, by_name, owner_of, shown_callees, shown_callers, weak
+from mindex.graph_types import CLASSLIKE, Calls, Edge, FAMILY, IMPLICIT_THIS, NOT_CALLABLE, Resolution, SELF_WORDS, SymbolRef, CallRef, by_name, owner_of, package_of, shown_callees, shown_callers, weak
 
 Row = tuple[int, int, str, str, int, int, str, int]  # a symbol: id, file, name, kind, lines, signature, exported
 Link = tuple[CallRef, float, str]  # a call that reaches a definition, how surely, why
@@ -287,7 +287,7 @@ class CodeGraph:
                 inherited = named.get(f"{base}.{name}", [])
                 if inherited:
                     return Resolution([(s, 0.9) for s in inherited], f"inherited from {base}")
-        elif not receiver:
+        if not receiver:  # also no method of a Java or C++ class: `new JsonIOException(e)`, `free(p)`
             local = [s for s in named.get(name, ()) if s.document_id == doc_id]
             if local:
                 return Resolution([(s, 1.0) for s in local], "defined in this file")
@@ -305,7 +305,7 @@ class CodeGraph:
             near = self._neighbours(doc_id, language, callable_, name)
             if near:
                 return near
-        else:
+        elif receiver not in SELF_WORDS:
             if bound is not None and outside(bound[0]):
                 return Resolution([], f"outside the index: {receiver} holds what {bound[0]} returns")
             if bound is not None and (typed := self._holds.typed(*bound, name, receiver, named)) is not None:
@@ -366,12 +366,13 @@ class CodeGraph:
 
     def _neighbours(self, doc_id: int, language: str | None, callable_: list[SymbolRef],
                     name: str) -> Resolution | None:
-        """Go: a function of the same package (folder); C/C++: of an included header's source."""
+        """Go: a function of the same package (folder), Java: a class (`new JsonArray()`); C/C++:
+        of an included header's source."""
         source, path, _ = self.files[doc_id]
-        if language == "go":
-            folder = posixpath.dirname(path)
+        if language in ("go", "java"):
+            here, suffix = package_of(path), posixpath.splitext(path)[1]
             same = [s for s in callable_ if s.source == source and s.name == name
-                    and posixpath.dirname(s.path) == folder and s.path.endswith(".go")]
+                    and s.path.endswith(suffix) and package_of(s.path) == here]
             if same:
                 return Resolution([(s, 0.9) for s in same], "same package")
         if language in ("c", "cpp"):
@@ -578,6 +579,9 @@ class CodeGraph:
                     confidence, reason = 0.95, f"{short} is imported from its file"
                 elif any(imported) or any(s.document_id == ref.document_id for s in rivals):
                     continue  # the heir means the class of that name it imports, or its own file's
+                elif family == "java" and (ref_source := self.files[ref.document_id])[0] == base.source and \
+                        package_of(ref_source[1]) == package_of(base.path):
+                    confidence, reason = 0.9, "same package"  # Java sees its package's classes unimported
                 elif len(rivals) <= 1:
                     confidence, reason = 0.6, f"the only class named {short}"
                 else:

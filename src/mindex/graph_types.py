@@ -5,6 +5,7 @@ resolution reads."""
 
 from __future__ import annotations
 
+import posixpath
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -150,6 +151,14 @@ def owner_of(scope: str) -> str:
     """What a call's scope sits in (`Class` of `Class.method`; '' at a file's top level): all a
     call's resolution reads of where it is, bar the class its receiver holds."""
     return scope.rsplit(".", 1)[0] if "." in scope else ""
+
+
+def package_of(path: str) -> str:
+    """A Go or Java file's package, as a folder: a Java file's from its first `java/` folder
+    on, so that `src/main/java/com/acme/` and `src/test/java/com/acme/` are one package."""
+    folder = posixpath.dirname(path)
+    _, java, inner = f"/{folder}/".partition("/java/")
+    return inner.rstrip("/") if java and path.endswith(".java") else folder
 
 
 CLOSURES = frozenset({"python", *SCRIPTS})  # where a dotted name of kind function is a nested function
