@@ -22,9 +22,14 @@ code dev set's copy, docstrings blanked, lines kept), and from the same set attr
 the code-go dev set's copies from Debian's packages (benchmarks/devset.py): cobra 1.6.1
 (Apache-2.0), mux 1.8.0 (BSD-3-Clause), logrus 1.9.0 (MIT); in TypeScript, the code-ts dev
 set's rxjs 7.8.1 (Apache-2.0) and, added in the eleventh session, @tanstack/query-core 5.59.20's
-`src/` (MIT; `npm pack`).
+`src/` (MIT; `npm pack`); in Java (2026-11-28), javac 17's own attribution
+(JavaCalls.java: every file of the main sources as one compilation, missing libraries left
+unresolved) on gson's `gson/src/main/java` (github.com/google/gson at 9835b6f, Apache-2.0)
+and jsoup's `src/main/java` (github.com/jhy/jsoup at 46b6208, MIT), each cloned into
+`benchmarks/.cache/code-java/` (`git clone https://github.com/google/gson
+benchmarks/.cache/code-java/gson`, then that commit).
 
-    pip install jedi==0.19.2; apt install golang-go; npm i --prefix DIR typescript@5.6.3   # the references
+    pip install jedi==0.19.2; apt install golang-go openjdk-17-jdk-headless; npm i --prefix DIR typescript@5.6.3   # the references
     TYPESCRIPT=DIR/node_modules python benchmarks/bench_graph.py [--packages click httpx rich attrs jinja2 cobra mux logrus rxjs]
 
 `--attributes` judges calls on an attribute of `self` or `this` instead (`self.pool.get()`),
@@ -70,6 +75,8 @@ TS = ("rxjs", "query-core", "express")  # the code-ts dev set's rxjs; query-core
 NPM = {"query-core": ("@tanstack/query-core@5.59.20", "src"),  # npm pack: package/src holds its TypeScript
        "express": ("express@4.21.1", "lib")}  # CommonJS JavaScript (MIT), checked by TypeScript as JavaScript
 JAVASCRIPT = ("express",)
+JAVA = {  # name: its main sources in its repository, cloned to benchmarks/.cache/code-java (see the docstring)
+    "gson": "gson/gson/src/main/java", "jsoup": "jsoup/src/main/java"}
 MIN_CONFIDENCE = 0.2
 ATTRIBUTES = False  # `--attributes`: calls on an attribute of `self` or `this` (`self.session.send()`)
 CHAINS = False  # `--chains`: calls on an attribute of a name (`v.logger.Info()`, `client.pool.get()`)
@@ -80,6 +87,11 @@ def package_root(name: str) -> Path:
     """The package's code, downloaded and unpacked once."""
     if name in GO:
         return HERE / ".cache" / "code-go" / name
+    if name in JAVA:
+        root = HERE / ".cache" / "code-java" / JAVA[name]
+        if not root.exists():
+            raise SystemExit(f"{root} is missing: clone the repository as the docstring says")
+        return root
     if name in NPM:
         target = WORK / "src" / name
         spec, inner = NPM[name]
@@ -124,7 +136,7 @@ def calls_on_names(index_root: Path, db: Path) -> list[tuple[str, int, int, str,
         graph = index.graph()
         out = []
         for doc_id, (_, path, language) in sorted(graph.files.items(), key=lambda item: item[1][1]):
-            if language not in ("python", "go", "typescript", "javascript") or path.endswith(TESTS):
+            if language not in ("python", "go", "typescript", "javascript", "java") or path.endswith(TESTS):
                 continue
             lines = (index_root / path).read_text(encoding="utf-8", errors="replace").splitlines()
             for ref in graph.refs(doc_id, "call"):
@@ -226,6 +238,11 @@ def checker_answers(name: str, calls: list[tuple[str, int, int, str, list]]) -> 
     """Go's or TypeScript's checker's declaration of each call (go_calls.go, ts_calls.js), keyed
     as `jedi_answers`: "path:line" inside the package, "out" elsewhere, None when unknown."""
     cache = WORK / f"checker-{name}{'-chains' if CHAINS else ''}.jsonl"
+    if not cache.exists() and name in JAVA:
+        WORK.mkdir(parents=True, exist_ok=True)
+        done = subprocess.run(["java", str(HERE / "JavaCalls.java"), str(package_root(name))], check=True,
+                              capture_output=True, text=True)
+        cache.write_text(done.stdout)
     if not cache.exists() and name in TS:
         WORK.mkdir(parents=True, exist_ok=True)
         env = {**os.environ, "NODE_PATH": os.environ.get("TYPESCRIPT", ""), "CALLS_IN": ".js" if name in JAVASCRIPT else ".ts"}
@@ -273,7 +290,8 @@ def score(calls: list[tuple[str, int, int, str, list]], known: dict[str, object]
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--packages", nargs="+", default=[*PACKAGES, *GO_SHOWN, *TS], choices=[*PACKAGES, *GO, *TS])
+    parser.add_argument("--packages", nargs="+", default=[*PACKAGES, *GO_SHOWN, *TS, *JAVA],
+                        choices=[*PACKAGES, *GO, *TS, *JAVA])
     parser.add_argument("--attributes", action="store_true",
                         help="calls on an attribute of self or this (self.session.send()) instead (Python, TypeScript)")
     parser.add_argument("--chains", action="store_true",
@@ -287,7 +305,7 @@ def main() -> None:
         root = package_root(name)
         with tempfile.TemporaryDirectory() as folder:
             calls = calls_on_names(root, Path(folder) / "index.db")
-        known = checker_answers(name, calls) if name in GO or name in TS else jedi_answers(name, root, calls)
+        known = checker_answers(name, calls) if name in GO or name in TS or name in JAVA else jedi_answers(name, root, calls)
         s = score(calls, known)
         print(f"| {name} | {s['calls']:,} | {s['judged']:,} / {s['out']:,} | {s['shown']:,} | {s['right']:,} | "
               f"{s['wrong out']:,} | {s['recall']:.3f} | {s['precision']:.3f} |", flush=True)

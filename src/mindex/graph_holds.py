@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from typing import Protocol
 
-from mindex.graph_types import CLASSLIKE, SELF_WORDS, CallRef, Resolution, SymbolRef, owner_of
+from mindex.graph_types import CLASSLIKE, IMPLICIT_THIS, SELF_WORDS, CallRef, Resolution, SymbolRef, owner_of
 from mindex.store.base import Store
 
 # From a line on, a name holds: a class (written: the `type` reference, whose alias says what
@@ -55,6 +55,7 @@ class Graph(Protocol):
     """What `Holds` reads of the code graph."""
 
     store: Store
+    files: dict[int, tuple[str, str, str | None]]  # each file's source, path and language
 
     def refs(self, doc_id: int, kind: str) -> list[CallRef]: ...
 
@@ -126,6 +127,7 @@ class Holds:
         bindings = self._file(doc_id)
         if name not in self._names[doc_id]:
             return None
+        fields = self.graph.files.get(doc_id, ("", "", None))[2] in IMPLICIT_THIS  # Java's methods see its fields
         while True:
             held = bindings.get((scope, name))
             if held:
@@ -134,7 +136,7 @@ class Holds:
             if not scope:
                 return None
             scope = owner_of(scope)
-            while scope in self._classes(doc_id):
+            while scope in self._classes(doc_id) and not fields:
                 scope = owner_of(scope)
 
     def _said(self, binding: Binding) -> tuple[str, float] | None:
@@ -152,7 +154,8 @@ class Holds:
 
     def _classes_named(self, name: str) -> list[SymbolRef]:
         """The classes (structs, interfaces, ...) the index defines by this name."""
-        return [s for s in self.graph.named(name) if s.name == name and s.kind in CLASSLIKE]
+        return [s for s in self.graph.named(name) if s.kind in CLASSLIKE and (
+            s.name == name or (s.language in IMPLICIT_THIS and s.name.endswith("." + name)))]
 
     def _call(self, doc_id: int, name: str, receiver: str, line: int, scope: str) -> Resolution:
         """What the call `receiver.name()` at that place reaches."""
@@ -316,7 +319,8 @@ class Holds:
         """`receiver.name()` where the receiver holds the class `bound` (`surely`: how surely):
         its method (0.9), else the one it inherits through three levels of recorded bases
         (0.85), never surer than the binding; `named`: the call's candidates by full name."""
-        if direct := named.get(f"{bound}.{name}"):
+        direct = named.get(f"{bound}.{name}") or _nested(named, f"{bound}.{name}")
+        if direct:
             return Resolution([(s, min(0.9, surely)) for s in direct], f"{receiver} is a {bound}")
         level, seen = [bound], {bound}
         for _ in range(3):
@@ -325,12 +329,20 @@ class Holds:
             level = [base for base in dict.fromkeys(bases) if base not in seen]
             seen.update(level)
             for base in level:
-                if inherited := named.get(f"{base}.{name}"):
+                if inherited := named.get(f"{base}.{name}") or _nested(named, f"{base}.{name}"):
                     class_itself = receiver.split("::")[-1].split(".")[-1] == bound  # `Prompt.ask()`
                     says = (f"{bound} inherits it from {base}" if class_itself
                             else f"{receiver} is a {bound}, which inherits it from {base}")
                     return Resolution([(s, min(0.85, surely)) for s in inherited], says)
         return None
+
+
+def _nested(named: dict[str, list[SymbolRef]], spelled: str) -> list[SymbolRef]:
+    """The definitions `Class.name` names inside a class nested in another (`HttpConnection.Request`:
+    Java's, C++'s and their kind's, which are seen by their short name; a Python class in a function
+    is not seen outside it)."""
+    return [s for full, found in named.items() if full.endswith("." + spelled)
+            for s in found if s.language in IMPLICIT_THIS]
 
 
 def callback_parameter(signature: str, argument: int, position: int) -> str | None:

@@ -95,7 +95,8 @@ def references(tree: Parsed, defs: list[Definition]) -> list[Ref]:
             if returned := type_written(annotation, lang.name):  # and what it holds: `-> list[Param]`
                 found.append(Ref("returns", returned, "", elements_of(annotation) if lang.name == "python" else "",
                                  line, scope))
-        elif "type.var" in first or ("type.attr" in first and ("_self" not in first or _text(first["_self"], src) == "self")):
+        elif ("type.var" in first and ("_var" not in first or _text(first["_var"], src) == "var")) or (
+                "type.attr" in first and ("_self" not in first or _text(first["_self"], src) == "self")):
             held.append((first, line, scope))  # once every call's receiver is known
         elif "item.of" in first:
             if (item := _item(first, line, scope, src)) is not None:
@@ -137,7 +138,7 @@ def _holds(first: dict[str, Node], variable: str, line: int, scope: str, src: by
     or the `result` reference of a function called (what it returns is asked of it later).
     In Go and JavaScript a call is a function's (a class is made by `new` or a literal), and
     a type is written as one (`go_type`, `ts_type`)."""
-    python = language not in TYPED_JS and language != "go"
+    python = language not in TYPED_JS and language not in ("go", "java")
     if "type.new" in first:
         callee = first["type.new"]
         if python and (bound := class_named(_text(callee, src))):
@@ -150,7 +151,7 @@ def _holds(first: dict[str, Node], variable: str, line: int, scope: str, src: by
         return [Ref("same", _text(first["type.same"], src), variable, "", line, scope)]
     if "type.class" in first:
         written = _text(first["type.class"], src)
-        bound = class_named(written) if python else written.rsplit(".", 1)[-1]
+        bound = class_named(written) if python else java_type(written) if language == "java" else written.rsplit(".", 1)[-1]
         if python and written == "open":  # `with open(p) as f`: what the builtin returns
             return [Ref("result", written, "", variable, line, scope)]
         return [Ref("type", bound, variable, "", line, scope)] if bound else []
@@ -244,12 +245,15 @@ def _iterated(node: Node | None, src: bytes) -> tuple[str, str] | None:
 def type_written(written: str, language: str) -> str | None:
     """The class a written type names, in the language's own syntax (`go_type`, `ts_type`,
     Python's `class_of`)."""
+    if language == "java":
+        return java_type(written)
     return go_type(written) if language == "go" else ts_type(written) if language in TYPED_JS else class_of(written)
 
 
 TYPED_JS = frozenset({"javascript", "typescript", "tsx", "vue", "svelte"})  # _js_calls.scm's languages
 # A called member's name and its object, by the node that calls it.
 _MEMBER = {"attribute": ("attribute", "object"), "selector_expression": ("field", "operand"),
+           "method_invocation": ("name", "object"),
            "member_expression": ("property", "object")}
 # The builtin a literal, `*args` or `**kwargs` makes; with the builtins an annotation may
 # name, what a call on such a name does not reach in the index.
@@ -343,6 +347,16 @@ def ts_type(written: str) -> str | None:
             return found.group(1).rsplit(".", 1)[-1]
         text = found.group(2).strip()
     return None
+
+
+_JAVA_TYPE = re.compile(r"(?:[\w$]+\.)*([A-Z][\w$]*)(?:<.*>)?")
+
+
+def java_type(written: str) -> str | None:
+    """The class a Java type names (`Gson`, `com.google.gson.Gson`, `List<Foo>`, `Map.Entry<K, V>`
+    give `Gson`, `Gson`, `List`, `Entry`); None for primitives, arrays and `var`."""
+    found = _JAVA_TYPE.fullmatch(written.strip())
+    return found.group(1) if found else None
 
 
 def go_type(written: str) -> str | None:

@@ -1,0 +1,97 @@
+// What javac's own attribution says each call on a plain name reaches: the reference of
+// bench_graph.py for Java. Every .java file under ROOT is one compilation (missing libraries
+// are errors javac reports and goes on past: a call whose receiver's type is unknown gets no
+// answer); each call `x.f(...)` whose `x` is a plain name (a variable, a field, a class) prints
+// one JSON line: the file and line of the call's name, the call as written, and the file and
+// line of the method it reaches ("out" outside ROOT, "" when javac resolves none). Of an
+// overloaded method, the one javac picks.
+//
+//	java benchmarks/JavaCalls.java ROOT
+import com.sun.source.tree.CompilationUnitTree;
+import com.sun.source.tree.IdentifierTree;
+import com.sun.source.tree.MemberSelectTree;
+import com.sun.source.tree.MethodInvocationTree;
+import com.sun.source.tree.MethodTree;
+import com.sun.source.tree.Tree;
+import com.sun.source.util.JavacTask;
+import com.sun.source.util.SourcePositions;
+import com.sun.source.util.TreePath;
+import com.sun.source.util.TreePathScanner;
+import com.sun.source.util.Trees;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.List;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import javax.lang.model.element.Element;
+import javax.lang.model.element.ElementKind;
+import javax.tools.JavaCompiler;
+import javax.tools.JavaFileObject;
+import javax.tools.StandardJavaFileManager;
+import javax.tools.ToolProvider;
+
+public class JavaCalls {
+  public static void main(String[] args) throws IOException {
+    Path root = Paths.get(args[0]).toRealPath();
+    List<Path> files;
+    try (Stream<Path> walk = Files.walk(root)) {
+      files = walk.filter(p -> p.toString().endsWith(".java")).sorted().collect(Collectors.toList());
+    }
+    JavaCompiler compiler = ToolProvider.getSystemJavaCompiler();
+    StandardJavaFileManager manager = compiler.getStandardFileManager(null, null, null);
+    Iterable<? extends JavaFileObject> units = manager.getJavaFileObjectsFromPaths(files);
+    JavacTask task = (JavacTask) compiler.getTask(null, manager, diagnostic -> {},
+        List.of("-proc:none", "-implicit:none", "-Xmaxerrs", "0"), null, units);
+    Iterable<? extends CompilationUnitTree> parsed = task.parse();
+    task.analyze();
+    Trees trees = Trees.instance(task);
+    SourcePositions positions = trees.getSourcePositions();
+    StringBuilder out = new StringBuilder();
+    for (CompilationUnitTree unit : parsed) {
+      Path file = Paths.get(unit.getSourceFile().toUri()).toRealPath();
+      String rel = root.relativize(file).toString().replace('\\', '/');
+      new TreePathScanner<Void, Void>() {
+        @Override
+        public Void visitMethodInvocation(MethodInvocationTree call, Void unused) {
+          if (call.getMethodSelect() instanceof MemberSelectTree) {
+            MemberSelectTree select = (MemberSelectTree) call.getMethodSelect();
+            if (select.getExpression() instanceof IdentifierTree) {
+              String receiver = ((IdentifierTree) select.getExpression()).getName().toString();
+              // the line of the name: the select's end, less the name
+              long at = positions.getEndPosition(unit, select) - select.getIdentifier().length();
+              long line = unit.getLineMap().getLineNumber(at);
+              String defFile = "";
+              long defLine = 0;
+              Element element = trees.getElement(new TreePath(getCurrentPath(), select));
+              if (element != null && element.getKind() == ElementKind.METHOD) {
+                TreePath declared = trees.getPath(element);
+                if (declared == null) {
+                  defFile = "out";
+                } else {
+                  Path where = Paths.get(declared.getCompilationUnit().getSourceFile().toUri()).normalize();
+                  if (!where.startsWith(root)) {
+                    defFile = "out";
+                  } else {
+                    defFile = root.relativize(where).toString().replace('\\', '/');
+                    // the line of its return type (its body's for a constructor), past its annotations
+                    MethodTree method = (MethodTree) declared.getLeaf();
+                    Tree anchor = method.getReturnType() != null ? method.getReturnType()
+                        : method.getBody() != null ? method.getBody() : method;
+                    defLine = declared.getCompilationUnit().getLineMap().getLineNumber(
+                        positions.getStartPosition(declared.getCompilationUnit(), anchor));
+                  }
+                }
+              }
+              out.append(String.format("{\"file\": \"%s\", \"line\": %d, \"call\": \"%s.%s\", \"def_file\": \"%s\", \"def_line\": %d}%n",
+                  rel, line, receiver, select.getIdentifier(), defFile, defLine));
+            }
+          }
+          return super.visitMethodInvocation(call, unused);
+        }
+      }.scan(unit, null);
+    }
+    System.out.print(out);
+  }
+}
