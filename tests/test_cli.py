@@ -555,3 +555,25 @@ def test_a_lookup_that_finds_nothing_exits_3_with_json_too(tmp_path: Path, monke
     found = runner.invoke(cli, ["symbols", "find", "present", "--json"])
     assert found.exit_code == 0 and json.loads(found.stdout)["symbols"][0]["name"] == "present"
     assert runner.invoke(cli, ["search", "zzqqxx", "--json"]).exit_code == 0  # a ranked search: an empty answer
+
+
+def test_index_without_embedding_leaves_the_vectors_to_mindex_embed(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, docs_dir: Path, added_minilm: Path) -> None:
+    """A user with a large tree wants keyword search and the graph now and the vectors later:
+    `index --no-embed` indexes every chunk and embeds none, `embed` then embeds them all, and
+    search goes from keyword to hybrid."""
+    monkeypatch.setenv("MINDEX_EMBED__PROVIDER", "onnx")
+    monkeypatch.setenv("MINDEX_EMBED__MODELS_DIR", str(added_minilm))
+    runner = CliRunner()
+
+    def run(*args: str) -> Any:
+        result = runner.invoke(cli, [*args, "--json"], catch_exceptions=False)
+        assert result.exit_code == 0, result.output
+        return json.loads(result.stdout)
+
+    run("add", str(docs_dir))
+    report = run("index", "-q", "--no-embed")["docs"]
+    assert report["added"] == 7 and report["chunks"] > 0 and report["embedded"] == 0
+    assert run("search", "connection pool")["mode"] == "keyword"
+    assert run("embed", "-q")["embedded"] == report["chunks"]
+    assert run("search", "connection pool")["mode"] == "hybrid"

@@ -227,9 +227,11 @@ def remove(state: State, source: str, as_json: bool) -> None:
 @click.argument("names", nargs=-1, type=TEXT, metavar="[SOURCE]...")
 @json_option
 @click.option("-q", "--quiet", is_flag=True, help="No progress; a one-line summary.")
+@click.option("--no-embed", is_flag=True,
+              help="Keyword search, symbols and the graph only for now; `mindex embed` adds vectors later.")
 @click.pass_obj
 @handle_errors
-def index_cmd(state: State, names: tuple[str, ...], as_json: bool, quiet: bool) -> None:
+def index_cmd(state: State, names: tuple[str, ...], as_json: bool, quiet: bool, no_embed: bool) -> None:
     """Index all sources (or those named): new and changed files in, deleted files out.
 
     Unchanged files are skipped by size and mtime, then by content hash, so running it
@@ -242,12 +244,13 @@ def index_cmd(state: State, names: tuple[str, ...], as_json: bool, quiet: bool) 
       mindex index
       mindex index -q
       mindex index django --json | jq .django.skipped
+      mindex index --no-embed        # a large tree: searchable by keyword in seconds
     """
     from mindex.serve.progress import IndexProgress
 
     stop_on_term()
     with state.open() as index, IndexProgress(err, enabled=not quiet) as progress:
-        reports = index.index(names, progress=progress.update)
+        reports = index.index(names, progress=progress.update, embed=not no_embed)
     if as_json:
         emit_json({name: report.to_dict() for name, report in reports.items()})
     else:
