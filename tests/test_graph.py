@@ -845,6 +845,55 @@ def test_a_java_class_sees_its_package_and_imports_inside_its_methods(index: Ind
     assert _callers(graph, "helper") == {("cpp/user.cpp", 4, "User.run", 0.9)}
 
 
+def test_ruby_php_csharp_and_kotlin_calls_are_read(index: Index, tmp_path: Path) -> None:
+    """sinatra's `graph callers Sinatra::Base.route` said "(none)" although `get`, `post` and
+    eight more call it: no call of Ruby, PHP, C# or Kotlin was read. Each now records its calls
+    (a bare call in a method is the class's own), constructors (`Foo.new`, `new Foo()`,
+    `Foo()`), imports (`require_relative`, `use`, `import`), supertypes and what a typed
+    parameter holds."""
+    from mindex.graph_heirs import heirs
+
+    _write(tmp_path / "m", {
+        "rb/lib/base.rb": (
+            "module Web\n  class Base\n    def route(verb, path)\n      verb\n    end\n\n"
+            "    def get(path)\n      route('GET', path)\n    end\n  end\nend\n"),
+        "rb/lib/app.rb": (
+            "require_relative 'base'\n\nclass App < Web::Base\n  def start\n    Web::Base.new\n  end\nend\n"),
+        "php/src/Client.php": (
+            "<?php\nnamespace Acme;\nclass Client {\n  public function send($r) { return $this->wrap($r); }\n"
+            "  private function wrap($r) { return $r; }\n}\n"),
+        "php/src/Api.php": (
+            "<?php\nnamespace Acme\\Api;\nuse Acme\\Client;\nclass Api extends Client {\n"
+            "  public function call(Client $c) {\n    $c->send(1);\n    $made = new Client();\n  }\n}\n"),
+        "cs/Store.cs": "namespace Shop {\n  public class Store {\n    public void Save() { Check(); }\n    void Check() {}\n  }\n}\n",
+        "cs/Cart.cs": (
+            "using Shop;\nnamespace Shop.Web {\n  public class Cart : Store {\n"
+            "    public void Buy(Store store) {\n      store.Save();\n      var other = new Store();\n    }\n  }\n}\n"),
+        "kt/com/acme/Engine.kt": "package com.acme\n\nopen class Engine {\n  fun run() { check() }\n  fun check() {}\n}\n",
+        "kt/com/acme/app/Car.kt": (
+            "package com.acme.app\n\nimport com.acme.Engine\n\nclass Car(val engine: Engine) : Engine() {\n"
+            "  fun drive(spare: Engine) {\n    spare.run()\n    Engine()\n  }\n}\n"),
+    })
+    index.add_source(tmp_path / "m", name="m", kind="code")
+    index.index()
+    graph = index.graph()
+    assert _callers(graph, "Web.Base.route") == {("rb/lib/base.rb", 8, "Web.Base.get", 1.0)}
+    assert [e.scope for e in heirs(graph, "Web.Base", ("extends",))[0].edges] == ["App"]
+    assert ("rb/lib/app.rb", 5, "App.start") in {c[:3] for c in _callers(graph, "Web.Base")}
+    (base,) = graph.targets("Web.Base")
+    assert "rb/lib/app.rb" in {f["path"] for f in graph.impact(base, depth=1)}  # it requires base.rb
+    assert _callers(graph, "Client.wrap") == {("php/src/Client.php", 4, "Client.send", 1.0)}
+    assert _callers(graph, "Client.send") == {("php/src/Api.php", 6, "Api.call", 0.9)}
+    assert ("php/src/Api.php", 7, "Api.call", 0.95) in _callers(graph, "Client")
+    assert [e.scope for e in heirs(graph, "Client", ("extends",))[0].edges] == ["Api"]
+    assert _callers(graph, "Shop.Store.Check") == {("cs/Store.cs", 3, "Shop.Store.Save", 1.0)}
+    assert _callers(graph, "Shop.Store.Save") == {("cs/Cart.cs", 5, "Shop.Web.Cart.Buy", 0.9)}
+    assert [e.scope for e in heirs(graph, "Shop.Store", ("extends",))[0].edges] == ["Shop.Web.Cart"]
+    assert _callers(graph, "Engine.check") == {("kt/com/acme/Engine.kt", 4, "Engine.run", 1.0)}
+    assert _callers(graph, "Engine.run") == {("kt/com/acme/app/Car.kt", 7, "Car.drive", 0.9)}
+    assert ("kt/com/acme/app/Car.kt", 8, "Car.drive", 0.95) in _callers(graph, "Engine")
+
+
 def test_a_java_name_holds_the_class_it_is_declared_as(index: Index, tmp_path: Path) -> None:
     """gson's `Gson gson = new Gson(); gson.toJson(x)` reached each of eight `toJson`s of the
     index by name (0.06 each): Java's declared types were not read, so javac's own answer was

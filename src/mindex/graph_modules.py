@@ -83,6 +83,21 @@ class ModuleMap:
             if name == "*":
                 return [d for (s, p), d in self.by_path.items() if s == source and posixpath.dirname(p).endswith(stem)]
             candidates = [f"{stem}/{name}.java"]
+        elif language == "kotlin":  # a package's files, whatever their names
+            stem = module.replace(".", "/")
+            return [d for (s, p), d in self.by_path.items() if s == source and p.endswith((".kt", ".kts"))
+                    and (posixpath.dirname(p) == stem or posixpath.dirname(p).endswith("/" + stem))]
+        elif language == "php":  # `use Vendor\Pkg\Client`: `src/Client.php` under PSR-4, or deeper
+            parts = [*module.split("\\"), name]
+            for k in range(len(parts), 0, -1):
+                if found := self._ending("/".join(parts[-k:]) + ".php", source):
+                    return found
+            return []
+        elif language == "ruby":  # `require_relative` from this file's folder; `require` from a load path
+            if module.startswith("."):
+                candidates, exact = [posixpath.normpath(posixpath.join(here, module)) + ".rb"], True
+            else:
+                candidates = [f"{module}.rb"]
         elif language in ("c", "cpp"):
             local = posixpath.normpath(posixpath.join(here, module))
             if (source, local) in self.by_path:

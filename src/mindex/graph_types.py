@@ -13,8 +13,10 @@ from mindex.languages import SCRIPTS
 
 
 SELF_WORDS = {"self", "this", "cls", "Self", "super", "super()", "base"}
-IMPLICIT_THIS = {"java", "cpp", "csharp", "kotlin", "scala", "swift", "php"}
+IMPLICIT_THIS = {"java", "cpp", "csharp", "kotlin", "scala", "swift", "php", "ruby"}
 NOT_CALLABLE = {"constant", "module", "impl"}
+# Languages (by FAMILY) whose capitalised plain names are classes: `Math.max()` calls a class's.
+TYPE_CASED = {"python", "java", "kotlin", "scala", "swift", "js", "ruby", "php", "rust", "dart"}
 # Definitions other classes may extend or implement.
 CLASSLIKE = {"class", "interface", "trait", "struct", "type", "protocol", "enum", "record", "abstract_class"}
 # Languages that call each other's definitions directly.

@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from tree_sitter import Node
 
 RECEIVER_CHARS = 80
+PHP_SELF = {"$this": "this", "static": "self", "parent": "super"}  # as the graph reads `this.`, `self.`, `super.`
 HEIRS = CLASS_KINDS | {"trait", "protocol", "record"}  # what a supertype is written for
 
 
@@ -79,10 +80,15 @@ def references(tree: Parsed, defs: list[Definition]) -> list[Ref]:
         line = anchor.start_point[0] + 1
         scope = scopes[line - 1] if line - 1 < len(scopes) else ""
         if "call.name" in first:
-            receiver = _text(first.get("call.receiver"), src)
+            receiver, name = _text(first.get("call.receiver"), src), _text(first["call.name"], src)
             if len(receiver) > RECEIVER_CHARS:
                 receiver = receiver[:RECEIVER_CHARS]
-            found.append(Ref("call", _text(first["call.name"], src), receiver, "", line, scope))
+            if lang.name == "php":  # `$this->f()`, `parent::f()`, `$c->pool->f()` as `c.pool`; `new \A\B()`
+                receiver = PHP_SELF.get(receiver) or re.sub(r"\$(?=\w)", "", receiver.replace("->", "."))
+                name = name.rsplit("\\", 1)[-1]
+            elif lang.name == "ruby" and "::" in name:  # `A::B.new`: the class B
+                name = name.rsplit("::", 1)[-1]
+            found.append(Ref("call", name, receiver, "", line, scope))
         elif "import.tree" in first:
             for module, name, alias in _rust_use(_text(first["import.tree"], src)):
                 found.append(Ref("import", name, module, alias, line, scope))
@@ -105,7 +111,7 @@ def references(tree: Parsed, defs: list[Definition]) -> list[Ref]:
             items.extend(_callback(first, scopes, src))
         elif "extends.name" in first or "implements.name" in first:
             kind = "extends" if "extends.name" in first else "implements"
-            name = re.split(r"\.|::", _text(first[f"{kind}.name"], src))[-1]
+            name = re.split(r"\.|::|\\", _text(first[f"{kind}.name"], src))[-1]
             found.append(Ref(kind, name, "", "", line, _heir(defs, line) or scope))
     if held or items:  # what a name holds, for the names some call is made on only
         receivers = {r.qualifier for r in found if r.kind == "call"}
@@ -115,7 +121,7 @@ def references(tree: Parsed, defs: list[Definition]) -> list[Ref]:
                 receivers.add(item.name)
         kept: dict[Ref, None] = {}  # in order, `x: list = []` once
         this = "this." if lang.name in TYPED_JS else "self."
-        named = [(_text(first["type.var"], src) if "type.var" in first else this + _text(first["type.attr"], src),
+        named = [(_text(first["type.var"], src).lstrip("$") if "type.var" in first else this + _text(first["type.attr"], src),
                   first, line, scope) for first, line, scope in held]
         receivers.update(_text(first["type.same"], src) for variable, first, _, _ in named  # `self.pool = pool`
                          if "type.same" in first and variable in receivers)
@@ -138,7 +144,7 @@ def _holds(first: dict[str, Node], variable: str, line: int, scope: str, src: by
     or the `result` reference of a function called (what it returns is asked of it later).
     In Go and JavaScript a call is a function's (a class is made by `new` or a literal), and
     a type is written as one (`go_type`, `ts_type`)."""
-    python = language not in TYPED_JS and language not in ("go", "java")
+    python = language == "python"
     if "type.new" in first:
         callee = first["type.new"]
         if python and (bound := class_named(_text(callee, src))):
@@ -151,7 +157,8 @@ def _holds(first: dict[str, Node], variable: str, line: int, scope: str, src: by
         return [Ref("same", _text(first["type.same"], src), variable, "", line, scope)]
     if "type.class" in first:
         written = _text(first["type.class"], src)
-        bound = class_named(written) if python else java_type(written) if language == "java" else written.rsplit(".", 1)[-1]
+        bound = (class_named(written) if python else written.rsplit(".", 1)[-1] if language in TYPED_JS or language == "go"
+                 else type_written(written, language))
         if python and written == "open":  # `with open(p) as f`: what the builtin returns
             return [Ref("result", written, "", variable, line, scope)]
         return [Ref("type", bound, variable, "", line, scope)] if bound else []
@@ -245,8 +252,10 @@ def _iterated(node: Node | None, src: bytes) -> tuple[str, str] | None:
 def type_written(written: str, language: str) -> str | None:
     """The class a written type names, in the language's own syntax (`go_type`, `ts_type`,
     Python's `class_of`)."""
-    if language == "java":
+    if language in ("java", "csharp", "kotlin"):
         return java_type(written)
+    if language == "php":
+        return java_type(written.lstrip("?").rsplit("\\", 1)[-1])
     return go_type(written) if language == "go" else ts_type(written) if language in TYPED_JS else class_of(written)
 
 
@@ -409,7 +418,7 @@ def _import(lang: Lang, first: dict[str, Node], line: int, scope: str, src: byte
         alias = alias or name
     elif lang.name == "go":
         alias = alias or module.rsplit("/", 1)[-1]
-    elif lang.name == "java":
+    elif lang.name in ("java", "kotlin"):
         holder = first["import.module"].parent
         if holder is not None and any(c.type == "asterisk" for c in holder.children):
             name = "*"
@@ -418,6 +427,12 @@ def _import(lang: Lang, first: dict[str, Node], line: int, scope: str, src: byte
         alias = name
     elif lang.name in ("c", "cpp"):
         alias = ""
+    elif lang.name == "php":  # `use A\B\C as D`
+        module, _, name = module.lstrip("\\").rpartition("\\")
+        alias = alias or name
+    elif lang.name == "ruby":  # `require 'a/b'`: a file, no name; `require_relative` beside this one
+        relative = _text(first.get("_require"), src) == "require_relative"
+        module, alias = ("./" + module if relative and not module.startswith(".") else module), ""
     else:
         alias = alias or name
     return Ref("import", name, module, alias, line, scope)
