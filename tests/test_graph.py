@@ -894,6 +894,29 @@ def test_ruby_php_csharp_and_kotlin_calls_are_read(index: Index, tmp_path: Path)
     assert ("kt/com/acme/app/Car.kt", 8, "Car.drive", 0.95) in _callers(graph, "Engine")
 
 
+def test_a_guess_by_name_keeps_out_tests_and_classes_nothing_defines(index: Index, tmp_path: Path) -> None:
+    """sinatra's `base.routes` (in the library) reached a test's `routes` as "the only
+    definition with this name", and gson's `Integer.parseInt()` and jsoup's `Math.max()` reached
+    methods of the project named so. Code that is no test never reaches a test's definition
+    by name alone, and `Type.f()` on a capitalised name nothing in the index defines reaches
+    nothing."""
+    _write(tmp_path / "p", {
+        "pkg/model.py": "class Model:\n    def validate(self):\n        return True\n\n    def home(self):\n        return 1\n",
+        "pkg/core.py": "from pathlib import Path\n\n\ndef run(thing):\n    thing.validate()\n    return Home.home()\n",
+        "tests/test_core.py": (
+            "class FakeThing:\n    def validate(self):\n        return False\n\n\n"
+            "def test_run(thing):\n    thing.validate()\n"),
+    })
+    index.add_source(tmp_path / "p", name="p", kind="code")
+    index.index()
+    graph = index.graph()
+    (run,) = graph.targets("run")
+    reached = {e.call: (e.target.name if e.target else None, e.confidence, e.reason) for e in graph.callees(run)}
+    assert reached["thing.validate"] == ("Model.validate", 0.6, "the only definition with this name")
+    assert reached["Home.home"][0] is None and "nothing here defines Home" in reached["Home.home"][2]
+    assert {(line, confidence) for _, line, _, confidence in _callers(graph, "FakeThing.validate")} == {(7, 0.25)}
+
+
 def test_a_java_name_holds_the_class_it_is_declared_as(index: Index, tmp_path: Path) -> None:
     """gson's `Gson gson = new Gson(); gson.toJson(x)` reached each of eight `toJson`s of the
     index by name (0.06 each): Java's declared types were not read, so javac's own answer was

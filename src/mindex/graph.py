@@ -4,22 +4,21 @@ References are stored as written (`self.adapter.send`, `from .models import Requ
 are resolved here, when asked, against every file in the index, so no edge goes stale when
 another file changes. Resolution uses what the language lets us know, best evidence first:
 
-1. `self.m()` / `this.m()` (and a bare call in Java/C++/C# methods): the enclosing class's
-   method, else an inherited one through the class's recorded bases (confidence 1.0 / 0.9).
+1. `self.m()` / `this.m()` (and a bare call in a Java, C++, C#, Kotlin, PHP or Ruby method):
+   the enclosing class's method, else an inherited one through its recorded bases (1.0 / 0.9).
 2. A bare call to a name defined in the same file (1.0), or imported by name from a module
-   whose file is indexed (0.95); Go functions of the same package, C functions of an
-   included header's source file (0.9).
+   whose file is indexed (0.95); Go's and Java's same package, C's included header (0.9).
 3. `alias.f()` where `alias` is an imported module (0.95); `Type.f()` / `Type::f()` (0.9, or
-   0.85 for the `f` it inherits);
-   `x.f()` where `x` holds a class by what its function (one around it, or the file's top
-   level) says of it, `x: Type`, `x = Type(...)` or `x = g()` where `g` says it returns a
-   `Type`, and `self.x` / `this.x` as its class gives it, in Python, Go, TypeScript and
-   JavaScript (`mindex.graph_holds`): `Type.f` (0.9), else the `f` it inherits (0.85), no
-   surer than `g()` is reached; unresolved when no definition in the index has the class's
-   name.
+   0.85 for the `f` it inherits; a capitalised `Type` that nothing in the index defines,
+   `Math.max()`, reaches nothing); `x.f()` where `x` holds a class by what its function (one
+   around it, or the file's top level, or a Java class's fields) says of it, `x: Type`,
+   `x = Type(...)` or `x = g()` where `g` says it returns a `Type`, and `self.x` / `this.x` as
+   its class gives it (`mindex.graph_holds`): `Type.f` (0.9), else the `f` it inherits
+   (0.85), no surer than `g()` is reached; unresolved when no definition has the class's name.
 4. Otherwise by name alone: the only definition with that name (0.6), or every one of
-   several, each marked ambiguous (0.5 / n). Nothing is guessed silently: each edge says
-   how it was resolved, and calls into code outside the index are reported as unresolved.
+   several, each marked ambiguous (0.5 / n); code that is no test never reaches a test's
+   definition so. Nothing is guessed silently: each edge says how it was resolved, and
+   calls into code outside the index are reported as unresolved.
 """
 
 from __future__ import annotations
@@ -37,7 +36,8 @@ from mindex.graph_modules import ModuleMap, module_rows, reexported
 from mindex.modes import DEFAULT_MIN_CONFIDENCE
 from mindex.pathglob import glob_match
 from mindex.store.base import ChunkSpan, Store, chunk_at
-from mindex.graph_types import CLASSLIKE, Calls, Edge, FAMILY, IMPLICIT_THIS, NOT_CALLABLE, Resolution, SELF_WORDS, SymbolRef, CallRef, by_name, owner_of, package_of, shown_callees, shown_callers, weak
+from mindex.testfiles import is_test_path
+from mindex.graph_types import CLASSLIKE, Calls, Edge, FAMILY, IMPLICIT_THIS, NOT_CALLABLE, Resolution, SELF_WORDS, TYPE_CASED, SymbolRef, CallRef, by_name, owner_of, package_of, shown_callees, shown_callers, weak
 
 Row = tuple[int, int, str, str, int, int, str, int]  # a symbol: id, file, name, kind, lines, signature, exported
 Link = tuple[CallRef, float, str]  # a call that reaches a definition, how surely, why
@@ -337,12 +337,15 @@ class CodeGraph:
                 return Resolution([(s, 0.9) for s in static], f"member of {receiver}")
             if written[:1].isupper() and (heir := self._holds.typed(written, 0.9, name, receiver, named)) is not None:
                 return heir  # `Prompt.ask()`, `ask` being PromptBase's
+            if written == receiver and written.isidentifier() and written[:1].isupper() and family in TYPE_CASED and not self.named(written):
+                return Resolution([], f"outside the index: nothing here defines {written}")  # `Math.max()`
         tail = receiver.rsplit("::", 1)[-1]
         # `a::b::f()` names a module's function; `WalkDir::new(x).into_iter().f()` calls a method
         path = "::" in receiver and tail[:1].islower() and not any(c in receiver for c in "(.")
-        guess = (name, family, bool(receiver), path)
-        if guess not in self._guesses:  # by name alone: the same for every such call of the name
-            self._guesses[guess] = by_name(callable_, guess[2], name, guess[3])
+        guess = (name, family, bool(receiver), path, is_test_path(self.files[doc_id][1]))
+        if guess not in self._guesses:  # by name alone, the same for every such call; code never calls its tests
+            pool = callable_ if guess[4] else [s for s in callable_ if not is_test_path(s.path)]
+            self._guesses[guess] = by_name(pool, guess[2], name, guess[3])
         return self._guesses[guess]
 
     def _offered(self, files: list[int], name: str) -> list[SymbolRef]:
