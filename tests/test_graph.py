@@ -859,8 +859,9 @@ def test_ruby_php_csharp_and_kotlin_calls_are_read(index: Index, tmp_path: Path)
             "    def get(path)\n      route('GET', path)\n    end\n  end\nend\n"),
         "rb/lib/app.rb": (
             "require_relative 'base'\n\nclass App < Web::Base\n  def start\n    Web::Base.new\n  end\nend\n"),
+        "php/src/ClientInterface.php": "<?php\nnamespace Acme;\ninterface ClientInterface {\n}\n",
         "php/src/Client.php": (
-            "<?php\nnamespace Acme;\nclass Client {\n  public function send($r) { return $this->wrap($r); }\n"
+            "<?php\nnamespace Acme;\nclass Client implements ClientInterface {\n  public function send($r) { return $this->wrap($r); }\n"
             "  private function wrap($r) { return $r; }\n}\n"),
         "php/src/Api.php": (
             "<?php\nnamespace Acme\\Api;\nuse Acme\\Client;\nclass Api extends Client {\n"
@@ -886,6 +887,8 @@ def test_ruby_php_csharp_and_kotlin_calls_are_read(index: Index, tmp_path: Path)
     assert _callers(graph, "Client.send") == {("php/src/Api.php", 6, "Api.call", 0.9)}
     assert ("php/src/Api.php", 7, "Api.call", 0.95) in _callers(graph, "Client")
     assert [e.scope for e in heirs(graph, "Client", ("extends",))[0].edges] == ["Api"]
+    (made,) = heirs(graph, "ClientInterface", ("implements",), depth=1)  # one namespace, one folder (PSR-4)
+    assert [(e.scope, e.confidence, e.reason) for e in made.edges] == [("Client", 0.9, "same package")]
     assert _callers(graph, "Shop.Store.Check") == {("cs/Store.cs", 3, "Shop.Store.Save", 1.0)}
     assert _callers(graph, "Shop.Store.Save") == {("cs/Cart.cs", 5, "Shop.Web.Cart.Buy", 0.9)}
     assert [e.scope for e in heirs(graph, "Shop.Store", ("extends",))[0].edges] == ["Shop.Web.Cart"]

@@ -37,7 +37,7 @@ from mindex.modes import DEFAULT_MIN_CONFIDENCE
 from mindex.pathglob import glob_match
 from mindex.store.base import ChunkSpan, Store, chunk_at
 from mindex.testfiles import is_test_path
-from mindex.graph_types import CLASSLIKE, Calls, Edge, FAMILY, IMPLICIT_THIS, NOT_CALLABLE, Resolution, SELF_WORDS, TYPE_CASED, SymbolRef, CallRef, by_name, owner_of, package_of, shown_callees, shown_callers, weak
+from mindex.graph_types import CLASSLIKE, Calls, Edge, FAMILY, IMPLICIT_THIS, NOT_CALLABLE, Resolution, SELF_WORDS, TYPE_CASED, FOLDER_PACKAGES, SymbolRef, CallRef, by_name, owner_of, package_of, shown_callees, shown_callers, weak
 
 Row = tuple[int, int, str, str, int, int, str, int]  # a symbol: id, file, name, kind, lines, signature, exported
 Link = tuple[CallRef, float, str]  # a call that reaches a definition, how surely, why
@@ -66,7 +66,7 @@ class CodeGraph:
         self._resolved: dict[tuple[int, str, str, str, tuple[str, float] | None], Resolution] = {}
         self._holds = Holds(self)  # what a name holds where a call is made on it
         self._callable: dict[tuple[str, str | None], tuple[list[SymbolRef], dict[str, list[SymbolRef]]]] = {}
-        self._guesses: dict[tuple[str, str | None, bool, bool], Resolution] = {}
+        self._guesses: dict[tuple[str, str | None, bool, bool, bool], Resolution] = {}
 
     # -- symbols ---------------------------------------------------------------------------
 
@@ -369,10 +369,10 @@ class CodeGraph:
 
     def _neighbours(self, doc_id: int, language: str | None, callable_: list[SymbolRef],
                     name: str) -> Resolution | None:
-        """Go: a function of the same package (folder), Java: a class (`new JsonArray()`); C/C++:
+        """Go: a function of the same package (folder), Java, Kotlin, PHP: a class (`new Foo()`); C/C++:
         of an included header's source."""
         source, path, _ = self.files[doc_id]
-        if language in ("go", "java"):
+        if language in FOLDER_PACKAGES:
             here, suffix = package_of(path), posixpath.splitext(path)[1]
             same = [s for s in callable_ if s.source == source and s.name == name
                     and s.path.endswith(suffix) and package_of(s.path) == here]
@@ -582,9 +582,9 @@ class CodeGraph:
                     confidence, reason = 0.95, f"{short} is imported from its file"
                 elif any(imported) or any(s.document_id == ref.document_id for s in rivals):
                     continue  # the heir means the class of that name it imports, or its own file's
-                elif family == "java" and (ref_source := self.files[ref.document_id])[0] == base.source and \
+                elif family in FOLDER_PACKAGES and (ref_source := self.files[ref.document_id])[0] == base.source and \
                         package_of(ref_source[1]) == package_of(base.path):
-                    confidence, reason = 0.9, "same package"  # Java sees its package's classes unimported
+                    confidence, reason = 0.9, "same package"  # as Java sees its package's classes unimported
                 elif len(rivals) <= 1:
                     confidence, reason = 0.6, f"the only class named {short}"
                 else:

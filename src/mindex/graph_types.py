@@ -15,6 +15,8 @@ from mindex.languages import SCRIPTS
 SELF_WORDS = {"self", "this", "cls", "Self", "super", "super()", "base"}
 IMPLICIT_THIS = {"java", "cpp", "csharp", "kotlin", "scala", "swift", "php", "ruby"}
 NOT_CALLABLE = {"constant", "module", "impl"}
+# Languages whose folder is a package (a PHP namespace under PSR-4): its names seen unimported.
+FOLDER_PACKAGES = {"go", "java", "kotlin", "php"}
 # Languages (by FAMILY) whose capitalised plain names are classes: `Math.max()` calls a class's.
 TYPE_CASED = {"python", "java", "kotlin", "scala", "swift", "js", "ruby", "php", "rust", "dart"}
 # Definitions other classes may extend or implement.
@@ -156,11 +158,13 @@ def owner_of(scope: str) -> str:
 
 
 def package_of(path: str) -> str:
-    """A Go or Java file's package, as a folder: a Java file's from its first `java/` folder
-    on, so that `src/main/java/com/acme/` and `src/test/java/com/acme/` are one package."""
+    """A file's package, as a folder: a Java or Kotlin file's from its first `java/` or
+    `kotlin/` folder on, so that `src/main/java/com/acme/` and `src/test/java/com/acme/` are
+    one package."""
     folder = posixpath.dirname(path)
-    _, java, inner = f"/{folder}/".partition("/java/")
-    return inner.rstrip("/") if java and path.endswith(".java") else folder
+    root = "/java/" if path.endswith(".java") else "/kotlin/" if path.endswith((".kt", ".kts")) else ""
+    _, found, inner = f"/{folder}/".partition(root) if root else ("", "", "")
+    return inner.rstrip("/") if found else folder
 
 
 CLOSURES = frozenset({"python", *SCRIPTS})  # where a dotted name of kind function is a nested function
