@@ -897,6 +897,49 @@ def test_ruby_php_csharp_and_kotlin_calls_are_read(index: Index, tmp_path: Path)
     assert ("kt/com/acme/app/Car.kt", 8, "Car.drive", 0.95) in _callers(graph, "Engine")
 
 
+def test_an_overloaded_method_is_chosen_by_how_many_arguments_a_call_passes(index: Index, tmp_path: Path) -> None:
+    """gson's `toJson(src)` reached all eight `toJson`s, and jsoup's `el.attr("k")` reached
+    Element's two-argument `attr`s where Java picks the one-argument `attr` Element inherits
+    from Node. In Java, C#, Kotlin and C++ a call now reaches the nearest methods whose
+    parameters take its arguments (defaults and varargs counted), and those of one name
+    when none does."""
+    _write(tmp_path / "o", {
+        "j/Node.java": "class Node {\n  String attr(String key) { return key; }\n}\n",
+        "j/Element.java": (
+            "class Element extends Node {\n  Element attr(String key, String value) { return this; }\n"
+            "  Element attr(String key, boolean on) { return this; }\n  int add(int a) { return add(a, 1); }\n"
+            "  int add(int a, int b) { return a + b; }\n  int sum(int... xs) { return add(1); }\n}\n"),
+        "j/Use.java": (
+            "class Use {\n  void go(Element el) {\n    el.attr(\"k\");\n    el.attr(\"k\", \"v\");\n"
+            "    el.sum(1, 2, 3);\n    el.attr();\n  }\n}\n"),
+        "cs/Calc.cs": (
+            "class Calc {\n  int Mul(int a, int b = 2) { return a * b; }\n"
+            "  int Mul(string s, string t, string u) { return Mul(1, 3); }\n  int Use() { return Mul(1); }\n}\n"),
+    })
+    index.add_source(tmp_path / "o", name="o", kind="code")
+    index.index()
+    graph = index.graph()
+
+    def reached(scope: str, line: int = 0) -> dict[int, set[tuple[int, float]]]:
+        (target,) = [t for t in graph.targets(scope) if not line or t.start_line == line]
+        out: dict[int, set[tuple[int, float]]] = {}
+        for edge in graph.callees(target):
+            for line in edge.lines or [edge.line]:
+                if edge.target is not None:
+                    out.setdefault(line, set()).add((edge.target.start_line, edge.confidence))
+        return out
+
+    use = reached("Use.go")
+    assert use[3] == {(2, 0.85)}  # Node.attr(String), inherited
+    assert use[4] == {(2, 0.9), (3, 0.9)}  # both two-argument ones take ("k", "v"): types are not read
+    assert use[5] == {(6, 0.9)}  # sum(int...)
+    assert use[6] == {(2, 0.9), (3, 0.9)}  # no attr takes no argument: every one Element has, as before
+    (add_one,) = [t for t in graph.targets("Element.add") if t.start_line == 4]
+    assert {e.target.start_line for e in graph.callees(add_one) if e.target} == {5}
+    assert reached("Element.sum") == {6: {(4, 1.0)}}
+    assert reached("Calc.Use") == {4: {(2, 1.0)}} and reached("Calc.Mul", 3) == {3: {(2, 1.0)}}
+
+
 def test_a_guess_by_name_keeps_out_tests_and_classes_nothing_defines(index: Index, tmp_path: Path) -> None:
     """sinatra's `base.routes` (in the library) reached a test's `routes` as "the only
     definition with this name", and gson's `Integer.parseInt()` and jsoup's `Math.max()` reached

@@ -37,7 +37,7 @@ from mindex.modes import DEFAULT_MIN_CONFIDENCE
 from mindex.pathglob import glob_match
 from mindex.store.base import ChunkSpan, Store, chunk_at
 from mindex.testfiles import is_test_path
-from mindex.graph_types import CLASSLIKE, Calls, Edge, FAMILY, IMPLICIT_THIS, NOT_CALLABLE, Resolution, SELF_WORDS, TYPE_CASED, FOLDER_PACKAGES, SymbolRef, CallRef, by_name, owner_of, package_of, shown_callees, shown_callers, weak
+from mindex.graph_types import CLASSLIKE, Calls, Edge, FAMILY, IMPLICIT_THIS, NOT_CALLABLE, Resolution, SELF_WORDS, TYPE_CASED, FOLDER_PACKAGES, SymbolRef, CallRef, by_name, fitting, owner_of, package_of, shown_callees, shown_callers, weak
 
 Row = tuple[int, int, str, str, int, int, str, int]  # a symbol: id, file, name, kind, lines, signature, exported
 Link = tuple[CallRef, float, str]  # a call that reaches a definition, how surely, why
@@ -63,7 +63,7 @@ class CodeGraph:
         self._module_imports: dict[int, list[tuple[int, int, CallRef]]] = {}
         # a call resolves once for every definition sharing its name (see `links`)
         self._links: dict[str, tuple[dict[int, list[Link]], dict[frozenset[int], list[Link]]]] = {}
-        self._resolved: dict[tuple[int, str, str, str, tuple[str, float] | None], Resolution] = {}
+        self._resolved: dict[tuple[int, str, str, str, tuple[str, float] | None, str], Resolution] = {}
         self._holds = Holds(self)  # what a name holds where a call is made on it
         self._callable: dict[tuple[str, str | None], tuple[list[SymbolRef], dict[str, list[SymbolRef]]]] = {}
         self._guesses: dict[tuple[str, str | None, bool, bool, bool], Resolution] = {}
@@ -261,9 +261,11 @@ class CodeGraph:
         # the same for every call alike in a class (or at a file's top level): only the owner
         # counts, and the class its receiver holds there
         bound = self._holds.bound(ref)
-        key = (ref.document_id, ref.name, ref.qualifier, owner_of(ref.scope), bound)
+        key = (ref.document_id, ref.name, ref.qualifier, owner_of(ref.scope), bound, ref.alias)
         if key not in self._resolved:
-            self._resolved[key] = self._resolve(ref, bound)
+            found = self._resolve(ref, bound)
+            fit = fitting([s for s, _ in found.targets], ref.alias)  # the overloads the arguments fit, if any
+            self._resolved[key] = Resolution([t for t in found.targets if t[0] in fit], found.reason) if fit else found
         return self._resolved[key]
 
     def _resolve(self, ref: CallRef, bound: tuple[str, float] | None = None) -> Resolution:
@@ -280,13 +282,13 @@ class CodeGraph:
         callable_, named = self._callable[(name, family)]
         owner = owner_of(ref.scope)
         if receiver in SELF_WORDS or (not receiver and language in IMPLICIT_THIS and owner):
-            mine = [s for s in named.get(f"{owner}.{name}", ()) if s.document_id == doc_id]
-            if mine and not receiver.startswith(("super", "base")):
-                return Resolution([(s, 1.0) for s in mine], "method of the enclosing class")
-            for base in self.bases(doc_id, owner):
-                inherited = named.get(f"{base}.{name}", [])
-                if inherited:
-                    return Resolution([(s, 0.9) for s in inherited], f"inherited from {base}")
+            mine = [] if receiver.startswith(("super", "base")) else [
+                s for s in named.get(f"{owner}.{name}", ()) if s.document_id == doc_id]
+            found = [(held, surely, why) for held, surely, why in [(mine, 1.0, "method of the enclosing class")] + [
+                (named.get(f"{base}.{name}", []), 0.9, f"inherited from {base}") for base in self.bases(doc_id, owner)] if held]
+            if found:  # the nearest whose parameters take the call's arguments (overloads), else the nearest
+                held, surely, why = next((f for f in found if fitting(f[0], ref.alias)), found[0])
+                return Resolution([(s, surely) for s in fitting(held, ref.alias) or held], why)
         if not receiver:  # also no method of a Java or C++ class: `new JsonIOException(e)`, `free(p)`
             local = [s for s in named.get(name, ()) if s.document_id == doc_id]
             if local:
@@ -308,7 +310,7 @@ class CodeGraph:
         elif receiver not in SELF_WORDS:
             if bound is not None and outside(bound[0]):
                 return Resolution([], f"outside the index: {receiver} holds what {bound[0]} returns")
-            if bound is not None and (typed := self._holds.typed(*bound, name, receiver, named)) is not None:
+            if bound is not None and (typed := self._holds.typed(*bound, name, receiver, named, ref.alias)) is not None:
                 return typed
             if bound is not None and bound[1] >= 0.9 and not self.named(bound[0]):
                 return Resolution([], f"outside the index: {receiver} is a {bound[0]}")
@@ -363,9 +365,7 @@ class CodeGraph:
         places = self.modules.rust_module_files(doc_id, receiver)
         source = self.files[doc_id][0]
         found = [s for s in callable_ if s.source == source and s.path in places and s.name == name]
-        if not found:
-            return None
-        return Resolution([(s, 0.9) for s in found], f"{receiver} is a module of this crate ({found[0].path})")
+        return Resolution([(s, 0.9) for s in found], f"{receiver} is a module of this crate ({found[0].path})") if found else None
 
     def _neighbours(self, doc_id: int, language: str | None, callable_: list[SymbolRef],
                     name: str) -> Resolution | None:

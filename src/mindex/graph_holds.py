@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from typing import Protocol
 
-from mindex.graph_types import CLASSLIKE, IMPLICIT_THIS, SELF_WORDS, CallRef, Resolution, SymbolRef, owner_of
+from mindex.graph_types import CLASSLIKE, IMPLICIT_THIS, SELF_WORDS, CallRef, Resolution, SymbolRef, fitting, owner_of
 from mindex.store.base import Store
 
 # From a line on, a name holds: a class (written: the `type` reference, whose alias says what
@@ -315,13 +315,15 @@ class Holds:
         return [r.name for r in self.graph.refs(target.document_id, "returns") if r.scope == target.name]
 
     def typed(self, bound: str, surely: float, name: str, receiver: str,
-              named: dict[str, list[SymbolRef]]) -> Resolution | None:
+              named: dict[str, list[SymbolRef]], arity: str = "") -> Resolution | None:
         """`receiver.name()` where the receiver holds the class `bound` (`surely`: how surely):
         its method (0.9), else the one it inherits through three levels of recorded bases
-        (0.85), never surer than the binding; `named`: the call's candidates by full name."""
+        (0.85), never surer than the binding; `named`: the call's candidates by full name. With
+        the call's `arity`, the nearest whose parameters take its arguments, else the nearest."""
         direct = named.get(f"{bound}.{name}") or _nested(named, f"{bound}.{name}")
-        if direct:
-            return Resolution([(s, min(0.9, surely)) for s in direct], f"{receiver} is a {bound}")
+        if direct and (fit := fitting(direct, arity)):
+            return Resolution([(s, min(0.9, surely)) for s in fit], f"{receiver} is a {bound}")
+        nearest = Resolution([(s, min(0.9, surely)) for s in direct], f"{receiver} is a {bound}") if direct else None
         level, seen = [bound], {bound}
         for _ in range(3):
             bases = [base for cls in level for s in self._classes_named(cls)
@@ -333,8 +335,10 @@ class Holds:
                     class_itself = receiver.split("::")[-1].split(".")[-1] == bound  # `Prompt.ask()`
                     says = (f"{bound} inherits it from {base}" if class_itself
                             else f"{receiver} is a {bound}, which inherits it from {base}")
-                    return Resolution([(s, min(0.85, surely)) for s in inherited], says)
-        return None
+                    if fit := fitting(inherited, arity):
+                        return Resolution([(s, min(0.85, surely)) for s in fit], says)
+                    nearest = nearest or Resolution([(s, min(0.85, surely)) for s in inherited], says)
+        return nearest
 
 
 def _nested(named: dict[str, list[SymbolRef]], spelled: str) -> list[SymbolRef]:

@@ -157,6 +157,31 @@ def owner_of(scope: str) -> str:
     return scope.rsplit(".", 1)[0] if "." in scope else ""
 
 
+def takes(signature: str, arity: int) -> bool:
+    """Whether a definition can be called with `arity` arguments, by its signature (`f(int a,
+    String... rest)`, `F(int a, int b = 0)`, `F(params int[] xs)`); True when it cannot tell."""
+    opened, closed = signature.find("("), signature.rfind(")")
+    if opened < 0 or closed < opened or signature.endswith("…)"):
+        return True
+    inner, params, depth, start = signature[opened + 1 : closed], [], 0, 0
+    for at, ch in enumerate(inner):
+        depth += (ch in "([{<") - (ch in ")]}>")
+        if ch == "," and depth == 0:
+            params.append(inner[start:at])
+            start = at + 1
+    params = [p.strip() for p in [*params, inner[start:]] if p.strip() not in ("", "void")]
+    needed = sum("=" not in p for p in params)
+    if any("..." in p or p.startswith(("params ", "vararg ")) for p in params):
+        return arity >= needed - 1
+    return needed <= arity <= len(params)
+
+
+def fitting(symbols: list[SymbolRef], arity: str) -> list[SymbolRef]:
+    """Those of `symbols` a call with `arity` arguments can reach (Java's, C#'s, Kotlin's and
+    C++'s overloads); all of them when the arity is not known."""
+    return [s for s in symbols if takes(s.signature, int(arity))] if arity else symbols
+
+
 def package_of(path: str) -> str:
     """A file's package, as a folder: a Java or Kotlin file's from its first `java/` or
     `kotlin/` folder on, so that `src/main/java/com/acme/` and `src/test/java/com/acme/` are

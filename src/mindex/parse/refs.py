@@ -34,6 +34,9 @@ if TYPE_CHECKING:
     from tree_sitter import Node
 
 RECEIVER_CHARS = 80
+OVERLOADED = frozenset({"java", "csharp", "kotlin", "cpp"})  # a call's argument count is its alias
+_CALLS = frozenset({"method_invocation", "invocation_expression", "call_expression", "object_creation_expression",
+                    "new_expression"})
 PHP_SELF = {"$this": "this", "static": "self", "parent": "super"}  # as the graph reads `this.`, `self.`, `super.`
 HEIRS = CLASS_KINDS | {"trait", "protocol", "record"}  # what a supertype is written for
 
@@ -55,6 +58,25 @@ def _scopes(defs: list[Definition], lines: int) -> list[str]:
         first, last = d.start_line - 1, min(d.end_line, lines + 1)
         painted[first:last] = [d.qualname] * max(0, last - first)
     return painted
+
+
+def _arity(name: Node) -> str:
+    """How many arguments the call whose name is `name` passes ('' when its call is not found):
+    Java, C#, Kotlin and C++ choose among methods of one name by it."""
+    node = name.parent
+    for _ in range(3):
+        if node is None or node.type in _CALLS:
+            break
+        node = node.parent
+    if node is None or node.type not in _CALLS:
+        return ""
+    args = node.child_by_field_name("arguments") or next(
+        (c for c in node.named_children if c.type in ("value_arguments", "argument_list")), None)
+    count = sum("comment" not in c.type for c in args.named_children) if args is not None else 0
+    outer = node.parent  # Kotlin's trailing lambda: `run(1) { }` is a call of `run(1)` and the lambda
+    for holder in (node, outer) if outer is not None and outer.type == "call_expression" else (node,):
+        count += sum(c.type == "annotated_lambda" for c in holder.named_children)
+    return str(count)
 
 
 def _heir(defs: list[Definition], line: int) -> str:
@@ -88,7 +110,8 @@ def references(tree: Parsed, defs: list[Definition]) -> list[Ref]:
                 name = name.rsplit("\\", 1)[-1]
             elif lang.name == "ruby" and "::" in name:  # `A::B.new`: the class B
                 name = name.rsplit("::", 1)[-1]
-            found.append(Ref("call", name, receiver, "", line, scope))
+            arity = _arity(first["call.name"]) if lang.name in OVERLOADED else ""
+            found.append(Ref("call", name, receiver, arity, line, scope))
         elif "import.tree" in first:
             for module, name, alias in _rust_use(_text(first["import.tree"], src)):
                 found.append(Ref("import", name, module, alias, line, scope))
