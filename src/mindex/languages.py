@@ -156,7 +156,8 @@ BY_NAME = {lang.name: lang for lang in LANGUAGES}
 # heading, ranked as docs, and `--kind docs`. A file of no known language (LICENSE, tox.ini,
 # .gitignore) is "text", and not prose.
 PROSE_SUFFIXES = {".md": "markdown", ".markdown": "markdown", ".mdx": "mdx", ".rst": "rst", ".txt": "plaintext",
-                  ".adoc": "asciidoc", ".asciidoc": "asciidoc"}
+                  ".adoc": "asciidoc", ".asciidoc": "asciidoc",
+                  **dict.fromkeys((".1", ".2", ".3", ".4", ".5", ".6", ".7", ".8", ".9", ".man", ".mdoc"), "man")}
 PROSE = frozenset(PROSE_SUFFIXES.values())
 # Languages whose code is JavaScript or TypeScript (exports, `const` definitions, imports by path)
 SCRIPTS = frozenset({"javascript", "typescript", "tsx", "vue", "svelte"})

@@ -48,6 +48,8 @@ PARSERS: Mapping[str, TextParser] = _Parsers({
     ".adoc": "mindex.parse.asciidoc:parse_asciidoc",
     ".asciidoc": "mindex.parse.asciidoc:parse_asciidoc",
     ".ipynb": "mindex.parse.notebook:parse_notebook",
+    **{suffix: "mindex.parse.roff:parse_roff" for suffix in (".1", ".2", ".3", ".4", ".5", ".6", ".7", ".8", ".9", ".man",
+                                                             ".mdoc")},
 })
 
 # PDF is binary and optional (the `pdf` extra): handled apart, see `mindex.parse.pdf`.

@@ -35,7 +35,8 @@ def location(hit: Hit, places: Places | None = None) -> str:
 
 
 # Fence tags where a language's name in mindex.languages is not what markdown renderers know.
-_FENCE_TAGS = {"make": "makefile", "text": "text", "csharp": "csharp", "hcl": "hcl", "plaintext": "text"}
+_FENCE_TAGS = {"make": "makefile", "text": "text", "csharp": "csharp", "hcl": "hcl", "plaintext": "text",
+               "man": "markdown"}  # a manual page is read into the text it shows
 # Documents whose chunks keep their own markup (a reStructuredText page is not converted).
 _DOC_FENCES = {".rst": "rst", ".txt": "text", ".adoc": "asciidoc", ".asciidoc": "asciidoc"}
 

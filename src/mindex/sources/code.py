@@ -23,6 +23,7 @@ from mindex.models import Chunk, Document, ReferenceRow, SkippedFile, Source, Sy
 from mindex.parse import PARSERS
 from mindex.parse.code import Parsed, ParseTimeout, chunk_code, definitions, parse_tree
 from mindex.parse.refs import references
+from mindex.parse.roff import looks_like_roff, parse_roff
 from mindex.parse.text import parse_text
 from mindex.store.base import pack, pack_refs, pack_symbols
 from mindex.sources.docs import LoadResult, LoadTask, looks_binary, decode, parser_failed, read_changed
@@ -185,7 +186,7 @@ def _chunk(task: LoadTask, text: str, lang: Lang | None, metadata: dict[str, obj
            ) -> tuple[tuple[Chunk, ...], tuple[SymbolRow, ...], tuple[ReferenceRow, ...]]:
     rel = task.entry.rel
     suffix = PurePosixPath(rel).suffix.lower()
-    if suffix in PROSE_SUFFIXES:
+    if suffix in PROSE_SUFFIXES and (PROSE_SUFFIXES[suffix] != "man" or looks_like_roff(text)):
         # A repository's own docs (README, docs/*.md, *.rst) are chunked as a docs source
         # chunks them: by heading, each chunk's context its headings.
         metadata["language"] = PROSE_SUFFIXES[suffix]
@@ -203,7 +204,11 @@ def _chunk(task: LoadTask, text: str, lang: Lang | None, metadata: dict[str, obj
                 # Thousands of nested brackets (generated data, a fuzzer's file): the file
                 # is still searchable, without definitions or references.
                 metadata["parse"] = "syntax nested too deeply to follow; chunked as text"
-    parsed = parse_text(text, rel)
+    if lang is None and looks_like_roff(text):  # a manual page of another suffix: jq's `jq.1.prebuilt`
+        metadata["language"] = "man"
+        parsed = parse_roff(text, rel)
+    else:
+        parsed = parse_text(text, rel)
     return chunk_document(task.source, rel, parsed, task.chunk_size, task.chunk_overlap, task.overlap_sentences), (), ()
 
 
