@@ -866,7 +866,8 @@ def test_ruby_php_csharp_and_kotlin_calls_are_read(index: Index, tmp_path: Path)
         "php/src/Api.php": (
             "<?php\nnamespace Acme\\Api;\nuse Acme\\Client;\nclass Api extends Client {\n"
             "  public function call(Client $c) {\n    $c->send(1);\n    $made = new Client();\n  }\n}\n"),
-        "cs/Store.cs": "namespace Shop {\n  public class Store {\n    public void Save() { Check(); }\n    void Check() {}\n  }\n}\n",
+        "cs/IStore.cs": "namespace Shop {\n  public interface IStore {\n    void Save();\n  }\n}\n",
+        "cs/Store.cs": "namespace Shop {\n  public class Store : IStore {\n    public void Save() { Check(); }\n    void Check() {}\n  }\n}\n",
         "cs/Cart.cs": (
             "using Shop;\nnamespace Shop.Web {\n  public class Cart : Store {\n"
             "    public void Buy(Store store) {\n      store.Save();\n      var other = new Store();\n    }\n  }\n}\n"),
@@ -892,6 +893,7 @@ def test_ruby_php_csharp_and_kotlin_calls_are_read(index: Index, tmp_path: Path)
     assert _callers(graph, "Shop.Store.Check") == {("cs/Store.cs", 3, "Shop.Store.Save", 1.0)}
     assert _callers(graph, "Shop.Store.Save") == {("cs/Cart.cs", 5, "Shop.Web.Cart.Buy", 0.9)}
     assert [e.scope for e in heirs(graph, "Shop.Store", ("extends",))[0].edges] == ["Shop.Web.Cart"]
+    assert [e.scope for e in heirs(graph, "Shop.IStore", ("implements",), depth=1)[0].edges] == ["Shop.Store"]
     assert _callers(graph, "Engine.check") == {("kt/com/acme/Engine.kt", 4, "Engine.run", 1.0)}
     assert _callers(graph, "Engine.run") == {("kt/com/acme/app/Car.kt", 7, "Car.drive", 0.9)}
     assert ("kt/com/acme/app/Car.kt", 8, "Car.drive", 0.95) in _callers(graph, "Engine")

@@ -11,7 +11,6 @@ import re
 from pathlib import PurePosixPath
 
 from mindex.models import ParsedDocument
-from mindex.parse.markdown import cut_sections
 
 # `\(em`, `\[em]`, `\*(lq`: the glyphs a page names, by name; the others are dropped.
 _GLYPHS = {"em": "—", "en": "–", "bu": "•", "aq": "'", "dq": '"', "lq": "“", "rq": "”", "oq": "‘", "cq": "’",
@@ -150,6 +149,8 @@ def parse_roff(text: str, path: str) -> ParsedDocument:
         from mindex.parse.text import parse_text
 
         return parse_text(text, path)
+    from mindex.parse.markdown import cut_sections  # (and YAML with it: not for a run that reads no page)
+
     lines = text.split("\n")
     out: list[str] = []
     starts: list[tuple[int, int, str]] = []
