@@ -971,15 +971,18 @@ def test_a_java_name_holds_the_class_it_is_declared_as(index: Index, tmp_path: P
     among the edges shown for half of gson's calls on a name. A local variable, parameter,
     field (seen from the class's methods, with or without `this.`), loop or catch variable,
     `var x = new T()` and `var x = f()` (what `f` is declared to return) now say what the name
-    holds; a class nested in another is found by its
+    holds, and a field the class inherits too; a class nested in another is found by its
     short name; a name holding a class outside the index calls nothing in it."""
     _write(tmp_path / "j", {
         "src/a/Engine.java": (
             "package a;\npublic class Engine {\n  public void run() {}\n  public static class Part {\n"
             "    public void fit() {}\n  }\n  public Part part() { return new Part(); }\n}\n"),
         "src/a/Other.java": "package a;\npublic class Other {\n  public void run() {}\n  public String getName() { return \"\"; }\n}\n",
+        "src/a/Vehicle.java": (
+            "package a;\nimport java.util.ArrayList;\npublic class Vehicle {\n  protected Engine motor;\n"
+            "  protected ArrayList<Other> stack;\n}\n"),
         "src/a/Car.java": (
-            "package a;\nimport java.lang.reflect.Field;\nimport java.util.List;\npublic class Car {\n"
+            "package a;\nimport java.lang.reflect.Field;\nimport java.util.List;\npublic class Car extends Vehicle {\n"
             "  private final Engine engine = new Engine();\n"
             "  void drive(Engine spare, List<Engine> all, Field field) {\n"
             "    engine.run();\n    this.engine.run();\n    spare.run();\n"
@@ -988,17 +991,20 @@ def test_a_java_name_holds_the_class_it_is_declared_as(index: Index, tmp_path: P
             "    Engine.Part part = null;\n    part.fit();\n"
             "    field.getName();\n"
             "    var made = spare.part();\n    made.fit();\n"
+            "    motor.run();\n    stack.getName();\n"
             "  }\n}\n"),
     })
     index.add_source(tmp_path / "j", name="j", kind="code")
     index.index()
     graph = index.graph()
     runs = sorted((line, confidence) for _, line, _, confidence in _callers(graph, "Engine.run"))
-    assert runs == [(7, 0.9), (8, 0.9), (9, 0.9), (11, 0.9), (12, 0.9)]
+    assert runs == [(7, 0.9), (8, 0.9), (9, 0.9), (11, 0.9), (12, 0.9), (18, 0.9)]  # 18: a field Vehicle declares
     assert _callers(graph, "Other.run") == set()
     assert {(line, confidence) for _, line, _, confidence in _callers(graph, "Engine.Part.fit")} == {(14, 0.9), (17, 0.9)}
     (call,) = [e for e in graph.callees(graph.targets("Car.drive")[0]) if e.call == "field.getName"]
     assert call.target is None and "Field" in call.reason
+    (call,) = [e for e in graph.callees(graph.targets("Car.drive")[0]) if e.call == "stack.getName"]
+    assert call.target is None and "ArrayList" in call.reason  # not Other.getName: the field is an ArrayList
 
 
 def test_the_graph_is_kept_until_this_or_another_connection_writes(index: Index, tmp_path: Path) -> None:

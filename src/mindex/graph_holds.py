@@ -125,19 +125,33 @@ class Holds:
     def _binding(self, doc_id: int, name: str, line: int, scope: str) -> Binding | None:
         """The binding of a plain name that holds at `line` of `scope` (see `bound`)."""
         bindings = self._file(doc_id)
-        if name not in self._names[doc_id]:
-            return None
         fields = self.graph.files.get(doc_id, ("", "", None))[2] in IMPLICIT_THIS  # Java's methods see its fields
-        while True:
+        around = scope
+        while name in self._names[doc_id]:
             held = bindings.get((scope, name))
             if held:
                 before = [binding for binding in held if binding[0] <= line]
                 return before[-1] if before else held[0]
             if not scope:
-                return None
+                break
             scope = owner_of(scope)
             while scope in self._classes(doc_id) and not fields:
                 scope = owner_of(scope)
+        return self._inherited_field(doc_id, around, name) if fields else None
+
+    def _inherited_field(self, doc_id: int, scope: str, name: str, depth: int = 0) -> Binding | None:
+        """A field a Java (C#, Kotlin, ...) class inherits: `stack`, declared by the class its
+        class extends, three levels up at most."""
+        owner = _class_around(scope, self._classes(doc_id))
+        if not owner or depth > 2:
+            return None
+        for base in self.graph.bases(doc_id, owner):
+            for cls in self._classes_named(base):
+                if held := self._file(cls.document_id).get((cls.name, name)):
+                    return held[0]
+                if (further := self._inherited_field(cls.document_id, cls.name, name, depth + 1)) is not None:
+                    return further
+        return None
 
     def _said(self, binding: Binding) -> tuple[str, float] | None:
         """What one binding says a name holds, and how surely."""

@@ -150,8 +150,10 @@ def references(tree: Parsed, defs: list[Definition]) -> list[Ref]:
                          if "type.same" in first and variable in receivers)
         fields = {receiver.rpartition(".")[2] for receiver in receivers if "." in receiver}  # `v.logger.Info()`:
         receivers.update([receiver.partition(".")[0] for receiver in receivers if "." in receiver])  # v, and its field
+        # a Java, C# or Kotlin class's fields, which its subclasses' methods call on too
+        classes = {d.qualname for d in defs if d.kind in HEIRS} if lang.name in ("java", "csharp", "kotlin") else set()
         for variable, first, line, scope in named:
-            if variable in receivers or "self." + variable in receivers or (  # a class body's `pool: Pool` too
+            if variable in receivers or "self." + variable in receivers or scope in classes or (  # a class body's `pool: Pool` too
                     "type.attr" in first and variable.partition(".")[2] in fields):
                 kept.update(dict.fromkeys(_holds(first, variable, line, scope, src, lang.name)))
         written = {(r.qualifier, r.line) for r in kept if r.kind == "type"}  # `x: T = f()`: T
