@@ -942,6 +942,24 @@ def test_an_overloaded_method_is_chosen_by_how_many_arguments_a_call_passes(inde
     assert reached("Calc.Use") == {4: {(2, 1.0)}} and reached("Calc.Mul", 3) == {3: {(2, 1.0)}}
 
 
+def test_a_c_function_is_found_through_the_headers_an_included_header_includes(index: Index, tmp_path: Path) -> None:
+    """jq's `util.c` calls `jv_free` 208 times through `util.h`, which includes `jv.h`: each was
+    a guess by name (0.6). The headers a header includes count too, three levels deep."""
+    _write(tmp_path / "c", {
+        "src/jv.h": "void jv_free(int v);\n",
+        "src/jv.c": "#include \"jv.h\"\nvoid jv_free(int v) {}\n",
+        "src/util.h": "#include \"jv.h\"\nint util(void);\n",
+        "src/util.c": "#include \"util.h\"\nint util(void) {\n  jv_free(1);\n  return 0;\n}\n",
+        "other/jv_free.c": "void jv_free(int v) {}\n",
+    })
+    index.add_source(tmp_path / "c", name="c", kind="code")
+    index.index()
+    graph = index.graph()
+    (target,) = [t for t in graph.targets("jv_free") if t.path == "src/jv.c"]
+    assert {(e.path, e.line, e.confidence, e.reason) for e in graph.callers(target)} == {
+        ("src/util.c", 3, 0.9, "defined with an included header")}
+
+
 def test_a_guess_by_name_keeps_out_tests_and_classes_nothing_defines(index: Index, tmp_path: Path) -> None:
     """sinatra's `base.routes` (in the library) reached a test's `routes` as "the only
     definition with this name", and gson's `Integer.parseInt()` and jsoup's `Math.max()` reached

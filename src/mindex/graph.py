@@ -32,7 +32,7 @@ from typing import Any
 
 from mindex.errors import NotFoundError
 from mindex.graph_holds import HOLDS_KINDS, Holds, outside
-from mindex.graph_modules import ModuleMap, module_rows, reexported
+from mindex.graph_modules import ModuleMap, included_stems, module_rows, reexported
 from mindex.modes import DEFAULT_MIN_CONFIDENCE
 from mindex.pathglob import glob_match
 from mindex.store.base import ChunkSpan, Store, chunk_at
@@ -63,6 +63,7 @@ class CodeGraph:
         self._module_imports: dict[int, list[tuple[int, int, CallRef]]] = {}
         # a call resolves once for every definition sharing its name (see `links`)
         self._links: dict[str, tuple[dict[int, list[Link]], dict[frozenset[int], list[Link]]]] = {}
+        self._stems: dict[int, set[str]] = {}  # each C file's included headers' stems, theirs too
         self._resolved: dict[tuple[int, str, str, str, tuple[str, float] | None, str], Resolution] = {}
         self._holds = Holds(self)  # what a name holds where a call is made on it
         self._callable: dict[tuple[str, str | None], tuple[list[SymbolRef], dict[str, list[SymbolRef]]]] = {}
@@ -379,11 +380,10 @@ class CodeGraph:
             if same:
                 return Resolution([(s, 0.9) for s in same], "same package")
         if language in ("c", "cpp"):
-            stems = {posixpath.splitext(posixpath.basename(i.qualifier))[0] for i in self.imports(doc_id)}
+            stems = included_stems(doc_id, self.imports, self.module_files, self._stems)
             paired = [s for s in callable_ if s.name == name
                       and posixpath.splitext(posixpath.basename(s.path))[0] in stems]
-            if paired:
-                return Resolution([(s, 0.9) for s in paired], "defined with an included header")
+            return Resolution([(s, 0.9) for s in paired], "defined with an included header") if paired else None
         return None
 
     def bases(self, doc_id: int, owner: str) -> list[str]:

@@ -366,6 +366,26 @@ def _entry(value: Any) -> str | None:
     return value if isinstance(value, str) else None
 
 
+def included_stems(doc_id: int, imports: Callable[[int], list[CallRef]], module_files: Callable[..., list[int]],
+                   cache: dict[int, set[str]]) -> set[str]:
+    """The names (without suffix) of the headers a C or C++ file includes, and of those they
+    include, three levels deep: jq's `util.c` calls `jv_free`, which `jv.h` declares and
+    `util.h` includes."""
+    if doc_id not in cache:
+        stems: set[str] = set()
+        seen, frontier = {doc_id}, [doc_id]
+        for _ in range(3):
+            following = []
+            for doc in frontier:
+                for include in imports(doc):
+                    stems.add(posixpath.splitext(posixpath.basename(include.qualifier))[0])
+                    following += [f for f in module_files(doc, include.qualifier) if f not in seen]
+                    seen.update(following)
+            frontier = following
+        cache[doc_id] = stems
+    return cache[doc_id]
+
+
 def reexported(imports: Callable[[int], list[CallRef]], module_files: Callable[[int, str, str], list[int]],
                files: list[int], name: str) -> list[tuple[int, str]]:
     """Where `name`, as `files` offer it (a package's `__init__.py`), is defined: the (file,
