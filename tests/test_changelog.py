@@ -643,3 +643,24 @@ def test_restructuredtext_markup_of_any_length_is_read_in_linear_time() -> None:
     text = "v1.0\n====\n\n- " + ":a" * 200_000 + "` done\n"
     (release,) = split_releases(text, "rst")
     assert split_changes(release.body)[0].text.endswith("` done")
+
+
+def test_a_pre_release_written_after_a_space_is_its_own_release(ix: Index) -> None:
+    """gson's changelog has `Version 1.3 beta1` to `beta3` before `Version 1.3`: the four were
+    read as one version, 1.3, and three releases' notes were written over ("45 releases", 42
+    files). A pre-release after a space is its own version (`1.3-beta3`, sorted before 1.3),
+    and a version written twice is one release holding both bodies."""
+    book = ix.changelog
+    counts = book.import_changelog("gson", (NATIVE / "gson-CHANGELOG.md").read_text())
+    assert counts == {"releases": 45, "written": 45, "merged": 0}
+    book.ingest()
+    assert [r.version for r in split_releases((NATIVE / "gson-CHANGELOG.md").read_text())][33:38] == [
+        "1.4-BETA", "1.3", "1.3-beta3", "1.3-beta2", "1.3-beta1"]
+    beta = book.release("gson", "1.3 beta2")  # as a person types it
+    assert beta["version"] == "1.3-beta2" and beta["changes"]
+    after = [h.facets["version"] for h in book.since("gson", "1.3-beta3")]  # type: ignore[index]
+    assert "1.3" in after and "1.3-beta3" not in after and "1.3-beta1" not in after
+    twice = book.import_changelog("tool", "## 2.0.0\n\n- Added zebras.\n\n## 2.0.0\n\n- Fixed lions.\n\n## 1.0.0\n\n- Began.\n")
+    assert twice == {"releases": 2, "written": 2, "merged": 1}
+    book.ingest()
+    assert {c["text"] for c in book.release("tool", "2.0.0")["changes"]} == {"Added zebras.", "Fixed lions."}

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -98,10 +98,17 @@ class Changelogs:
         return True
 
     def import_changelog(self, product: str, text: str, fmt: str = "auto", source: str | None = None) -> dict[str, int]:
-        """Split a whole changelog (markdown, rst, debian) into release files."""
-        releases = split_releases(text, fmt)
-        written = sum(self.write_release(product, r, source) for r in releases)
-        return {"releases": len(releases), "written": written}
+        """Split a whole changelog (markdown, rst, debian) into release files; a version
+        written twice is one release holding both bodies (`merged` counts the second ones:
+        each wrote over the first, and its changes were lost)."""
+        found = split_releases(text, fmt)
+        releases: dict[str, Release] = {}
+        for release in found:
+            if (first := releases.get(release.version)) is not None:
+                release = replace(first, body=f"{first.body}\n\n{release.body}", date=first.date or release.date)
+            releases[release.version] = release
+        written = sum(self.write_release(product, r, source) for r in releases.values())
+        return {"releases": len(releases), "written": written, "merged": len(found) - len(releases)}
 
     def ingest(self, embed: bool = False, progress: Callable[[str, int, int], None] | None = None) -> IndexReport:
         """Index the release files (unchanged files are skipped) and cache the synergies; a

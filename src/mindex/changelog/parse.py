@@ -256,7 +256,8 @@ def items_have_bullets(lines: list[str]) -> bool:
 # -- a whole changelog into releases -----------------------------------------------------------
 
 _VERSION_IN_HEADING = re.compile(
-    r"^\[?(?:[A-Za-z][\w .-]*?\s+)?(?P<version>v?\d+(?:[.\-]\d+)*(?:[.\-+~]?[0-9A-Za-z]+(?:[.\-][0-9A-Za-z]+)*)?)\]?"
+    r"^\[?(?:[A-Za-z][\w .-]*?\s+)?(?P<version>v?\d+(?:[.\-]\d+)*(?:[.\-+~]?[0-9A-Za-z]+(?:[.\-][0-9A-Za-z]+)*)?"
+    r"(?:[ \t]+(?i:alpha|beta|rc|pre|preview|dev)\.?\d*\b)?)\]?"  # gson's `Version 1.3 beta3`
     r"(?:\s*(?:[-–—(/]|\bon\b)\s*\(?(?P<date>\d{4}-\d{2}-\d{2}|\d{4}/\d{2}/\d{2}|"
     r"[A-Z][a-z]+\.? \d{1,2}(?:st|nd|rd|th)?,? \d{4}|\d{1,2}(?:st|nd|rd|th)? [A-Z][a-z]+\.?,? \d{4})\)?)?")
 _DATE_ANYWHERE = re.compile(r"(\d{4}-\d{2}-\d{2})")

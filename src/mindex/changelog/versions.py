@@ -10,16 +10,18 @@ import re
 
 PARTS = 5  # numeric parts compared; more are folded into the last
 _NUM = re.compile(r"\d+")
-_PRE = re.compile(r"(?i)(?:^|[.\-_+~]|(?<=\d))(dev|a|alpha|b|beta|pre|preview|c|rc|canary|nightly|next)\.?(\d*)")
+# the longer words first: `beta2` is beta 2, not b 0 (1.3-beta2 and 1.3-beta3 sorted as one)
+_PRE = re.compile(r"(?i)(?:^|[.\-_+~]|(?<=\d))(dev|alpha|beta|preview|pre|rc|canary|nightly|next|a|b|c)\.?(\d*)")
 _PRE_RANK = {"dev": 0, "nightly": 0, "canary": 0, "next": 0, "a": 1, "alpha": 1, "b": 2, "beta": 2, "pre": 3,
              "preview": 3, "c": 4, "rc": 4}
 
 
 def clean(version: str) -> str:
-    """The version as written, without a leading `v`, a product name or surrounding space."""
+    """The version as written, without a leading `v`, a product name or surrounding space; a
+    pre-release written after a space joined by a hyphen (`1.3 beta3` is `1.3-beta3`)."""
     text = version.strip().strip("[]()")
     text = re.sub(r"^(?:release|version|ver\.?|v(?=\d))\s*", "", text, flags=re.IGNORECASE)
-    return text.strip()
+    return re.sub(r"(?<=\d)[ \t]+(?=(?i:alpha|beta|rc|pre|preview|dev)\.?\d*$)", "-", text.strip())
 
 
 def key(version: str) -> str:

@@ -148,7 +148,8 @@ def import_cmd(state: State, product: str, file: Path, fmt: str, as_json: bool) 
     if as_json:
         emit_json({"product": product, **counts, "changes_indexed": report.chunks, "problems": problems})
     else:
-        err.print(f"{product}: {counts['releases']} releases ({counts['written']} new or changed), "
+        merged = f"; {counts['merged']} headings of a version written before, each read into it" if counts["merged"] else ""
+        err.print(f"{product}: {counts['releases']} releases ({counts['written']} new or changed{merged}), "
                   f"{report.chunks} changes indexed")
 
 
