@@ -664,3 +664,12 @@ def test_a_pre_release_written_after_a_space_is_its_own_release(ix: Index) -> No
     assert twice == {"releases": 2, "written": 2, "merged": 1}
     book.ingest()
     assert {c["text"] for c in book.release("tool", "2.0.0")["changes"]} == {"Added zebras.", "Fixed lions."}
+
+
+def test_a_version_whose_heading_says_it_is_not_out_is_no_release() -> None:
+    """jsoup's `## 1.23.2 (pending)` was imported as its latest release; it is an Unreleased
+    section by another name. A heading that only mentions the word later stays a release."""
+    text = (
+        "## 1.23.2 (pending)\n\n- Soon.\n\n## [1.6.0] (unreleased)\n\n- Later.\n\n## 1.5 - TBD\n\n- Maybe.\n\n"
+        "## 1.4.0 (2023-12-01) Bug fixes for pending issues\n\n- Fixed.\n\n## 1.3.0\n\n- First.\n")
+    assert [r.version for r in split_releases(text)] == ["1.4.0", "1.3.0"]

@@ -261,6 +261,10 @@ _VERSION_IN_HEADING = re.compile(
     r"(?:\s*(?:[-–—(/]|\bon\b)\s*\(?(?P<date>\d{4}-\d{2}-\d{2}|\d{4}/\d{2}/\d{2}|"
     r"[A-Z][a-z]+\.? \d{1,2}(?:st|nd|rd|th)?,? \d{4}|\d{1,2}(?:st|nd|rd|th)? [A-Z][a-z]+\.?,? \d{4})\)?)?")
 _DATE_ANYWHERE = re.compile(r"(\d{4}-\d{2}-\d{2})")
+# A version's heading that says it is not out yet (jsoup's `## 1.23.2 (pending)`): like an
+# Unreleased section, no release.
+_NOT_YET = re.compile(r"(?i)^\]?[ \t]*[-–—:(\[]?[ \t]*(?:unreleased|pending|in progress|in development|upcoming"
+                      r"|not yet released|tbd|tba)\b")
 _DEBIAN_HEAD = re.compile(r"^(?P<pkg>[a-z0-9][a-z0-9.+-]+) \((?P<version>[^)]+)\) (?P<dist>[^;]+);")
 _DEBIAN_TRAILER = re.compile(r"^ -- .+?<[^>]*>\s+(?P<date>\w{3}, +\d{1,2} \w{3} \d{4} \d\d:\d\d:\d\d [+-]\d{4})")
 
@@ -295,8 +299,8 @@ def parse_date(text: str | None) -> date | None:
 
 def split_releases(text: str, fmt: str = "auto") -> list[Release]:
     """The releases of a whole changelog, newest first as written. `fmt`: auto, markdown,
-    rst, asciidoc or debian. Unreleased sections and headings without a version are not
-    releases."""
+    rst, asciidoc or debian. Unreleased sections (`## Unreleased`, `## 1.4.0 (pending)`) and
+    headings without a version are not releases."""
     text = text.replace("\r\n", "\n")
     if fmt == "debian" or (fmt == "auto" and _DEBIAN_HEAD.match(text.lstrip("\n").split("\n", 1)[0])):
         return _debian(text)
@@ -332,7 +336,7 @@ def _version_heading(title: str) -> tuple[str, date | None] | None:
     if re.match(r"^\[?unreleased\]?", plain, re.IGNORECASE):
         return None
     m = _VERSION_IN_HEADING.match(plain)
-    if not m or not looks_like_version(m.group("version")):
+    if not m or not looks_like_version(m.group("version")) or _NOT_YET.match(plain[m.end("version"):]):
         return None
     when = parse_date(m.group("date")) if m.group("date") else None
     if when is None:
