@@ -860,8 +860,11 @@ def test_ruby_php_csharp_and_kotlin_calls_are_read(index: Index, tmp_path: Path)
         "rb/lib/app.rb": (
             "require_relative 'base'\n\nclass App < Web::Base\n  def start\n    Web::Base.new\n  end\nend\n"),
         "php/src/ClientInterface.php": "<?php\nnamespace Acme;\ninterface ClientInterface {\n}\n",
+        "php/src/Transport.php": "<?php\nnamespace Acme;\nclass Transport {\n  public function deliver($r) { return $r; }\n}\n",
         "php/src/Client.php": (
-            "<?php\nnamespace Acme;\nclass Client implements ClientInterface {\n  public function send($r) { return $this->wrap($r); }\n"
+            "<?php\nnamespace Acme;\nclass Client implements ClientInterface {\n"
+            "  public function __construct(private Transport $transport) {}\n"
+            "  public function send($r) { return $this->wrap($this->transport->deliver($r)); }\n"
             "  private function wrap($r) { return $r; }\n}\n"),
         "php/src/Api.php": (
             "<?php\nnamespace Acme\\Api;\nuse Acme\\Client;\nclass Api extends Client {\n"
@@ -884,7 +887,8 @@ def test_ruby_php_csharp_and_kotlin_calls_are_read(index: Index, tmp_path: Path)
     assert ("rb/lib/app.rb", 5, "App.start") in {c[:3] for c in _callers(graph, "Web.Base")}
     (base,) = graph.targets("Web.Base")
     assert "rb/lib/app.rb" in {f["path"] for f in graph.impact(base, depth=1)}  # it requires base.rb
-    assert _callers(graph, "Client.wrap") == {("php/src/Client.php", 4, "Client.send", 1.0)}
+    assert _callers(graph, "Client.wrap") == {("php/src/Client.php", 5, "Client.send", 1.0)}
+    assert _callers(graph, "Transport.deliver") == {("php/src/Client.php", 5, "Client.send", 0.9)}  # a promoted property
     assert _callers(graph, "Client.send") == {("php/src/Api.php", 6, "Api.call", 0.9)}
     assert ("php/src/Api.php", 7, "Api.call", 0.95) in _callers(graph, "Client")
     assert [e.scope for e in heirs(graph, "Client", ("extends",))[0].edges] == ["Api"]

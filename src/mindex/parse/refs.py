@@ -143,7 +143,7 @@ def references(tree: Parsed, defs: list[Definition]) -> list[Ref]:
                 found.append(item)
                 receivers.add(item.name)
         kept: dict[Ref, None] = {}  # in order, `x: list = []` once
-        this = "this." if lang.name in TYPED_JS else "self."
+        this = "this." if lang.name in TYPED_JS or lang.name == "php" else "self."
         named = [(_text(first["type.var"], src).lstrip("$") if "type.var" in first else this + _text(first["type.attr"], src),
                   first, line, scope) for first, line, scope in held]
         receivers.update(_text(first["type.same"], src) for variable, first, _, _ in named  # `self.pool = pool`

@@ -12,3 +12,11 @@
 (simple_parameter type: (named_type [(name) (qualified_name)] @type.name) name: (variable_name) @type.var)
 (simple_parameter type: (optional_type (named_type [(name) (qualified_name)] @type.name)) name: (variable_name) @type.var)
 (assignment_expression left: (variable_name) @type.var right: (object_creation_expression [(name) (qualified_name)] @type.class))
+; A class's typed property (`private Client $client;`) and a constructor's promoted one, for
+; `$this->client->send()` (@type.attr: refs.py reads it as `this.client`).
+(property_declaration type: [(named_type [(name) (qualified_name)] @type.name)
+                             (optional_type (named_type [(name) (qualified_name)] @type.name))]
+  (property_element (variable_name (name) @type.attr)))
+(property_promotion_parameter type: [(named_type [(name) (qualified_name)] @type.name)
+                                     (optional_type (named_type [(name) (qualified_name)] @type.name))]
+  name: (variable_name (name) @type.attr))
