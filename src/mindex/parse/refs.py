@@ -135,7 +135,7 @@ def references(tree: Parsed, defs: list[Definition]) -> list[Ref]:
         elif "extends.name" in first or "implements.name" in first:
             kind = "extends" if "extends.name" in first else "implements"
             name = re.split(r"\.|::|\\", _text(first[f"{kind}.name"], src))[-1]
-            found.append(Ref(kind, name, "", "", line, _heir(defs, line) or scope))
+            found.append(Ref(kind, name, "", "", line, scope if lang.name == "python" else _heir(defs, line) or scope))
     if held or items:  # what a name holds, for the names some call is made on only
         receivers = {r.qualifier for r in found if r.kind == "call"}
         for item in items:  # a loop's variable (and then what it iterates), a callback's parameter
