@@ -145,3 +145,23 @@ def test_a_page_nested_deeper_than_the_converter_follows_keeps_its_text() -> Non
     sloppy = "<html><body><h1>List</h1><ul>" + "<li><p>item <br>" * 3_000 + "</ul><h2>After</h2><p>end</body></html>"
     assert nesting_depth(sloppy) < 10
     assert ("List", "After") in [s.heading_path for s in parse_html(sloppy, "list.html").sections]
+
+
+def test_kotlin_swift_and_dart_signatures_hold_their_parameters() -> None:
+    """Their grammars name no `parameters` field: a Kotlin method's signature was its bare name
+    (`go`), so outlines showed no parameters and overloads could not be told apart."""
+    from mindex.languages import language_for
+    from mindex.parse.code import definitions, parse_tree
+
+    samples = {
+        "a.kt": ("class A(val c: Client) {\n  fun go(x: Int, y: String = \"\"): Int { return 1 }\n}\n",
+                 [("A", "A(val c: Client)"), ("go", 'go(x: Int, y: String = "")')]),
+        "a.swift": ("class A {\n  func go(x: Int, y: String) -> Int { return 1 }\n}\n",
+                    [("A", "A"), ("go", "go(x: Int, y: String)")]),
+        "a.dart": ("class A {\n  int go(int x, String y) { return 1; }\n}\n", [("A", "A"), ("go", "go(int x, String y)")]),
+    }
+    for path, (text, expected) in samples.items():
+        lang = language_for(path, text)
+        assert lang is not None
+        tree = parse_tree(text.encode(), lang, 5)
+        assert [(d.name, d.signature) for d in definitions(tree)] == expected, path

@@ -158,12 +158,23 @@ def _signature(node: Node, name: str, src: bytes) -> str:
     if params is None:
         declarator = node.child_by_field_name("declarator")
         params = declarator.child_by_field_name("parameters") if declarator is not None else None
+    if params is None:  # Kotlin's and Dart's lists, a Kotlin class's constructor (no field names them)
+        params = next((c for c in node.named_children if c.type in _PARAMETER_LISTS), None)
+    if params is None and node.type == "method_signature":  # Dart: `int go(int x)` inside it
+        inner = next((c for c in node.named_children if c.type == "function_signature"), None)
+        return _signature(inner, name, src) if inner is not None else name
+    if params is None and node.type == "function_declaration":  # Swift: between its own parentheses
+        opened, closed = (next((c for c in node.children if c.type == t), None) for t in ("(", ")"))
+        if opened is not None and closed is not None:
+            text = " ".join(src[opened.start_byte : closed.end_byte].decode("utf-8", "replace").split())
+            return name + (text if len(text) <= SIGNATURE_CHARS else text[: SIGNATURE_CHARS - 1] + "…)")
     if params is None:
         return name
     text = " ".join(node_text(params, src).split())
     return name + (text if len(text) <= SIGNATURE_CHARS else text[: SIGNATURE_CHARS - 1] + "…)")
 
 
+_PARAMETER_LISTS = frozenset({"function_value_parameters", "primary_constructor", "formal_parameter_list"})
 # Nodes that wrap a definition (decorators, `export`): the definition is the field's node,
 # its span is the wrapper's.
 WRAPPERS = {"decorated_definition": "definition", "export_statement": "declaration"}
