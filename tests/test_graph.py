@@ -987,6 +987,24 @@ def test_a_guess_by_name_keeps_out_tests_and_classes_nothing_defines(index: Inde
     assert {(line, confidence) for _, line, _, confidence in _callers(graph, "FakeThing.validate")} == {(7, 0.25)}
 
 
+def test_swift_calls_supertypes_and_typed_names_are_read(index: Index, tmp_path: Path) -> None:
+    """Swift had no reference query: every `graph callers` of an iOS project said "(none)"."""
+    from mindex.graph_heirs import heirs
+
+    _write(tmp_path / "s", {
+        "Sources/Kit/Engine.swift": "class Engine {\n  func run() -> Int {\n    return check()\n  }\n  func check() -> Int { 0 }\n}\n",
+        "Sources/App/Car.swift": (
+            "import Kit\n\nclass Car: Engine {\n  let spare: Engine\n  init(spare: Engine) { self.spare = spare }\n"
+            "  func drive(with other: Engine) {\n    other.run()\n    spare.run()\n    let made = Engine()\n    made.run()\n  }\n}\n"),
+    })
+    index.add_source(tmp_path / "s", name="s", kind="code")
+    index.index()
+    graph = index.graph()
+    assert _callers(graph, "Engine.check") == {("Sources/Kit/Engine.swift", 3, "Engine.run", 1.0)}
+    assert {(line, confidence) for _, line, _, confidence in _callers(graph, "Engine.run")} == {(7, 0.9), (8, 0.9), (10, 0.9)}
+    assert [e.scope for e in heirs(graph, "Engine", ("extends",))[0].edges] == ["Car"]
+
+
 def test_a_java_name_holds_the_class_it_is_declared_as(index: Index, tmp_path: Path) -> None:
     """gson's `Gson gson = new Gson(); gson.toJson(x)` reached each of eight `toJson`s of the
     index by name (0.06 each): Java's declared types were not read, so javac's own answer was

@@ -151,7 +151,7 @@ def references(tree: Parsed, defs: list[Definition]) -> list[Ref]:
         fields = {receiver.rpartition(".")[2] for receiver in receivers if "." in receiver}  # `v.logger.Info()`:
         receivers.update([receiver.partition(".")[0] for receiver in receivers if "." in receiver])  # v, and its field
         # a Java, C# or Kotlin class's fields, which its subclasses' methods call on too
-        classes = {d.qualname for d in defs if d.kind in HEIRS} if lang.name in ("java", "csharp", "kotlin") else set()
+        classes = {d.qualname for d in defs if d.kind in HEIRS} if lang.name in ("java", "csharp", "kotlin", "swift") else set()
         for variable, first, line, scope in named:
             if variable in receivers or "self." + variable in receivers or scope in classes or (  # a class body's `pool: Pool` too
                     "type.attr" in first and variable.partition(".")[2] in fields):
@@ -277,7 +277,7 @@ def _iterated(node: Node | None, src: bytes) -> tuple[str, str] | None:
 def type_written(written: str, language: str) -> str | None:
     """The class a written type names, in the language's own syntax (`go_type`, `ts_type`,
     Python's `class_of`)."""
-    if language in ("java", "csharp", "kotlin"):
+    if language in ("java", "csharp", "kotlin", "swift"):
         return java_type(written)
     if language == "php":
         return java_type(written.lstrip("?").rsplit("\\", 1)[-1])
