@@ -946,6 +946,29 @@ def test_an_overloaded_method_is_chosen_by_how_many_arguments_a_call_passes(inde
     assert reached("Calc.Use") == {4: {(2, 1.0)}} and reached("Calc.Mul", 3) == {3: {(2, 1.0)}}
 
 
+def test_a_method_a_class_inherits_from_outside_the_index_is_not_guessed(index: Index, tmp_path: Path) -> None:
+    """jsoup's `elements.size()`, `Elements` being an `ArrayList`, reached jsoup's own `size`
+    methods by name, and click's calls on its `dict` subclasses reached click's methods so: a
+    class of the index that neither defines nor inherits (from the index) the method, but
+    extends a class the index does not hold, reaches nothing."""
+    _write(tmp_path / "x", {
+        "j/Elements.java": "import java.util.ArrayList;\nclass Elements extends ArrayList<String> {\n  void own() {}\n}\n",
+        "j/Attributes.java": "class Attributes {\n  int size() { return 0; }\n}\n",
+        "j/Use.java": "class Use {\n  void go(Elements els) {\n    els.size();\n    els.own();\n  }\n}\n",
+        "p/reg.py": "class Registry(dict):\n    def own(self):\n        return 1\n\n\nclass Other:\n    def items(self):\n        return []\n",
+        "p/use.py": "from reg import Registry\n\n\ndef go(reg: Registry):\n    reg.items()\n    reg.own()\n",
+    })
+    index.add_source(tmp_path / "x", name="x", kind="code")
+    index.index()
+    graph = index.graph()
+    java = {e.call: e for e in graph.callees(graph.targets("Use.go")[0])}
+    assert java["els.size"].target is None and "extends ArrayList" in java["els.size"].reason
+    assert java["els.own"].target is not None and java["els.own"].target.name == "Elements.own"
+    python = {e.call: e for e in graph.callees(graph.targets("go")[0])}
+    assert python["reg.items"].target is None and "extends dict" in python["reg.items"].reason
+    assert python["reg.own"].target is not None and python["reg.own"].confidence == 0.9
+
+
 def test_a_c_function_is_found_through_the_headers_an_included_header_includes(index: Index, tmp_path: Path) -> None:
     """jq's `util.c` calls `jv_free` 208 times through `util.h`, which includes `jv.h`: each was
     a guess by name (0.6). The headers a header includes count too, three levels deep."""

@@ -352,6 +352,9 @@ class Holds:
                     if fit := fitting(inherited, arity):
                         return Resolution([(s, min(0.85, surely)) for s in fit], says)
                     nearest = nearest or Resolution([(s, min(0.85, surely)) for s in inherited], says)
+        if nearest is None and surely >= 0.9 and (outer := [b for b in seen - {bound} if not self._classes_named(b)]):
+            # `elements.size()`, jsoup's Elements being an ArrayList: the method is the base's, not one named so here
+            return Resolution([], f"outside the index: {receiver} is a {bound}, which extends {sorted(outer)[0]}")
         return nearest
 
 
