@@ -105,6 +105,14 @@ def _write(root: Path, files: dict[str, str]) -> None:
         (root / rel).write_text(text, encoding="utf-8")
 
 
+def _graph_of(index: Index, root: Path, files: dict[str, str]) -> CodeGraph:
+    """`files` written under `root`, indexed as a code source named after it, and its graph."""
+    _write(root, files)
+    index.add_source(root, name=root.name, kind="code")
+    index.index()
+    return index.graph()
+
+
 @pytest.fixture
 def graph_index(index: Index, tmp_path: Path) -> Index:
     root = tmp_path / "repo"
@@ -778,7 +786,7 @@ def test_a_generic_or_qualified_supertype_is_read_as_its_name(index: Index, tmp_
     that records supertypes, and belongs to its class when a method shares the line."""
     from mindex.graph_heirs import heirs
 
-    _write(tmp_path / "g", {
+    graph = _graph_of(index, tmp_path / "g", {
         "java/TypeAdapter.java": "public abstract class TypeAdapter<T> {}\n",
         "java/Serializer.java": "public interface Serializer<T> {}\n",
         "java/Adapters.java": (
@@ -797,9 +805,6 @@ def test_a_generic_or_qualified_supertype_is_read_as_its_name(index: Index, tmp_
         "rs/lib.rs": "pub trait Convert<T> { fn convert(t: T) -> Self; }\npub struct Meters;\n"
                      "impl Convert<u8> for Meters { fn convert(t: u8) -> Self { Meters } }\n",
     })
-    index.add_source(tmp_path / "g", name="g", kind="code")
-    index.index()
-    graph = index.graph()
 
     def names(target: str, kinds: tuple[str, ...], path: str) -> list[str]:
         (found,) = heirs(graph, target, kinds, path=path, depth=1)
@@ -820,7 +825,7 @@ def test_a_java_class_sees_its_package_and_imports_inside_its_methods(index: Ind
     package, no import) the same: a call without a receiver inside a Java or C++ class that is
     no method of it was guessed by name. It now goes through the file's imports, Java's package
     (`src/main/java/x` and `src/test/java/x` being one) and C++'s included headers."""
-    _write(tmp_path / "j", {
+    graph = _graph_of(index, tmp_path / "j", {
         "src/main/java/com/acme/Widget.java": "package com.acme;\npublic class Widget {\n  public Widget() {}\n}\n",
         "src/main/java/com/acme/Gadget.java": "package com.acme;\npublic class Gadget extends Widget {\n}\n",
         "src/main/java/com/acme/util/Helper.java": "package com.acme.util;\npublic class Helper {\n}\n",
@@ -832,9 +837,6 @@ def test_a_java_class_sees_its_package_and_imports_inside_its_methods(index: Ind
         "cpp/helper.cpp": "#include \"helper.h\"\nint helper(int x) { return x; }\n",
         "cpp/user.cpp": "#include \"helper.h\"\nclass User {\n  int run() {\n    return helper(1);\n  }\n};\n",
     })
-    index.add_source(tmp_path / "j", name="j", kind="code")
-    index.index()
-    graph = index.graph()
     assert _callers(graph, "Widget") == {("src/test/java/com/acme/WidgetTest.java", 5, "WidgetTest.make", 0.9)}
     assert _callers(graph, "Helper") == {("src/test/java/com/acme/WidgetTest.java", 6, "WidgetTest.make", 0.95)}
     assert _callers(graph, "Lone") == {("src/test/java/com/acme/WidgetTest.java", 7, "WidgetTest.make", 0.6)}
@@ -853,7 +855,7 @@ def test_ruby_php_csharp_and_kotlin_calls_are_read(index: Index, tmp_path: Path)
     parameter holds."""
     from mindex.graph_heirs import heirs
 
-    _write(tmp_path / "m", {
+    graph = _graph_of(index, tmp_path / "m", {
         "rb/lib/base.rb": (
             "module Web\n  class Base\n    def route(verb, path)\n      verb\n    end\n\n"
             "    def get(path)\n      route('GET', path)\n    end\n  end\nend\n"),
@@ -879,9 +881,6 @@ def test_ruby_php_csharp_and_kotlin_calls_are_read(index: Index, tmp_path: Path)
             "package com.acme.app\n\nimport com.acme.Engine\n\nclass Car(val engine: Engine) : Engine() {\n"
             "  fun drive(spare: Engine) {\n    spare.run()\n    Engine()\n  }\n}\n"),
     })
-    index.add_source(tmp_path / "m", name="m", kind="code")
-    index.index()
-    graph = index.graph()
     assert _callers(graph, "Web.Base.route") == {("rb/lib/base.rb", 8, "Web.Base.get", 1.0)}
     assert [e.scope for e in heirs(graph, "Web.Base", ("extends",))[0].edges] == ["App"]
     assert ("rb/lib/app.rb", 5, "App.start") in {c[:3] for c in _callers(graph, "Web.Base")}
@@ -909,7 +908,7 @@ def test_an_overloaded_method_is_chosen_by_how_many_arguments_a_call_passes(inde
     from Node. In Java, C#, Kotlin and C++ a call now reaches the nearest methods whose
     parameters take its arguments (defaults and varargs counted), and those of one name
     when none does."""
-    _write(tmp_path / "o", {
+    graph = _graph_of(index, tmp_path / "o", {
         "j/Node.java": "class Node {\n  String attr(String key) { return key; }\n}\n",
         "j/Element.java": (
             "class Element extends Node {\n  Element attr(String key, String value) { return this; }\n"
@@ -922,9 +921,6 @@ def test_an_overloaded_method_is_chosen_by_how_many_arguments_a_call_passes(inde
             "class Calc {\n  int Mul(int a, int b = 2) { return a * b; }\n"
             "  int Mul(string s, string t, string u) { return Mul(1, 3); }\n  int Use() { return Mul(1); }\n}\n"),
     })
-    index.add_source(tmp_path / "o", name="o", kind="code")
-    index.index()
-    graph = index.graph()
 
     def reached(scope: str, line: int = 0) -> dict[int, set[tuple[int, float]]]:
         (target,) = [t for t in graph.targets(scope) if not line or t.start_line == line]
@@ -951,16 +947,13 @@ def test_a_method_a_class_inherits_from_outside_the_index_is_not_guessed(index: 
     methods by name, and click's calls on its `dict` subclasses reached click's methods so: a
     class of the index that neither defines nor inherits (from the index) the method, but
     extends a class the index does not hold, reaches nothing."""
-    _write(tmp_path / "x", {
+    graph = _graph_of(index, tmp_path / "x", {
         "j/Elements.java": "import java.util.ArrayList;\nclass Elements extends ArrayList<String> {\n  void own() {}\n}\n",
         "j/Attributes.java": "class Attributes {\n  int size() { return 0; }\n}\n",
         "j/Use.java": "class Use {\n  void go(Elements els) {\n    els.size();\n    els.own();\n  }\n}\n",
         "p/reg.py": "class Registry(dict):\n    def own(self):\n        return 1\n\n\nclass Other:\n    def items(self):\n        return []\n",
         "p/use.py": "from reg import Registry\n\n\ndef go(reg: Registry):\n    reg.items()\n    reg.own()\n",
     })
-    index.add_source(tmp_path / "x", name="x", kind="code")
-    index.index()
-    graph = index.graph()
     java = {e.call: e for e in graph.callees(graph.targets("Use.go")[0])}
     assert java["els.size"].target is None and "extends ArrayList" in java["els.size"].reason
     assert java["els.own"].target is not None and java["els.own"].target.name == "Elements.own"
@@ -972,16 +965,13 @@ def test_a_method_a_class_inherits_from_outside_the_index_is_not_guessed(index: 
 def test_a_c_function_is_found_through_the_headers_an_included_header_includes(index: Index, tmp_path: Path) -> None:
     """jq's `util.c` calls `jv_free` 208 times through `util.h`, which includes `jv.h`: each was
     a guess by name (0.6). The headers a header includes count too, three levels deep."""
-    _write(tmp_path / "c", {
+    graph = _graph_of(index, tmp_path / "c", {
         "src/jv.h": "void jv_free(int v);\n",
         "src/jv.c": "#include \"jv.h\"\nvoid jv_free(int v) {}\n",
         "src/util.h": "#include \"jv.h\"\nint util(void);\n",
         "src/util.c": "#include \"util.h\"\nint util(void) {\n  jv_free(1);\n  return 0;\n}\n",
         "other/jv_free.c": "void jv_free(int v) {}\n",
     })
-    index.add_source(tmp_path / "c", name="c", kind="code")
-    index.index()
-    graph = index.graph()
     (target,) = [t for t in graph.targets("jv_free") if t.path == "src/jv.c"]
     assert {(e.path, e.line, e.confidence, e.reason) for e in graph.callers(target)} == {
         ("src/util.c", 3, 0.9, "defined with an included header")}
@@ -993,16 +983,13 @@ def test_a_guess_by_name_keeps_out_tests_and_classes_nothing_defines(index: Inde
     methods of the project named so. Code that is no test never reaches a test's definition
     by name alone, and `Type.f()` on a capitalised name nothing in the index defines reaches
     nothing."""
-    _write(tmp_path / "p", {
+    graph = _graph_of(index, tmp_path / "p", {
         "pkg/model.py": "class Model:\n    def validate(self):\n        return True\n\n    def home(self):\n        return 1\n",
         "pkg/core.py": "from pathlib import Path\n\n\ndef run(thing):\n    thing.validate()\n    return Home.home()\n",
         "tests/test_core.py": (
             "class FakeThing:\n    def validate(self):\n        return False\n\n\n"
             "def test_run(thing):\n    thing.validate()\n"),
     })
-    index.add_source(tmp_path / "p", name="p", kind="code")
-    index.index()
-    graph = index.graph()
     (run,) = graph.targets("run")
     reached = {e.call: (e.target.name if e.target else None, e.confidence, e.reason) for e in graph.callees(run)}
     assert reached["thing.validate"] == ("Model.validate", 0.6, "the only definition with this name")
@@ -1014,15 +1001,12 @@ def test_swift_calls_supertypes_and_typed_names_are_read(index: Index, tmp_path:
     """Swift had no reference query: every `graph callers` of an iOS project said "(none)"."""
     from mindex.graph_heirs import heirs
 
-    _write(tmp_path / "s", {
+    graph = _graph_of(index, tmp_path / "s", {
         "Sources/Kit/Engine.swift": "class Engine {\n  func run() -> Int {\n    return check()\n  }\n  func check() -> Int { 0 }\n}\n",
         "Sources/App/Car.swift": (
             "import Kit\n\nclass Car: Engine {\n  let spare: Engine\n  init(spare: Engine) { self.spare = spare }\n"
             "  func drive(with other: Engine) {\n    other.run()\n    spare.run()\n    let made = Engine()\n    made.run()\n  }\n}\n"),
     })
-    index.add_source(tmp_path / "s", name="s", kind="code")
-    index.index()
-    graph = index.graph()
     assert _callers(graph, "Engine.check") == {("Sources/Kit/Engine.swift", 3, "Engine.run", 1.0)}
     assert {(line, confidence) for _, line, _, confidence in _callers(graph, "Engine.run")} == {(7, 0.9), (8, 0.9), (10, 0.9)}
     assert [e.scope for e in heirs(graph, "Engine", ("extends",))[0].edges] == ["Car"]
@@ -1036,7 +1020,7 @@ def test_a_java_name_holds_the_class_it_is_declared_as(index: Index, tmp_path: P
     `var x = new T()` and `var x = f()` (what `f` is declared to return) now say what the name
     holds, and a field the class inherits too; a class nested in another is found by its
     short name; a name holding a class outside the index calls nothing in it."""
-    _write(tmp_path / "j", {
+    graph = _graph_of(index, tmp_path / "j", {
         "src/a/Engine.java": (
             "package a;\npublic class Engine {\n  public void run() {}\n  public static class Part {\n"
             "    public void fit() {}\n  }\n  public Part part() { return new Part(); }\n}\n"),
@@ -1057,9 +1041,6 @@ def test_a_java_name_holds_the_class_it_is_declared_as(index: Index, tmp_path: P
             "    motor.run();\n    stack.getName();\n"
             "  }\n}\n"),
     })
-    index.add_source(tmp_path / "j", name="j", kind="code")
-    index.index()
-    graph = index.graph()
     runs = sorted((line, confidence) for _, line, _, confidence in _callers(graph, "Engine.run"))
     assert runs == [(7, 0.9), (8, 0.9), (9, 0.9), (11, 0.9), (12, 0.9), (18, 0.9)]  # 18: a field Vehicle declares
     assert _callers(graph, "Other.run") == set()
