@@ -58,3 +58,14 @@ def test_a_title_line_of_any_length_is_read_in_linear_time() -> None:
     parsed = PARSERS[".adoc"]("= a" + " " * 400_000 + "b\n\n== Section ==\ntext\n", "long.adoc")
     assert parsed.title.startswith("a") and parsed.title.endswith("b")
     assert parsed.sections[-1].heading_path[-1] == "Section"  # `== Section ==`: the closing marks go
+
+
+def test_a_page_and_a_changelog_know_the_same_delimited_blocks() -> None:
+    """The page reader knew the open block (`--`) and not `~~~~`, the changelog reader the
+    reverse: a title inside either was a heading in one and a release in the other."""
+    from mindex.changelog.parse import split_releases
+
+    page = PARSERS[".adoc"]("= Guide\n\n== Real\n\n~~~~\n== Not a heading\n~~~~\n\n--\n== Nor this\n--\n", "g.adoc")
+    assert [s.heading_path for s in page.sections] == [("Guide",), ("Guide", "Real")]
+    changelog = "= Changelog\n\n== 2.0.0 (2025-01-02)\n\n* Added a.\n\n--\n== 9.9.9\n--\n\n~~~~\n== 8.8.8\n~~~~\n\n== 1.0.0\n\n* First.\n"
+    assert [r.version for r in split_releases(changelog)] == ["2.0.0", "1.0.0"]

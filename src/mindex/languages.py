@@ -159,6 +159,10 @@ PROSE_SUFFIXES = {".md": "markdown", ".markdown": "markdown", ".mdx": "mdx", ".r
                   ".adoc": "asciidoc", ".asciidoc": "asciidoc",
                   **dict.fromkeys((".1", ".2", ".3", ".4", ".5", ".6", ".7", ".8", ".9", ".man", ".mdoc"), "man")}
 PROSE = frozenset(PROSE_SUFFIXES.values())
+# A line that opens or closes an AsciiDoc delimited block (listing `----`, literal `....`,
+# passthrough `++++`, comment `////`, example `====`, sidebar `****`, quote `____`, `~~~~`,
+# table `|===`, open `--`): no title inside one is a heading, in a page or a changelog.
+ASCIIDOC_BLOCK = re.compile(r"^(-{4,}|\.{4,}|\+{4,}|/{4,}|={4,}|\*{4,}|_{4,}|~{4,}|\|={3,}|-{2})[ \t]*$")
 # Languages whose code is JavaScript or TypeScript (exports, `const` definitions, imports by path)
 SCRIPTS = frozenset({"javascript", "typescript", "tsx", "vue", "svelte"})
 _BY_SUFFIX = {suffix: lang for lang in LANGUAGES for suffix in lang.suffixes}

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, timezone
 
 from mindex.changelog.versions import clean, looks_like_version
+from mindex.languages import ASCIIDOC_BLOCK
 
 KINDS = ("added", "changed", "fixed", "breaking", "deprecated", "security", "removed", "performance", "docs")
 
@@ -348,7 +349,6 @@ def _version_heading(title: str) -> tuple[str, date | None] | None:
 
 _ADOC_TITLE = re.compile(r"^(={1,6})[ \t]+(\S.*)$")
 _ADOC_TERM = re.compile(r"^([A-Z][\w ,/&'()-]{0,60})::[ \t]*$")  # `Bug Fixes::`, a section of changes
-_ADOC_BLOCK = re.compile(r"^(-{4,}|\.{4,}|\+{4,}|/{4,}|={4,}|\*{4,}|_{4,}|~{4,}|\|={3,})[ \t]*$")
 
 
 def _is_asciidoc(lines: list[str]) -> bool:
@@ -362,7 +362,7 @@ def _asciidoc_to_markdown(lines: list[str]) -> list[str]:
     them (Asciidoctor's own changelog), outside delimited blocks; a line each, numbers kept."""
     out, block, deepest = [], None, 1
     for line in lines:
-        delimiter = _ADOC_BLOCK.match(line)
+        delimiter = ASCIIDOC_BLOCK.match(line)
         if block is not None:
             block = None if delimiter and delimiter.group(1) == block else block
             out.append(line)

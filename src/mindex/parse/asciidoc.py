@@ -11,11 +11,11 @@ from __future__ import annotations
 import re
 from pathlib import PurePosixPath
 
+from mindex.languages import ASCIIDOC_BLOCK
 from mindex.models import ParsedDocument
 from mindex.parse.markdown import cut_sections, heading_text
 
 _HEADING = re.compile(r"^(={1,6}|#{1,6})[ \t]+(\S.*)$")  # a closing `==` is taken off after (linear)
-_DELIMITER = re.compile(r"^(-{4,}|\.{4,}|\+{4,}|/{4,}|={4,}|\*{4,}|_{4,}|\|={3,}|-{2})[ \t]*$")
 _ATTRIBUTE = re.compile(r"^:(!?[\w][\w-]*!?):[ \t]*(.*)$")
 
 
@@ -26,7 +26,7 @@ def parse_asciidoc(text: str, path: str) -> ParsedDocument:
     starts: list[tuple[int, int, str]] = []  # (line index, level, title)
     block: str | None = None
     for i, line in enumerate(lines):
-        delimiter = _DELIMITER.match(line)
+        delimiter = ASCIIDOC_BLOCK.match(line)
         if block is not None:
             if delimiter and delimiter.group(1) == block:
                 block = None
