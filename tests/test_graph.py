@@ -306,6 +306,20 @@ def test_a_rust_use_from_the_crate_root_self_or_super_names_that_file(index: Ind
     assert ("IntoIter.filter_entry", "src/lib.rs") in reached and ("filter_entry", "src/tests/recursive.rs") not in reached
 
 
+def test_a_rust_call_and_a_use_find_the_crate_root_alike(index: Index, tmp_path: Path) -> None:
+    """`use crate::x` found the crate's root by its indexed `lib.rs`, a call `crate::x::f()` by
+    cutting its path at the first `src/`: in a crate whose `lib.rs` is at the top (`[lib] path`)
+    a file under `tools/src/` called into `tools/src/eval.rs`, which is no module of it."""
+    graph = _graph_of(index, tmp_path / "crate", {
+        "lib.rs": "mod eval;\nmod tools;\n",
+        "eval.rs": "pub fn matches() -> bool { true }\n",
+        "tools/src/eval.rs": "pub fn matches() -> bool { false }\n",
+        "tools/src/gen.rs": "fn generate() -> bool {\n    crate::eval::matches()\n}\n",
+    })
+    (call,) = [e for e in graph.callees(graph.targets("generate")[0]) if e.call.endswith("matches")]
+    assert call.target is not None and call.target.path == "eval.rs" and call.confidence == 0.9
+
+
 def test_a_name_a_python_module_binds_to_another_is_followed_both_ways(index: Index, tmp_path: Path) -> None:
     """attrs' `attr/__init__.py` says `s = attributes = attrs` and `ib = attr = attrib`, and
     attrs' own tests call `attr.s(...)` and `attr.ib()` 793 times: none reached `attrs` or

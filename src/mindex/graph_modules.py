@@ -118,16 +118,8 @@ class ModuleMap:
         crate::WalkDir` in `src/tests/recursive.rs` is `src/lib.rs`, `super::util` there
         `src/tests/util.rs`. None for any other path, or a file under no crate root."""
         parts = module.split("::")
-        if parts[0] not in ("crate", "self", "super"):
+        if parts[0] not in ("crate", "self", "super") or (root := self._crate_root(source, path)) is None:
             return None
-        folder, root = posixpath.dirname(path), None
-        while root is None:
-            if any((source, posixpath.join(folder, f)) in self.by_path for f in ("lib.rs", "main.rs")):
-                root = folder
-            elif not folder:
-                return None
-            else:
-                folder = posixpath.dirname(folder)
         here = path[len(root):].lstrip("/").removesuffix(".rs").split("/") if root else path.removesuffix(".rs").split("/")
         if here[-1] in ("mod", "lib", "main"):
             here = here[:-1]  # a folder's `mod.rs` (or the root file) is the folder's module
@@ -145,12 +137,23 @@ class ModuleMap:
             return [posixpath.join(root, "lib.rs"), posixpath.join(root, "main.rs")]
         return [f"{stem}.rs", f"{stem}/mod.rs"]
 
+    def _crate_root(self, source: str, path: str) -> str | None:
+        """The nearest folder above `path` whose `lib.rs` or `main.rs` is indexed: its crate's
+        root ('' at the source's top), None when there is none."""
+        folder = posixpath.dirname(path)
+        while not any((source, posixpath.join(folder, f)) in self.by_path for f in ("lib.rs", "main.rs")):
+            if not folder:
+                return None
+            folder = posixpath.dirname(folder)
+        return folder
+
     def rust_module_files(self, doc_id: int, receiver: str) -> set[str]:
         """The paths a call's Rust module path may name (`eval::matches_req()`, `eval` being a
         module of the crate, `mod eval;`): `eval.rs` or `eval/mod.rs` beside the calling file
         or in its own folder (`src/foo.rs` declares `src/foo/eval.rs`); `super::` goes up a
-        folder, and `crate::` starts at the crate's `src`. Empty for no module path."""
-        path = self.files[doc_id][1]
+        folder, and `crate::` starts at the crate's root (as `use crate::` does; its `src/` when
+        no `lib.rs` or `main.rs` is indexed). Empty for no module path."""
+        source, path = self.files[doc_id][0], self.files[doc_id][1]
         parts = receiver.split("::")
         here = posixpath.dirname(path)
         # where this module's own modules live: beside lib.rs, main.rs and mod.rs, else in a
@@ -158,7 +161,8 @@ class ModuleMap:
         children = here if posixpath.basename(path) in ("lib.rs", "main.rs", "mod.rs") else posixpath.splitext(path)[0]
         folders = [children] if parts[0] in ("self", "super") else [here, children]
         if parts[0] == "crate":
-            folders = [path[:path.index("src/") + 3] if "src/" in path else ""]
+            root = self._crate_root(source, path)
+            folders = [root if root is not None else path[:path.index("src/") + 3] if "src/" in path else ""]
         while parts and parts[0] in ("crate", "self", "super"):
             if parts.pop(0) == "super":
                 children = posixpath.dirname(children)
