@@ -165,3 +165,26 @@ def test_kotlin_swift_and_dart_signatures_hold_their_parameters() -> None:
         assert lang is not None
         tree = parse_tree(text.encode(), lang, 5)
         assert [(d.name, d.signature) for d in definitions(tree)] == expected, path
+
+
+def test_elixir_defines_by_calling_def_and_defmodule() -> None:
+    """Elixir was one of the languages without definitions (its `def` and `defmodule` are
+    calls): plug's `Plug.Conn.send_resp` could not be found by name, and a function's `@doc`
+    was a chunk apart from it."""
+    from mindex.languages import language_for
+    from mindex.parse.code import chunk_code, definitions, parse_tree
+
+    text = (
+        "defmodule MyApp.Accounts do\n  @moduledoc \"Users.\"\n  alias MyApp.Repo\n\n"
+        "  @doc \"\"\"\n  Lists users.\n  \"\"\"\n  def list_users(opts \\\\ []) do\n    Repo.all(User)\n  end\n\n"
+        "  defp hidden(z), do: z\n  def guarded(x) when is_integer(x), do: x\nend\n")
+    lang = language_for("accounts.ex", text)
+    assert lang is not None
+    tree = parse_tree(text.encode(), lang, 5)
+    assert [(d.qualname, d.kind, d.start_line, d.signature, d.exported) for d in definitions(tree)] == [
+        ("MyApp.Accounts", "module", 1, "MyApp.Accounts", True),
+        ("MyApp.Accounts.list_users", "function", 8, "list_users(opts \\\\ [])", True),
+        ("MyApp.Accounts.hidden", "function", 12, "hidden(z)", False),
+        ("MyApp.Accounts.guarded", "function", 13, "guarded(x)", True)]
+    (documented,) = [c for c in chunk_code(text, tree, 200) if c.symbol == "MyApp.Accounts.list_users"]
+    assert documented.start_line == 5 and documented.text.lstrip().startswith('@doc """')

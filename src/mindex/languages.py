@@ -96,7 +96,8 @@ LANGUAGES: tuple[Lang, ...] = (
           "type_synonym": "type", "class": "interface", "instance": "impl"},
          names={"function": "name", "signature": "name", "data_type": "name", "newtype": "name",
                 "type_synonym": "name", "class": "name", "instance": "name"}),
-    Lang("elixir", "tree_sitter_elixir", (".ex", ".exs")),
+    # Elixir defines by calling `def`, `defmodule`, ...: which calls define is read in parse/code.py
+    Lang("elixir", "tree_sitter_elixir", (".ex", ".exs"), {"call": "function"}),
     Lang("zig", "tree_sitter_zig", (".zig",), {"function_declaration": "function"}),
     Lang("ocaml", "tree_sitter_ocaml", (".ml",),
          {"value_definition": "function", "type_definition": "type", "module_definition": "module"}, "language_ocaml",

@@ -67,6 +67,7 @@ class _Atom:
     chain: tuple[Definition, ...]  # definitions around the atom
     own: Definition | None  # the atom is itself a definition
     comment: bool = False  # a comment: it joins the definition right after it
+    note: bool = False  # Elixir's `@doc`: as a comment, and never the tail of the code before it
 
 
 class ParseTimeout(Exception):
@@ -244,6 +245,8 @@ def _define(node: Node, inner: Node, kind: str, lang: Lang, src: bytes, parents:
         return Definition(bound_name, "method" if kind == "function" and owner in CLASS_KINDS else kind,
                           node.start_point[0] + 1, last_line(node, src), _signature(value, bound_name, src), parents,
                           inner.type == "expression_statement" or _exported(node, inner, lang, bound_name, src))
+    if lang.name == "elixir":
+        return _elixir(node, inner, src, parents)
     path = lang.names.get(inner.type)
     target = _at_path(inner, path) if path is not None else None
     name = (node_text(target, src) if target is not None else None) if path is not None else _name(inner, src)
@@ -256,6 +259,33 @@ def _define(node: Node, inner: Node, kind: str, lang: Lang, src: bytes, parents:
         kind = "method"
     return Definition(name, kind, node.start_point[0] + 1, last_line(node, src), _signature(inner, name, src),
                       parents, _exported(node, inner, lang, name, src))
+
+
+# What each of Elixir's defining calls defines (a `p` at the end: private to its module).
+_ELIXIR = {"defmodule": "module", "defprotocol": "interface", "defimpl": "impl", "def": "function", "defp": "function",
+           "defmacro": "function", "defmacrop": "function", "defguard": "function", "defguardp": "function",
+           "defdelegate": "function"}
+
+
+def _elixir(node: Node, call: Node, src: bytes, parents: tuple[str, ...]) -> Definition | None:
+    """An Elixir definition: a call of `def`, `defmodule`, ... whose first argument names it
+    (`def list_users(opts)`, `def f(x) when is_integer(x)`, `defmodule MyApp.Accounts`)."""
+    target = call.child_by_field_name("target")
+    definer = node_text(target, src) if target is not None and target.type == "identifier" else ""
+    arguments = next((c for c in call.named_children if c.type == "arguments"), None)
+    if definer not in _ELIXIR or arguments is None or not arguments.named_children:
+        return None
+    head = arguments.named_children[0]
+    if head.type == "binary_operator":  # a guard: `f(x) when ...`
+        head = head.child_by_field_name("left") or head
+    named = head.child_by_field_name("target") if head.type == "call" else head
+    if named is None or named.type not in ("identifier", "alias"):
+        return None
+    name = node_text(named, src)
+    params = next((c for c in head.named_children if c.type == "arguments"), None) if head.type == "call" else None
+    signature = name + (" ".join(node_text(params, src).split())[:SIGNATURE_CHARS] if params is not None else "")
+    return Definition(name, _ELIXIR[definer], node.start_point[0] + 1, last_line(node, src), signature, parents,
+                      not definer.endswith("p"))
 
 
 def last_line(node: Node, src: bytes) -> int:
@@ -483,7 +513,7 @@ def _atoms(node: Node, tree: Parsed, budget: int, chain: tuple[Definition, ...],
         own = definition_of(child, tree, parents, owner) if child.type not in FIELDS else None
         size = child.end_byte - child.start_byte
         members = (own is not None and own.kind in OPENED) or (
-            own is None and owner in OPENED and child.named_child_count > 0 and _holds_definition(child, tree.lang))
+            own is None and owner in OPENED and child.named_child_count > 0 and _holds_definition(child, tree))
         inner = child.child_by_field_name(WRAPPERS[child.type]) if own is not None and child.type in WRAPPERS else None
         if child.child_count and (size > budget or members) and inner is not None and own is not None:
             # A decorated (or exported) definition opened into its members: its decorators
@@ -494,20 +524,39 @@ def _atoms(node: Node, tree: Parsed, budget: int, chain: tuple[Definition, ...],
                     _atoms(part, tree, budget, (*chain, own), out)
                 else:
                     out.append(_Atom(part.start_point[0], part.end_point[0], part.end_byte - part.start_byte,
-                                     (*chain, own), None, "comment" in part.type))
+                                     (*chain, own), None, *_leads(part, tree)))
         elif child.child_count and (size > budget or members):
             _atoms(child, tree, budget, (*chain, own) if own else chain, out)
         else:
-            out.append(_Atom(child.start_point[0], child.end_point[0], size, chain, own, "comment" in child.type))
+            out.append(_Atom(child.start_point[0], child.end_point[0], size, chain, own, *_leads(child, tree)))
     return out
+
+
+_ELIXIR_NOTES = (b"@doc", b"@spec", b"@impl", b"@deprecated", b"@since", b"@typedoc")
+
+
+def _leads(node: Node, tree: Parsed) -> tuple[bool, bool]:
+    """Whether a node joins the definition right after it (a comment, or Elixir's `@doc`,
+    `@spec` and `@impl`: an Elixir function's documentation is an attribute above it), and
+    whether it is such an attribute."""
+    if "comment" in node.type:
+        return True, False
+    note = tree.lang.name == "elixir" and node.type == "unary_operator" and _bytes(node, tree.src)[:11].startswith(
+        _ELIXIR_NOTES)
+    return note, note
 
 
 # Definitions opened into their members even when they fit the budget whole.
 OPENED = CLASS_KINDS | {"module"}
 
 
-def _holds_definition(node: Node, lang: Lang) -> bool:
-    """True when a definition sits somewhere below `node` (a class's body holding methods)."""
+def _holds_definition(node: Node, tree: Parsed) -> bool:
+    """True when a definition sits somewhere below `node` (a class's body holding methods; in
+    Elixir, where every call is a node of the definitions' type, a call of `def`, ...)."""
+    lang = tree.lang
+    if lang.name == "elixir":
+        return any(n.type == "call" and (t := n.child_by_field_name("target")) is not None
+                   and _bytes(t, tree.src).decode("utf-8", "replace") in _ELIXIR for n in _walk(node) if n != node)
     return any(n.type in lang.definitions for n in _walk(node) if n != node)
 
 
@@ -527,7 +576,7 @@ def _pack(atoms: list[_Atom], budget: int) -> list[list[_Atom]]:
         same_level = last is not None and atom.chain == last[-1].chain
         if last is not None and atom.start_row == last[0].start_row:
             joins = True  # never cut a line in two
-        elif atom.own is not None:
+        elif atom.own is not None or atom.note:
             joins = same_level and comments_only and atom.start_row <= last[-1].end_row + 1  # type: ignore[index]
         else:
             joins = same_level and not defined and size + atom.size <= budget
