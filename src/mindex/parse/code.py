@@ -22,6 +22,8 @@ from typing import TYPE_CHECKING
 
 from mindex.languages import SCRIPTS, Lang, grammar
 from mindex.parse.bound import BOUND, FIELDS, FUNCTIONS, bound
+from mindex.parse.elixir import defines, elixir_definition, is_note
+from mindex.parse.params import parameter_span
 
 if TYPE_CHECKING:
     from tree_sitter import Node, Query
@@ -155,27 +157,14 @@ def _name(node: Node, src: bytes) -> str | None:
 
 
 def _signature(node: Node, name: str, src: bytes) -> str:
-    params = node.child_by_field_name("parameters")
-    if params is None:
-        declarator = node.child_by_field_name("declarator")
-        params = declarator.child_by_field_name("parameters") if declarator is not None else None
-    if params is None:  # Kotlin's and Dart's lists, a Kotlin class's constructor (no field names them)
-        params = next((c for c in node.named_children if c.type in _PARAMETER_LISTS), None)
-    if params is None and node.type == "method_signature":  # Dart: `int go(int x)` inside it
-        inner = next((c for c in node.named_children if c.type == "function_signature"), None)
-        return _signature(inner, name, src) if inner is not None else name
-    if params is None and node.type == "function_declaration":  # Swift: between its own parentheses
-        opened, closed = (next((c for c in node.children if c.type == t), None) for t in ("(", ")"))
-        if opened is not None and closed is not None:
-            text = " ".join(src[opened.start_byte : closed.end_byte].decode("utf-8", "replace").split())
-            return name + (text if len(text) <= SIGNATURE_CHARS else text[: SIGNATURE_CHARS - 1] + "…)")
-    if params is None:
+    """The name and its parameters as written, on one line (cut at SIGNATURE_CHARS)."""
+    spans = parameter_span(node)
+    if spans is None:
         return name
-    text = " ".join(node_text(params, src).split())
+    text = " ".join(src[spans[0] : spans[1]].decode("utf-8", "replace").split())
     return name + (text if len(text) <= SIGNATURE_CHARS else text[: SIGNATURE_CHARS - 1] + "…)")
 
 
-_PARAMETER_LISTS = frozenset({"function_value_parameters", "primary_constructor", "formal_parameter_list"})
 # Nodes that wrap a definition (decorators, `export`): the definition is the field's node,
 # its span is the wrapper's.
 WRAPPERS = {"decorated_definition": "definition", "export_statement": "declaration"}
@@ -245,8 +234,10 @@ def _define(node: Node, inner: Node, kind: str, lang: Lang, src: bytes, parents:
         return Definition(bound_name, "method" if kind == "function" and owner in CLASS_KINDS else kind,
                           node.start_point[0] + 1, last_line(node, src), _signature(value, bound_name, src), parents,
                           inner.type == "expression_statement" or _exported(node, inner, lang, bound_name, src))
-    if lang.name == "elixir":
-        return _elixir(node, inner, src, parents)
+    if lang.name == "elixir":  # it defines by calling `def`, `defmodule`, ...
+        made = elixir_definition(inner, src)
+        return None if made is None else Definition(made[0], made[1], node.start_point[0] + 1, last_line(node, src),
+                                                    made[2][:SIGNATURE_CHARS], parents, made[3])
     path = lang.names.get(inner.type)
     target = _at_path(inner, path) if path is not None else None
     name = (node_text(target, src) if target is not None else None) if path is not None else _name(inner, src)
@@ -259,33 +250,6 @@ def _define(node: Node, inner: Node, kind: str, lang: Lang, src: bytes, parents:
         kind = "method"
     return Definition(name, kind, node.start_point[0] + 1, last_line(node, src), _signature(inner, name, src),
                       parents, _exported(node, inner, lang, name, src))
-
-
-# What each of Elixir's defining calls defines (a `p` at the end: private to its module).
-_ELIXIR = {"defmodule": "module", "defprotocol": "interface", "defimpl": "impl", "def": "function", "defp": "function",
-           "defmacro": "function", "defmacrop": "function", "defguard": "function", "defguardp": "function",
-           "defdelegate": "function"}
-
-
-def _elixir(node: Node, call: Node, src: bytes, parents: tuple[str, ...]) -> Definition | None:
-    """An Elixir definition: a call of `def`, `defmodule`, ... whose first argument names it
-    (`def list_users(opts)`, `def f(x) when is_integer(x)`, `defmodule MyApp.Accounts`)."""
-    target = call.child_by_field_name("target")
-    definer = node_text(target, src) if target is not None and target.type == "identifier" else ""
-    arguments = next((c for c in call.named_children if c.type == "arguments"), None)
-    if definer not in _ELIXIR or arguments is None or not arguments.named_children:
-        return None
-    head = arguments.named_children[0]
-    if head.type == "binary_operator":  # a guard: `f(x) when ...`
-        head = head.child_by_field_name("left") or head
-    named = head.child_by_field_name("target") if head.type == "call" else head
-    if named is None or named.type not in ("identifier", "alias"):
-        return None
-    name = node_text(named, src)
-    params = next((c for c in head.named_children if c.type == "arguments"), None) if head.type == "call" else None
-    signature = name + (" ".join(node_text(params, src).split())[:SIGNATURE_CHARS] if params is not None else "")
-    return Definition(name, _ELIXIR[definer], node.start_point[0] + 1, last_line(node, src), signature, parents,
-                      not definer.endswith("p"))
 
 
 def last_line(node: Node, src: bytes) -> int:
@@ -532,17 +496,13 @@ def _atoms(node: Node, tree: Parsed, budget: int, chain: tuple[Definition, ...],
     return out
 
 
-_ELIXIR_NOTES = (b"@doc", b"@spec", b"@impl", b"@deprecated", b"@since", b"@typedoc")
-
-
 def _leads(node: Node, tree: Parsed) -> tuple[bool, bool]:
     """Whether a node joins the definition right after it (a comment, or Elixir's `@doc`,
     `@spec` and `@impl`: an Elixir function's documentation is an attribute above it), and
     whether it is such an attribute."""
     if "comment" in node.type:
         return True, False
-    note = tree.lang.name == "elixir" and node.type == "unary_operator" and _bytes(node, tree.src)[:11].startswith(
-        _ELIXIR_NOTES)
+    note = tree.lang.name == "elixir" and node.type == "unary_operator" and is_note(node, tree.src)
     return note, note
 
 
@@ -553,11 +513,9 @@ OPENED = CLASS_KINDS | {"module"}
 def _holds_definition(node: Node, tree: Parsed) -> bool:
     """True when a definition sits somewhere below `node` (a class's body holding methods; in
     Elixir, where every call is a node of the definitions' type, a call of `def`, ...)."""
-    lang = tree.lang
-    if lang.name == "elixir":
-        return any(n.type == "call" and (t := n.child_by_field_name("target")) is not None
-                   and _bytes(t, tree.src).decode("utf-8", "replace") in _ELIXIR for n in _walk(node) if n != node)
-    return any(n.type in lang.definitions for n in _walk(node) if n != node)
+    if tree.lang.name == "elixir":
+        return any(defines(n, tree.src) for n in _walk(node) if n != node)
+    return any(n.type in tree.lang.definitions for n in _walk(node) if n != node)
 
 
 def _pack(atoms: list[_Atom], budget: int) -> list[list[_Atom]]:
