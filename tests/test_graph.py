@@ -1026,6 +1026,26 @@ def test_swift_calls_supertypes_and_typed_names_are_read(index: Index, tmp_path:
     assert [e.scope for e in heirs(graph, "Engine", ("extends",))[0].edges] == ["Car"]
 
 
+def test_lua_modules_are_followed_through_require(index: Index, tmp_path: Path) -> None:
+    """A Neovim plugin (lazy.nvim) defines each module's functions on a local table `M` and
+    calls another module's through `local Loader = require("lazy.core.loader")`: with no Lua
+    reference query, `graph callers` said "(none)"; and every module's `M.load` is `M.load`, so
+    `M.other()` must mean this file's."""
+    graph = _graph_of(index, tmp_path / "nvim", {
+        "lua/kit/loader.lua": (
+            "local M = {}\n\nfunction M.load(p)\n  return M.check(p)\nend\n\nfunction M.check(p)\n  return p\nend\n\n"
+            "return M\n"),
+        "lua/kit/init.lua": (
+            'local Loader = require("kit.loader")\nlocal M = {}\n\nfunction M.setup(opts)\n  Loader.load(opts)\n'
+            "  M.check(opts)\nend\n\nfunction M.check(o)\n  return o\nend\n\nreturn M\n"),
+    })
+    (load,) = [t for t in graph.targets("M.load")]
+    assert {(e.path, e.line, e.confidence) for e in graph.callers(load)} == {("lua/kit/init.lua", 5, 0.95)}
+    checks = {t.path: t for t in graph.targets("M.check")}
+    assert {(e.path, e.line) for e in graph.callers(checks["lua/kit/loader.lua"])} == {("lua/kit/loader.lua", 4)}
+    assert {(e.path, e.line) for e in graph.callers(checks["lua/kit/init.lua"])} == {("lua/kit/init.lua", 6)}
+
+
 def test_a_java_name_holds_the_class_it_is_declared_as(index: Index, tmp_path: Path) -> None:
     """gson's `Gson gson = new Gson(); gson.toJson(x)` reached each of eight `toJson`s of the
     index by name (0.06 each): Java's declared types were not read, so javac's own answer was

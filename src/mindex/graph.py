@@ -322,7 +322,7 @@ class CodeGraph:
                     if imp.name and imp.qualifier.startswith("."):
                         module = imp.qualifier + ("" if imp.qualifier.endswith(".") else ".") + imp.name
                     files = self.module_files(doc_id, module) or self.module_files(doc_id, imp.qualifier, imp.name)
-                    reached = [s for s in callable_ if s.document_id in files and "." not in s.name]
+                    reached = [s for s in callable_ if s.document_id in files and ("." not in s.name or language == "lua")]
                     if reached:
                         return Resolution([(s, 0.95) for s in reached], f"{head} is imported from {imp.qualifier}")
                     if (offered := self._offered(files, name)):
@@ -335,7 +335,7 @@ class CodeGraph:
                 if (in_crate := self._rust_module(doc_id, receiver, name, callable_)) is not None:
                     return in_crate
             written = receiver.split('::')[-1].split('.')[-1]  # `Type` of `Type.f()`
-            static = named.get(f"{written}.{name}", [])
+            static = [s for s in named.get(f"{written}.{name}", []) if s.document_id == doc_id] or named.get(f"{written}.{name}", [])
             if static:
                 return Resolution([(s, 0.9) for s in static], f"member of {receiver}")
             if written[:1].isupper() and (heir := self._holds.typed(written, 0.9, name, receiver, named)) is not None:

@@ -98,6 +98,9 @@ class ModuleMap:
                 candidates, exact = [posixpath.normpath(posixpath.join(here, module)) + ".rb"], True
             else:
                 candidates = [f"{module}.rb"]
+        elif language == "lua":  # `require("a.b")`: `a/b.lua` or `a/b/init.lua` under a load path (`lua/`)
+            stem = module.replace(".", "/")
+            candidates = [f"{stem}.lua", f"{stem}/init.lua"]
         elif language in ("c", "cpp"):
             local = posixpath.normpath(posixpath.join(here, module))
             if (source, local) in self.by_path:
