@@ -1046,6 +1046,25 @@ def test_lua_modules_are_followed_through_require(index: Index, tmp_path: Path) 
     assert {(e.path, e.line) for e in graph.callers(checks["lua/kit/init.lua"])} == {("lua/kit/init.lua", 6)}
 
 
+def test_elixir_calls_through_aliases_and_full_module_names(index: Index, tmp_path: Path) -> None:
+    """plug's `Plug.Conn.put_resp_header` had symbols but no callers: Elixir's calls were not
+    read. A bare call is its module's own function, `alias MyApp.Repo` makes `Repo.all()` reach
+    `lib/my_app/repo.ex`'s `all`, a full `MyApp.Repo.one()` the same, and neither a
+    definition's head nor `conn.status` (a map's field) is a call."""
+    graph = _graph_of(index, tmp_path / "ex", {
+        "lib/my_app/repo.ex": "defmodule MyApp.Repo do\n  def all(q), do: q\n  def one(q), do: q\nend\n",
+        "lib/my_app/accounts.ex": (
+            "defmodule MyApp.Accounts do\n  alias MyApp.Repo\n\n  def list(conn) do\n    conn.status\n"
+            "    Repo.all(conn)\n    MyApp.Repo.one(conn)\n    helper(conn)\n  end\n\n  defp helper(x), do: x\nend\n"),
+        "lib/my_app/report.ex": "defmodule MyApp.Report do\n  def run(q), do: MyApp.Repo.all(q)\nend\n",
+    })
+    assert _callers(graph, "MyApp.Repo.all") == {("lib/my_app/accounts.ex", 6, "MyApp.Accounts.list", 0.95),
+                                                 ("lib/my_app/report.ex", 2, "MyApp.Report.run", 0.9)}  # no alias
+    assert _callers(graph, "MyApp.Repo.one") == {("lib/my_app/accounts.ex", 7, "MyApp.Accounts.list", 0.95)}
+    assert _callers(graph, "MyApp.Accounts.helper") == {("lib/my_app/accounts.ex", 8, "MyApp.Accounts.list", 1.0)}
+    assert _callers(graph, "MyApp.Accounts.list") == set()  # its own head is no call of it
+
+
 def test_a_java_name_holds_the_class_it_is_declared_as(index: Index, tmp_path: Path) -> None:
     """gson's `Gson gson = new Gson(); gson.toJson(x)` reached each of eight `toJson`s of the
     index by name (0.06 each): Java's declared types were not read, so javac's own answer was

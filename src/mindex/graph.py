@@ -37,7 +37,7 @@ from mindex.modes import DEFAULT_MIN_CONFIDENCE
 from mindex.pathglob import glob_match
 from mindex.store.base import ChunkSpan, Store, chunk_at
 from mindex.testfiles import is_test_path
-from mindex.graph_types import CLASSLIKE, Calls, Edge, FAMILY, IMPLICIT_THIS, NOT_CALLABLE, Resolution, SELF_WORDS, TYPE_CASED, FOLDER_PACKAGES, SymbolRef, CallRef, by_name, fitting, owner_of, package_of, shown_callees, shown_callers, weak
+from mindex.graph_types import CLASSLIKE, Calls, Edge, FAMILY, IMPLICIT_THIS, NOT_CALLABLE, Resolution, SELF_WORDS, TYPE_CASED, FOLDER_PACKAGES, MODULE_TABLES, SymbolRef, CallRef, by_name, fitting, owner_of, package_of, shown_callees, shown_callers, weak
 
 Row = tuple[int, int, str, str, int, int, str, int]  # a symbol: id, file, name, kind, lines, signature, exported
 Link = tuple[CallRef, float, str]  # a call that reaches a definition, how surely, why
@@ -322,7 +322,7 @@ class CodeGraph:
                     if imp.name and imp.qualifier.startswith("."):
                         module = imp.qualifier + ("" if imp.qualifier.endswith(".") else ".") + imp.name
                     files = self.module_files(doc_id, module) or self.module_files(doc_id, imp.qualifier, imp.name)
-                    reached = [s for s in callable_ if s.document_id in files and ("." not in s.name or language == "lua")]
+                    reached = [s for s in callable_ if s.document_id in files and ("." not in s.name or language in MODULE_TABLES)]
                     if reached:
                         return Resolution([(s, 0.95) for s in reached], f"{head} is imported from {imp.qualifier}")
                     if (offered := self._offered(files, name)):
@@ -335,7 +335,8 @@ class CodeGraph:
                 if (in_crate := self._rust_module(doc_id, receiver, name, callable_)) is not None:
                     return in_crate
             written = receiver.split('::')[-1].split('.')[-1]  # `Type` of `Type.f()`
-            static = [s for s in named.get(f"{written}.{name}", []) if s.document_id == doc_id] or named.get(f"{written}.{name}", [])
+            written_as = named.get(f"{written}.{name}") or named.get(f"{receiver}.{name}", [])  # or Elixir's `Plug.Conn.f()`
+            static = [s for s in written_as if s.document_id == doc_id] or written_as
             if static:
                 return Resolution([(s, 0.9) for s in static], f"member of {receiver}")
             if written[:1].isupper() and (heir := self._holds.typed(written, 0.9, name, receiver, named)) is not None:
@@ -375,9 +376,8 @@ class CodeGraph:
         source, path, _ = self.files[doc_id]
         if language in FOLDER_PACKAGES:
             here, suffix = package_of(path), posixpath.splitext(path)[1]
-            same = [s for s in callable_ if s.source == source and s.name == name
-                    and s.path.endswith(suffix) and package_of(s.path) == here]
-            if same:
+            if same := [s for s in callable_ if s.source == source and s.name == name
+                        and s.path.endswith(suffix) and package_of(s.path) == here]:
                 return Resolution([(s, 0.9) for s in same], "same package")
         if language in ("c", "cpp"):
             stems = included_stems(doc_id, self.imports, self.module_files, self._stems)

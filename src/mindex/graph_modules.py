@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import posixpath
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -98,6 +99,9 @@ class ModuleMap:
                 candidates, exact = [posixpath.normpath(posixpath.join(here, module)) + ".rb"], True
             else:
                 candidates = [f"{module}.rb"]
+        elif language == "elixir":  # `MyApp.Repo` is `lib/my_app/repo.ex` by convention
+            stem = "/".join(re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", part).lower() for part in module.split("."))
+            candidates = [f"{stem}.ex"]
         elif language == "lua":  # `require("a.b")`: `a/b.lua` or `a/b/init.lua` under a load path (`lua/`)
             stem = module.replace(".", "/")
             candidates = [f"{stem}.lua", f"{stem}/init.lua"]

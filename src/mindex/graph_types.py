@@ -13,8 +13,11 @@ from mindex.languages import SCRIPTS
 
 
 SELF_WORDS = {"self", "this", "cls", "Self", "super", "super()", "base"}
-IMPLICIT_THIS = {"java", "cpp", "csharp", "kotlin", "scala", "swift", "php", "ruby"}
+IMPLICIT_THIS = {"java", "cpp", "csharp", "kotlin", "scala", "swift", "php", "ruby", "elixir"}
 NOT_CALLABLE = {"constant", "module", "impl"}
+# Languages whose module's functions are named with the module (Lua's table `M.f`, Elixir's
+# `MyApp.Repo.all`): an import of the module reaches them by their last part.
+MODULE_TABLES = {"lua", "elixir"}
 # Languages whose folder is a package (a PHP namespace under PSR-4): its names seen unimported.
 FOLDER_PACKAGES = {"go", "java", "kotlin", "php"}
 # Languages (by FAMILY) whose capitalised plain names are classes: `Math.max()` calls a class's.

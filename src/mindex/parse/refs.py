@@ -160,6 +160,9 @@ def references(tree: Parsed, defs: list[Definition]) -> list[Ref]:
         holding = {(r.qualifier, r.line) for r in kept if r.kind == "type" and r.alias}  # `x: list[T] = []`: once
         found.extend(r for r in kept if ((r.alias or (r.qualifier, r.line) not in holding) if r.kind == "type"
                                          else (r.alias, r.line) not in written))
+    if lang.name == "elixir":  # `def list(opts) do`: its head is a call node, and no call
+        heads = {(d.start_line, d.name) for d in defs}
+        found = [r for r in found if r.kind != "call" or r.qualifier or (r.line, r.name) not in heads]
     found.sort(key=lambda r: r.line)
     return found
 
@@ -455,6 +458,8 @@ def _import(lang: Lang, first: dict[str, Node], line: int, scope: str, src: byte
     elif lang.name == "php":  # `use A\B\C as D`
         module, _, name = module.lstrip("\\").rpartition("\\")
         alias = alias or name
+    elif lang.name == "elixir":  # `alias MyApp.Repo`: the module, as its last part
+        alias = alias or module.rpartition(".")[2]
     elif lang.name == "ruby":  # `require 'a/b'`: a file, no name; `require_relative` beside this one
         relative = _text(first.get("_require"), src) == "require_relative"
         module, alias = ("./" + module if relative and not module.startswith(".") else module), ""
