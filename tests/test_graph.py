@@ -1065,6 +1065,25 @@ def test_elixir_calls_through_aliases_and_full_module_names(index: Index, tmp_pa
     assert _callers(graph, "MyApp.Accounts.list") == set()  # its own head is no call of it
 
 
+def test_dart_calls_imports_and_method_spans_are_read(index: Index, tmp_path: Path) -> None:
+    """Dart had no reference query, and a method's definition ended at its signature's line
+    (its body follows the signature in Dart's grammar): `graph outline` showed one-line
+    methods and a grep match inside a body was given its class. Calls, `import ... as`, imports
+    without a prefix, supertypes and typed fields and parameters are read now."""
+    graph = _graph_of(index, tmp_path / "dart", {
+        "lib/src/engine.dart": "class Engine {\n  int run() {\n    return check();\n  }\n\n  int check() => 0;\n}\n",
+        "lib/src/util.dart": "int helper(int x) {\n  return x;\n}\n",
+        "lib/car.dart": (
+            "import 'package:kit/src/util.dart';\nimport 'src/engine.dart' as e;\n\nclass Car extends e.Engine {\n"
+            "  final e.Engine spare;\n  void drive(Engine other) {\n    other.run();\n    helper(1);\n  }\n}\n"),
+    })
+    (run,) = graph.targets("Engine.run")
+    assert (run.start_line, run.end_line) == (2, 4)  # to the body's end
+    assert _callers(graph, "Engine.check") == {("lib/src/engine.dart", 3, "Engine.run", 1.0)}
+    assert _callers(graph, "Engine.run") == {("lib/car.dart", 7, "Car.drive", 0.9)}
+    assert _callers(graph, "helper") == {("lib/car.dart", 8, "Car.drive", 0.95)}  # through `import 'package:kit/...'`
+
+
 def test_a_java_name_holds_the_class_it_is_declared_as(index: Index, tmp_path: Path) -> None:
     """gson's `Gson gson = new Gson(); gson.toJson(x)` reached each of eight `toJson`s of the
     index by name (0.06 each): Java's declared types were not read, so javac's own answer was

@@ -102,6 +102,11 @@ class ModuleMap:
         elif language == "elixir":  # `MyApp.Repo` is `lib/my_app/repo.ex` by convention
             stem = "/".join(re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", part).lower() for part in module.split("."))
             candidates = [f"{stem}.ex"]
+        elif language == "dart":  # `import 'src/x.dart'` beside this file; `package:name/x.dart` in its lib/
+            if module.startswith("package:"):
+                candidates = ["lib/" + module.split("/", 1)[1]] if "/" in module else []
+            else:
+                candidates, exact = [posixpath.normpath(posixpath.join(here, module))], True
         elif language == "lua":  # `require("a.b")`: `a/b.lua` or `a/b/init.lua` under a load path (`lua/`)
             stem = module.replace(".", "/")
             candidates = [f"{stem}.lua", f"{stem}/init.lua"]

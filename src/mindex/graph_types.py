@@ -13,7 +13,7 @@ from mindex.languages import SCRIPTS
 
 
 SELF_WORDS = {"self", "this", "cls", "Self", "super", "super()", "base"}
-IMPLICIT_THIS = {"java", "cpp", "csharp", "kotlin", "scala", "swift", "php", "ruby", "elixir"}
+IMPLICIT_THIS = {"java", "cpp", "csharp", "kotlin", "scala", "swift", "php", "ruby", "elixir", "dart"}
 NOT_CALLABLE = {"constant", "module", "impl"}
 # Languages whose module's functions are named with the module (Lua's table `M.f`, Elixir's
 # `MyApp.Repo.all`): an import of the module reaches them by their last part.

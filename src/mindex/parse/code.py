@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 from mindex.languages import SCRIPTS, Lang, grammar
 from mindex.parse.bound import BOUND, FIELDS, FUNCTIONS, bound
 from mindex.parse.elixir import defines, elixir_definition, is_note
-from mindex.parse.params import parameter_span
+from mindex.parse.params import body_after, parameter_span
 
 if TYPE_CHECKING:
     from tree_sitter import Node, Query
@@ -248,8 +248,9 @@ def _define(node: Node, inner: Node, kind: str, lang: Lang, src: bytes, parents:
         parents = (*parents, _go_receiver(inner, src))
     if kind == "function" and (owner in CLASS_KINDS or "::" in name):
         kind = "method"
-    return Definition(name, kind, node.start_point[0] + 1, last_line(node, src), _signature(inner, name, src),
-                      parents, _exported(node, inner, lang, name, src))
+    end = last_line(body_after(inner) or node, src) if lang.name == "dart" else last_line(node, src)
+    return Definition(name, kind, node.start_point[0] + 1, end, _signature(inner, name, src), parents,
+                      _exported(node, inner, lang, name, src))
 
 
 def last_line(node: Node, src: bytes) -> int:

@@ -13,6 +13,14 @@ if TYPE_CHECKING:
 _LISTS = frozenset({"function_value_parameters", "primary_constructor", "formal_parameter_list"})
 
 
+def body_after(node: Node) -> Node | None:
+    """Dart's function body, which follows its signature (or the method signature holding it)
+    instead of sitting inside it: a definition whose span stopped at its signature's line."""
+    holder = node.parent if node.parent is not None and node.parent.type == "method_signature" else node
+    following = holder.next_named_sibling
+    return following if following is not None and following.type == "function_body" else None
+
+
 def parameter_span(node: Node) -> tuple[int, int] | None:
     """The byte span of a definition's parameters, parentheses included; None when it has none."""
     params = node.child_by_field_name("parameters")

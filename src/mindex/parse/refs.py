@@ -151,7 +151,8 @@ def references(tree: Parsed, defs: list[Definition]) -> list[Ref]:
         fields = {receiver.rpartition(".")[2] for receiver in receivers if "." in receiver}  # `v.logger.Info()`:
         receivers.update([receiver.partition(".")[0] for receiver in receivers if "." in receiver])  # v, and its field
         # a Java, C# or Kotlin class's fields, which its subclasses' methods call on too
-        classes = {d.qualname for d in defs if d.kind in HEIRS} if lang.name in ("java", "csharp", "kotlin", "swift") else set()
+        classes = ({d.qualname for d in defs if d.kind in HEIRS} if lang.name in ("java", "csharp", "kotlin", "swift", "dart")
+                   else set())
         for variable, first, line, scope in named:
             if variable in receivers or "self." + variable in receivers or scope in classes or (  # a class body's `pool: Pool` too
                     "type.attr" in first and variable.partition(".")[2] in fields):
@@ -280,7 +281,7 @@ def _iterated(node: Node | None, src: bytes) -> tuple[str, str] | None:
 def type_written(written: str, language: str) -> str | None:
     """The class a written type names, in the language's own syntax (`go_type`, `ts_type`,
     Python's `class_of`)."""
-    if language in ("java", "csharp", "kotlin", "swift"):
+    if language in ("java", "csharp", "kotlin", "swift", "dart"):
         return java_type(written)
     if language == "php":
         return java_type(written.lstrip("?").rsplit("\\", 1)[-1])
@@ -458,6 +459,8 @@ def _import(lang: Lang, first: dict[str, Node], line: int, scope: str, src: byte
     elif lang.name == "php":  # `use A\B\C as D`
         module, _, name = module.lstrip("\\").rpartition("\\")
         alias = alias or name
+    elif lang.name == "dart":  # `import 'x.dart' as x`; without a prefix it brings every name
+        name = "" if alias else "*"
     elif lang.name == "elixir":  # `alias MyApp.Repo`: the module, as its last part
         alias = alias or module.rpartition(".")[2]
     elif lang.name == "ruby":  # `require 'a/b'`: a file, no name; `require_relative` beside this one

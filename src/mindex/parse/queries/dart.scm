@@ -1,0 +1,15 @@
+; References in Dart. Its grammar writes a call as a name followed by selectors (`c` `.send`
+; `(x)`), no call node: a name, or `.name`, right before an argument list is a call.
+(_ (identifier) @call.name . (selector (argument_part)))
+(_ (identifier) @call.receiver . (selector (unconditional_assignable_selector (identifier) @call.name))
+   . (selector (argument_part)))
+(_ (this) . (selector (unconditional_assignable_selector (identifier) @call.name)) . (selector (argument_part)))
+(import_specification (configurable_uri (uri (string_literal) @import.module)) . (identifier)? @import.alias)
+(superclass (type_identifier) @extends.name)
+(mixins (type_identifier) @implements.name)
+(interfaces (type_identifier) @implements.name)
+; What a name holds: a typed field, parameter or variable, `final w = Widget(...)`.
+(declaration (type_identifier) @type.name (initialized_identifier_list (initialized_identifier (identifier) @type.var)))
+(formal_parameter (type_identifier) @type.name (identifier) @type.var)
+(local_variable_declaration (initialized_variable_definition (type_identifier) @type.name . (identifier) @type.var))
+(initialized_variable_definition (identifier) @type.var . (identifier) @type.class . (selector (argument_part)))
