@@ -182,12 +182,9 @@ def test_callers_in_every_graph_language(graph_index: Index, name: str, expected
 def test_a_name_spelled_with_double_colons_or_dots_finds_its_definition(index: Index, tmp_path: Path) -> None:
     """Rust, C++ and PHP write `Type::method` where the index names `Type.method`; a C++
     method defined outside its class is named `Foo::bar`, and `Foo.bar` finds it too."""
-    root = tmp_path / "repo"
-    _write(root, {"src/pool.rs": REPO["src/pool.rs"], "src/main.rs": REPO["src/main.rs"],
-                  "cpp/a.cpp": "struct Foo { void bar(); };\nvoid Foo::bar() { helper(); }\nvoid helper() {}\n"})
-    index.add_source(root, name="repo", kind="code")
-    index.index()
-    graph = index.graph()
+    graph = _graph_of(index, tmp_path / "repo", {
+        "src/pool.rs": REPO["src/pool.rs"], "src/main.rs": REPO["src/main.rs"],
+        "cpp/a.cpp": "struct Foo { void bar(); };\nvoid Foo::bar() { helper(); }\nvoid helper() {}\n"})
     assert [t.name for t in graph.targets("Pool::new")] == ["Pool.new"]
     assert _callers(graph, "Pool::new") == {("src/main.rs", 4, "main", 0.95)}
     assert [t.name for t in graph.targets("Foo.bar")] == [t.name for t in graph.targets("Foo::bar")] == ["Foo::bar"]
@@ -225,8 +222,7 @@ def test_each_call_of_a_chain_over_lines_is_on_the_line_of_its_name(index: Index
     `.registerTypeAdapter(` twice): every call of the chain was placed on its first line, so
     `graph callers` sent an agent to `new GsonBuilder()` for both calls. Each call is now on the
     line of its name, in every language the graph reads."""
-    root = tmp_path / "repo"
-    _write(root, {
+    graph = _graph_of(index, tmp_path / "repo", {
         "src/Builder.java": (
             "class Builder {\n  Builder add(int x) { return this; }\n  Builder drop() { return this; }\n"
             "  Object build() { return null; }\n}\n"),
@@ -238,9 +234,6 @@ def test_each_call_of_a_chain_over_lines_is_on_the_line_of_its_name(index: Index
             "    .catch(() => null);\n}\n"),
         "py/query.py": "def rows(session):\n    return (session.query(1)\n            .filter(2)\n            .all())\n",
     })
-    index.add_source(root, name="repo", kind="code")
-    index.index()
-    graph = index.graph()
     lines = {}
     for doc_id, (_, path, _) in graph.files.items():
         lines[path] = [(ref.name, ref.line) for ref in graph.refs(doc_id, "call")]
@@ -254,8 +247,7 @@ def test_a_rust_call_through_a_module_of_the_crate_reaches_its_function(index: I
     """semver's `eval::matches_req(self, version)` said "not defined in the index": `eval` is
     the module `mod eval;` declares, src/eval.rs. A module beside the file, in its own
     folder, through `crate::` and `super::` are followed; a variable's method is not."""
-    root = tmp_path / "repo"
-    _write(root, {
+    graph = _graph_of(index, tmp_path / "repo", {
         "src/lib.rs": "mod eval;\nmod req;\n\npub fn matches(v: u8) -> bool {\n    eval::matches_req(v)\n}\n",
         "src/eval.rs": "pub(crate) fn matches_req(v: u8) -> bool {\n    v > 1\n}\n",
         "src/req.rs": ("mod parse;\nmod fmt;\n\npub fn check(v: u8) -> bool {\n    crate::eval::matches_req(v) && parse::digits(v)\n}\n\n"
@@ -263,9 +255,6 @@ def test_a_rust_call_through_a_module_of_the_crate_reaches_its_function(index: I
         "src/req/parse.rs": "pub fn digits(v: u8) -> bool {\n    super::super::eval::matches_req(v) && super::fmt::pad(v)\n}\n",
         "src/req/fmt.rs": "pub fn pad(v: u8) -> bool {\n    v > 0\n}\n",
     })
-    index.add_source(root, name="repo", kind="code")
-    index.index()
-    graph = index.graph()
     assert _callers(graph, "matches_req") == {("src/lib.rs", 5, "matches", 0.9), ("src/req.rs", 5, "check", 0.9),
                                               ("src/req/parse.rs", 2, "digits", 0.9)}
     assert _callers(graph, "digits") == {("src/req.rs", 5, "check", 0.9)}  # not `list.digits()`
@@ -280,8 +269,7 @@ def test_a_rust_use_from_the_crate_root_self_or_super_names_that_file(index: Ind
     file's own module; `super::util` here is `src/tests/util.rs`, not the crate's `src/util.rs`.
     And `WalkDir::new(x).into_iter().filter_entry()` is a method call on a value, not a call of
     a module's function `filter_entry` (the test function of that name)."""
-    root = tmp_path / "repo"
-    _write(root, {
+    graph = _graph_of(index, tmp_path / "repo", {
         "src/lib.rs": ("mod tests;\nmod util;\n\npub struct WalkDir;\n\nimpl WalkDir {\n    pub fn new(p: u8) -> WalkDir {\n"
                        "        WalkDir\n    }\n\n    pub fn into_iter(self) -> IntoIter {\n        IntoIter\n    }\n}\n\n"
                        "pub struct IntoIter;\n\nimpl IntoIter {\n    pub fn filter_entry(self) -> u8 {\n        1\n    }\n}\n"),
@@ -293,9 +281,6 @@ def test_a_rust_use_from_the_crate_root_self_or_super_names_that_file(index: Ind
                                    "    WalkDir::new(1).into_iter().filter_entry()\n}\n"),
         "src/tests/recursive/inner.rs": "pub fn helper() {}\n",
     })
-    index.add_source(root, name="repo", kind="code")
-    index.index()
-    graph = index.graph()
     assert _callers(graph, "WalkDir.new") == {("src/tests/recursive.rs", 10, "filter_entry", 0.95)}
     tmp = {t.path: t for t in graph.targets("Dir.tmp")}
     assert {(e.path, e.line) for e in graph.callers(tmp["src/tests/util.rs"])} == {("src/tests/recursive.rs", 8)}
@@ -325,16 +310,12 @@ def test_a_name_a_python_module_binds_to_another_is_followed_both_ways(index: In
     attrs' own tests call `attr.s(...)` and `attr.ib()` 793 times: none reached `attrs` or
     `attrib`. And `callers` looked calls up by the target's name, so one written under another
     name (`from m import f as g; g()`) was found from the caller's side only."""
-    root = tmp_path / "repo"
-    _write(root, {
+    graph = _graph_of(index, tmp_path / "repo", {
         "pkg/__init__.py": "from ._make import attrs, attrib\n\ns = attributes = attrs\nib = attr = attrib\nn = 5\n",
         "pkg/_make.py": "def attrs(maybe_cls=None):\n    return maybe_cls\n\n\ndef attrib(default=None):\n    return default\n",
         "use.py": ("import pkg\nfrom pkg import s as S\nfrom pkg._make import attrib as field\n\n\n@pkg.s\nclass C:\n"
                    "    x = pkg.ib()\n    y = field()\n\n\ndef make():\n    return S(C)\n"),
     })
-    index.add_source(root, name="repo", kind="code")
-    index.index()
-    graph = index.graph()
     assert _callers(graph, "attrs") == {("use.py", 6, "C", 0.9), ("use.py", 13, "make", 0.9)}
     assert _callers(graph, "attrib") == {("use.py", 8, "C", 0.9), ("use.py", 9, "C", 0.95)}
     assert [t.name for t in graph.targets("pkg.s")] == ["attrs"]  # a module path through the alias
