@@ -20,7 +20,7 @@ import re
 from dataclasses import dataclass, field
 from datetime import date, datetime, timezone
 
-from mindex.changelog.versions import clean, looks_like_version
+from mindex.changelog.versions import SPACED_PRE, clean, looks_like_version
 from mindex.languages import ASCIIDOC_BLOCK
 
 KINDS = ("added", "changed", "fixed", "breaking", "deprecated", "security", "removed", "performance", "docs")
@@ -258,7 +258,7 @@ def items_have_bullets(lines: list[str]) -> bool:
 
 _VERSION_IN_HEADING = re.compile(
     r"^\[?(?:[A-Za-z][\w .-]*?\s+)?(?P<version>v?\d+(?:[.\-]\d+)*(?:[.\-+~]?[0-9A-Za-z]+(?:[.\-][0-9A-Za-z]+)*)?"
-    r"(?:[ \t]+(?i:alpha|beta|rc|pre|preview|dev)\.?\d*\b)?)\]?"  # gson's `Version 1.3 beta3`
+    rf"(?:[ \t]+{SPACED_PRE}\.?\d*\b)?)\]?"  # gson's `Version 1.3 beta3`
     r"(?:\s*(?:[-–—(/]|\bon\b)\s*\(?(?P<date>\d{4}-\d{2}-\d{2}|\d{4}/\d{2}/\d{2}|"
     r"[A-Z][a-z]+\.? \d{1,2}(?:st|nd|rd|th)?,? \d{4}|\d{1,2}(?:st|nd|rd|th)? [A-Z][a-z]+\.?,? \d{4})\)?)?")
 _DATE_ANYWHERE = re.compile(r"(\d{4}-\d{2}-\d{2})")

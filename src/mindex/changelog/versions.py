@@ -16,12 +16,16 @@ _PRE_RANK = {"dev": 0, "nightly": 0, "canary": 0, "next": 0, "a": 1, "alpha": 1,
              "preview": 3, "c": 4, "rc": 4}
 
 
+# Pre-releases a changelog may write after a space (gson's `Version 1.3 beta3`).
+SPACED_PRE = r"(?i:alpha|beta|rc|pre|preview|dev)"
+
+
 def clean(version: str) -> str:
     """The version as written, without a leading `v`, a product name or surrounding space; a
     pre-release written after a space joined by a hyphen (`1.3 beta3` is `1.3-beta3`)."""
     text = version.strip().strip("[]()")
     text = re.sub(r"^(?:release|version|ver\.?|v(?=\d))\s*", "", text, flags=re.IGNORECASE)
-    return re.sub(r"(?<=\d)[ \t]+(?=(?i:alpha|beta|rc|pre|preview|dev)\.?\d*$)", "-", text.strip())
+    return re.sub(rf"(?<=\d)[ \t]+(?={SPACED_PRE}\.?\d*$)", "-", text.strip())
 
 
 def key(version: str) -> str:

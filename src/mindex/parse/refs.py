@@ -39,6 +39,9 @@ _CALLS = frozenset({"method_invocation", "invocation_expression", "call_expressi
                     "new_expression"})
 PHP_SELF = {"$this": "this", "static": "self", "parent": "super"}  # as the graph reads `this.`, `self.`, `super.`
 HEIRS = CLASS_KINDS | {"trait", "protocol", "record"}  # what a supertype is written for
+# Languages that declare a name's class as Java does (`Gson gson`, `c: Client`; `java_type`),
+# whose classes' fields their methods and subclasses call on.
+DECLARED = frozenset({"java", "csharp", "kotlin", "swift", "dart"})
 
 
 def _text(node: Node | None, src: bytes) -> str:
@@ -151,8 +154,7 @@ def references(tree: Parsed, defs: list[Definition]) -> list[Ref]:
         fields = {receiver.rpartition(".")[2] for receiver in receivers if "." in receiver}  # `v.logger.Info()`:
         receivers.update([receiver.partition(".")[0] for receiver in receivers if "." in receiver])  # v, and its field
         # a Java, C# or Kotlin class's fields, which its subclasses' methods call on too
-        classes = ({d.qualname for d in defs if d.kind in HEIRS} if lang.name in ("java", "csharp", "kotlin", "swift", "dart")
-                   else set())
+        classes = {d.qualname for d in defs if d.kind in HEIRS} if lang.name in DECLARED else set()
         for variable, first, line, scope in named:
             if variable in receivers or "self." + variable in receivers or scope in classes or (  # a class body's `pool: Pool` too
                     "type.attr" in first and variable.partition(".")[2] in fields):
@@ -281,7 +283,7 @@ def _iterated(node: Node | None, src: bytes) -> tuple[str, str] | None:
 def type_written(written: str, language: str) -> str | None:
     """The class a written type names, in the language's own syntax (`go_type`, `ts_type`,
     Python's `class_of`)."""
-    if language in ("java", "csharp", "kotlin", "swift", "dart"):
+    if language in DECLARED:
         return java_type(written)
     if language == "php":
         return java_type(written.lstrip("?").rsplit("\\", 1)[-1])

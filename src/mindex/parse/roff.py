@@ -29,9 +29,8 @@ _SILENT = {"PP", "P", "LP", "sp", "br", "RS", "RE", "ad", "na", "hy", "nh", "ne"
            "fi", "nf", "EX", "EE", "TP", "TQ", "PD", "ds", "de", "nr", "so", "ie", "el", "if", "ig", "..", "ce",
            "UE", "ME", "YS", "SY", "ll", "ta", "fam", "mso", "tr", "Dd", "Os", "Pp", "Lp", "Bl", "El", "Bd",
            "Ed", "Sm", "Bf", "Ef", "Ek", "Bk", "Rs", "Re", "Ud", "An", ""}
-# mdoc macros that only wrap their words, or give a fixed text; quoting ones wrap the rest.
-_MDOC_WORDS = {"Ar", "Cm", "Ic", "Pa", "Ev", "Va", "Em", "Sy", "Li", "Dv", "Er", "Fa", "Ft", "No", "Ms", "Tn",
-               "Lk", "Mt", "Ad", "Cd", "Vt", "In", "Fn", "Nx", "Ox", "Fx", "Dx", "Ql", "Ap", "Xo", "Xc", "Ot"}
+# mdoc macros that give a fixed text, and those that wrap the rest of their line; any other
+# macro (`Ar`, `Cm`, `Pa`, ...) only marks up its words, which are kept without it.
 _MDOC_FIXED = {"Ux": "UNIX", "Bx": "BSD", "At": "AT&T UNIX", "Bsx": "BSD/OS", "St": ""}
 _MDOC_QUOTES = {"Dq": ("“", "”"), "Sq": ("‘", "’"), "Pq": ("(", ")"), "Aq": ("<", ">"), "Bq": ("[", "]"),
                 "Brq": ("{", "}"), "Qq": ('"', '"'), "Op": ("[", "]"), "Eq": ("[", "]")}

@@ -186,7 +186,7 @@ def _chunk(task: LoadTask, text: str, lang: Lang | None, metadata: dict[str, obj
            ) -> tuple[tuple[Chunk, ...], tuple[SymbolRow, ...], tuple[ReferenceRow, ...]]:
     rel = task.entry.rel
     suffix = PurePosixPath(rel).suffix.lower()
-    if suffix in PROSE_SUFFIXES and (PROSE_SUFFIXES[suffix] != "man" or looks_like_roff(text)):
+    if suffix in PROSE_SUFFIXES and PROSE_SUFFIXES[suffix] != "man":  # a manual page: below, by its text
         # A repository's own docs (README, docs/*.md, *.rst) are chunked as a docs source
         # chunks them: by heading, each chunk's context its headings.
         metadata["language"] = PROSE_SUFFIXES[suffix]
@@ -204,7 +204,7 @@ def _chunk(task: LoadTask, text: str, lang: Lang | None, metadata: dict[str, obj
                 # Thousands of nested brackets (generated data, a fuzzer's file): the file
                 # is still searchable, without definitions or references.
                 metadata["parse"] = "syntax nested too deeply to follow; chunked as text"
-    if lang is None and looks_like_roff(text):  # a manual page of another suffix: jq's `jq.1.prebuilt`
+    if lang is None and looks_like_roff(text):  # a manual page, `.1` or another suffix (jq's `jq.1.prebuilt`)
         metadata["language"] = "man"
         parsed = parse_roff(text, rel)
     else:
