@@ -66,6 +66,8 @@ SETS = {
     "code": DevSet("code", "code", "code", by="package"),
     "code-ts": DevSet("code-ts", "code", "code-ts"),
     "code-go": DevSet("code-go", "code", "code-go", by="package"),
+    # Java (devset_java.py: gson, jsoup, javapoet, commons-cli from their git history)
+    "code-java": DevSet("code-java", "code", "code-java-doc", by="package", queries=CORPUS),
     "docs": DevSet("docs", "docs", "docs/sqlalchemy"),
     "docs-md": DevSet("docs-md", "docs", "docs-md", by="project"),
     "docs-html": DevSet("docs-html", "docs", "docs-html/git", files=True),

@@ -15,7 +15,8 @@ from mindex import Index, IndexSettings
 from mindex.config import EmbedSettings
 from mindex.languages import LANGUAGES, grammar, language_for
 from mindex.models import Document
-from mindex.parse.code import ParseTimeout, chunk_code, definitions, parse_tree
+from mindex.parse.cast import chunk_code
+from mindex.parse.code import ParseTimeout, definitions, parse_tree
 from mindex.sources import code as code_source
 from mindex.sources.docs import LoadTask
 from mindex.sources.walk import FileEntry
@@ -159,6 +160,32 @@ def test_a_decorator_belongs_to_its_definition_and_a_context_names_a_class_once(
     widget = next(c for c in chunks if "@Component" in c.text)
     assert widget.text.startswith("@Component") and "export class Widget" in widget.text
     assert widget.context == ("Widget",) and "}" not in widget.text.split("@Component")[0]  # not Client's brace
+
+
+CLOSED = {
+    "java": "class Parser {\n  int depth;\n\n  void open() {\n    depth++;\n  }\n\n  void close() {\n    depth--;\n  }\n}\n\n"
+            "class Lexer {\n  void next() {\n    return;\n  }\n}\n",
+    "ruby": "class Parser\n  def open\n    @depth += 1\n  end\n\n  def close\n    @depth -= 1\n  end\nend\n",
+    "php": "<?php\nclass Parser {\n    public function open() {\n        return 1;\n    }\n}\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(CLOSED))
+def test_a_class_closing_line_ends_its_last_member_chunk(name: str) -> None:
+    """A class's closing `}` (`end`) was a chunk of its own, titled with the class: 2.4% of the
+    top ten results on the Java dev set were such a one-line `}`."""
+    text = CLOSED[name]
+    lang = language_for({"java": "m.java", "ruby": "m.rb", "php": "m.php"}[name])
+    assert lang is not None
+    chunks = chunk_code(text, parse_tree(text.encode(), lang, 5.0), budget=600)
+    assert not [c for c in chunks if c.text.strip() in ("}", "end")], [(c.start_line, c.text) for c in chunks]
+    last = next(c for c in chunks if c.text.rstrip().endswith(("}\n}", "end\nend")))  # the class's last line
+    assert last.symbol == ("Parser.open" if name == "php" else "Parser.close")
+    lines = text.split("\n")
+    assert [(c.start_line, c.end_line) for c in chunks][-1][1] == len(lines) - 1  # every line still in a chunk
+    if name == "java":  # the next class starts a chunk of its own, and its brace ends its method
+        assert next(c for c in chunks if "class Lexer" in c.text).start_line == 13
+        assert chunks[-1].symbol == "Lexer.next" and chunks[-1].text.endswith("  }\n}")
 
 
 def _git(repo: Path, *args: str) -> None:

@@ -172,7 +172,8 @@ def test_elixir_defines_by_calling_def_and_defmodule() -> None:
     calls): plug's `Plug.Conn.send_resp` could not be found by name, and a function's `@doc`
     was a chunk apart from it."""
     from mindex.languages import language_for
-    from mindex.parse.code import chunk_code, definitions, parse_tree
+    from mindex.parse.cast import chunk_code
+    from mindex.parse.code import definitions, parse_tree
 
     text = (
         "defmodule MyApp.Accounts do\n  @moduledoc \"Users.\"\n  alias MyApp.Repo\n\n"

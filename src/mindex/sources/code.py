@@ -21,7 +21,8 @@ from mindex.chunk import CONTEXT_SEPARATOR, chunk_document, chunk_identity
 from mindex.languages import BY_NAME, PROSE_SUFFIXES, Lang, grammar, language_for
 from mindex.models import Chunk, Document, ReferenceRow, SkippedFile, Source, SymbolRow
 from mindex.parse import PARSERS
-from mindex.parse.code import Parsed, ParseTimeout, chunk_code, definitions, parse_tree
+from mindex.parse.cast import chunk_code
+from mindex.parse.code import Parsed, ParseTimeout, definitions, parse_tree
 from mindex.parse.refs import references
 from mindex.parse.roff import looks_like_roff, parse_roff
 from mindex.parse.text import parse_text
