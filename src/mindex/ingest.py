@@ -35,7 +35,7 @@ Progress = Callable[[str, int, int], None]
 # Bump when parsing or chunking makes different chunks from the same bytes: an index made by
 # another version parses every file again on its next run (the content hash alone would
 # keep the old chunks).
-# 36: Dart's calls, imports, supertypes and typed names, a function's span to its body's end; 35: Elixir's calls and `alias` imports; 34: Lua's calls and `require` imports (33 was a chunking rule tried and dropped); 32: Elixir's definitions (`def`, `defmodule`, ...), its `@doc` with them; 31: an AsciiDoc page's `~~~~` block holds no heading; 30: Swift's calls, imports, supertypes and typed names; 29: Kotlin's, Swift's and Dart's signatures hold their parameters; 28: a PHP class's typed properties; 27: a changelog's `1.3 beta3` is a version of its own, `beta2` sorts as beta 2; 26: a Java, C# or Kotlin class's fields are `type` references, called on here or not; 25: a C# base list's `IName` is an interface; 24: manual pages (roff) are read as their text; 23: a Java, C#, Kotlin or C++ call records how many arguments it passes; 22: calls, imports and supertypes of Ruby, PHP, C# and Kotlin; 21: what a Java variable, parameter or field is declared as (a `type` reference); 20: a supertype with type arguments or a package (`extends TypeAdapter<T>`); 19: each call of a chain written over lines is on the line of its name; 18: JavaScript's `export { f } from './m'` and `export * from` are imports; 17: a Jupyter
+# 38: Org, RDoc, POD and Texinfo pages are read as docs, in a code source too; 37: a class's closing `}` (`end`, `};`) ends its last member's chunk; 36: Dart's calls, imports, supertypes and typed names, a function's span to its body's end; 35: Elixir's calls and `alias` imports; 34: Lua's calls and `require` imports (33 was a chunking rule tried and dropped); 32: Elixir's definitions (`def`, `defmodule`, ...), its `@doc` with them; 31: an AsciiDoc page's `~~~~` block holds no heading; 30: Swift's calls, imports, supertypes and typed names; 29: Kotlin's, Swift's and Dart's signatures hold their parameters; 28: a PHP class's typed properties; 27: a changelog's `1.3 beta3` is a version of its own, `beta2` sorts as beta 2; 26: a Java, C# or Kotlin class's fields are `type` references, called on here or not; 25: a C# base list's `IName` is an interface; 24: manual pages (roff) are read as their text; 23: a Java, C#, Kotlin or C++ call records how many arguments it passes; 22: calls, imports and supertypes of Ruby, PHP, C# and Kotlin; 21: what a Java variable, parameter or field is declared as (a `type` reference); 20: a supertype with type arguments or a package (`extends TypeAdapter<T>`); 19: each call of a chain written over lines is on the line of its name; 18: JavaScript's `export { f } from './m'` and `export * from` are imports; 17: a Jupyter
 # notebook is read as its cells' text; 16: AsciiDoc (`.adoc`) is read as docs, in
 # a code source too; 15: a Python module's
 # `a = b = name` is an `alias` reference; 14: a code block or table over
@@ -45,7 +45,7 @@ Progress = Callable[[str, int, int], None]
 # assigned to properties (`exports.f = function`); 9: a Python decorator without arguments calls
 # what it names; 8: a markdown heading as it reads (links, entities, escapes); 7: prose chunked
 # by heading; loops' items, callbacks' parameters, `_Private()` (6: holds)
-PARSER_VERSION = "37"
+PARSER_VERSION = "38"
 BATCH_DOCUMENTS = 64
 BATCH_CHUNKS = 2000
 # A large first index (`BULK_FILES`) on SQLite commits batches of at least this share of

@@ -157,7 +157,8 @@ BY_NAME = {lang.name: lang for lang in LANGUAGES}
 # heading, ranked as docs, and `--kind docs`. A file of no known language (LICENSE, tox.ini,
 # .gitignore) is "text", and not prose.
 PROSE_SUFFIXES = {".md": "markdown", ".markdown": "markdown", ".mdx": "mdx", ".rst": "rst", ".txt": "plaintext",
-                  ".adoc": "asciidoc", ".asciidoc": "asciidoc",
+                  ".adoc": "asciidoc", ".asciidoc": "asciidoc", ".org": "org", ".rdoc": "rdoc", ".pod": "pod",
+                  ".texi": "texinfo", ".texinfo": "texinfo", ".txi": "texinfo",
                   **dict.fromkeys((".1", ".2", ".3", ".4", ".5", ".6", ".7", ".8", ".9", ".man", ".mdoc"), "man")}
 PROSE = frozenset(PROSE_SUFFIXES.values())
 # A line that opens or closes an AsciiDoc delimited block (listing `----`, literal `....`,

@@ -48,6 +48,10 @@ PARSERS: Mapping[str, TextParser] = _Parsers({
     ".adoc": "mindex.parse.asciidoc:parse_asciidoc",
     ".asciidoc": "mindex.parse.asciidoc:parse_asciidoc",
     ".ipynb": "mindex.parse.notebook:parse_notebook",
+    ".org": "mindex.parse.markup:parse_org",
+    ".rdoc": "mindex.parse.markup:parse_rdoc",
+    ".pod": "mindex.parse.markup:parse_pod",
+    **{suffix: "mindex.parse.markup:parse_texinfo" for suffix in (".texi", ".texinfo", ".txi")},
     **{suffix: "mindex.parse.roff:parse_roff" for suffix in (".1", ".2", ".3", ".4", ".5", ".6", ".7", ".8", ".9", ".man",
                                                              ".mdoc")},
 })

@@ -38,7 +38,8 @@ def location(hit: Hit, places: Places | None = None) -> str:
 _FENCE_TAGS = {"make": "makefile", "text": "text", "csharp": "csharp", "hcl": "hcl", "plaintext": "text",
                "man": "markdown"}  # a manual page is read into the text it shows
 # Documents whose chunks keep their own markup (a reStructuredText page is not converted).
-_DOC_FENCES = {".rst": "rst", ".txt": "text", ".adoc": "asciidoc", ".asciidoc": "asciidoc"}
+_DOC_FENCES = {".rst": "rst", ".txt": "text", ".adoc": "asciidoc", ".asciidoc": "asciidoc", ".org": "org",
+               ".rdoc": "rdoc", ".pod": "pod", ".texi": "texinfo", ".texinfo": "texinfo", ".txi": "texinfo"}
 
 
 def fence_tag(hit: Hit) -> str:
