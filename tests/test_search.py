@@ -4,7 +4,8 @@ from pathlib import Path
 
 import pytest
 
-from mindex import Index
+from mindex import Index, IndexSettings
+from mindex.config import EmbedSettings
 from mindex.errors import ConfigError, SourceNotFoundError, UnsupportedModeError
 from mindex.models import Hit
 from mindex.search import decay, make_snippet, merge_adjacent, query_terms
@@ -81,6 +82,33 @@ def test_snippet_highlights_matches(indexed: Index) -> None:
     hits = indexed.search("pool size").hits
     assert "## **Pool** **size** `**pool_size**` caps" in hits[0].snippet
     assert make_snippet("waiting longer raises PoolTimeout.", "PoolTimeout") == "waiting longer raises **PoolTimeout**."
+
+
+def test_a_snippet_marks_are_its_own_and_the_texts_stars_are_shown_as_written(tmp_path: Path) -> None:
+    """`def build(*args, **options)` gave the snippet `(*args, ****options**)`: a reader of the
+    marks could not tell the text's stars from them, and an Org heading's `** From source`
+    lost its stars in the terminal, the word after them shown as a match."""
+    from mindex.serve.web.pages import marks
+    from mindex.textsafe import marked_parts
+
+    snippet = make_snippet("def build(*args, **options):\n    return dict(**options) \\ 2", "options")
+    assert snippet == "def build(\\*args, \\*\\***options**): return dict(\\*\\***options**) \\\\ 2"
+    assert marked_parts(snippet) == [("def build(*args, **", False), ("options", True), ("): return dict(**", False),
+                                     ("options", True), (") \\ 2", False)]
+    assert str(marks(snippet)) == "def build(*args, **<mark>options</mark>): return dict(**<mark>options</mark>) \\ 2"
+    assert marked_parts("a **b** c **d") == [("a ", False), ("b", True), (" c ", False), ("**d", False)]
+    docs = tmp_path / "notes"
+    docs.mkdir()
+    (docs / "setup.org").write_text("* Installation\n** From source\nClone it, then run =make=.\n")
+    with Index(tmp_path / "i.db", IndexSettings(), embed=EmbedSettings(provider="none")) as ix:
+        ix.add_source(docs, name="notes", kind="docs")
+        ix.index()
+    from click.testing import CliRunner
+
+    from mindex.serve.cli import cli
+
+    shown = CliRunner().invoke(cli, ["--db", str(tmp_path / "i.db"), "search", "source", "--mode", "keyword"]).stdout
+    assert "** From source Clone it, then run =make=." in shown, shown
 
 
 def test_a_snippet_shows_the_densest_run_of_query_words() -> None:

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from mindex.models import Facets, Hit, SearchResult
 from mindex.terms import MAX_TERMS, identifier_parts
+from mindex.textsafe import escape_marks
 
 if TYPE_CHECKING:
     from concurrent.futures import ThreadPoolExecutor
@@ -89,7 +90,8 @@ def query_words(query: str) -> list[str]:
 def make_snippet(text: str, query: str, width: int = 24) -> str:
     """About `width` words of `text` around the densest run of the query's words, each match
     marked `**like this**` (a word matches when it starts like a query word, so plurals and
-    -ing forms count), with `…` where text was cut."""
+    -ing forms count), with `…` where text was cut; the text's own `*` and `\\` are escaped
+    with a backslash (`textsafe.marked_parts` reads it back)."""
     tokens = text.split()
     found = _stem_search(query)
 
@@ -103,8 +105,8 @@ def make_snippet(text: str, query: str, width: int = 24) -> str:
         count += hits[first + width - 1] - hits[first - 1]
         if count > best:
             start, best = first, count
-    shown = [_WORD.sub(lambda m: f"**{m.group()}**" if matches(m.group()) else m.group(), token) if hit else token
-             for token, hit in zip(tokens[start : start + width], hits[start : start + width])]
+    shown = [_WORD.sub(lambda m: f"**{m.group()}**" if matches(m.group()) else m.group(), escape_marks(token))
+             if hit else escape_marks(token) for token, hit in zip(tokens[start : start + width], hits[start : start + width])]
     return ("…" if start else "") + " ".join(shown) + ("…" if start + width < len(tokens) else "")
 
 

@@ -69,3 +69,34 @@ def fence(text: str, tag: str = "") -> str:
     so nothing in the text can close it."""
     ticks = "`" * max(3, max((len(run) for run in _TICKS.findall(text)), default=0) + 1)
     return f"{ticks}{tag}\n{text}\n{ticks}"
+
+
+# A snippet marks the words that match with `**`; a `*` or `\` of the text itself is escaped
+# with a backslash (as markdown escapes them), so Python's `**kwargs`, an Org `** heading` or
+# markdown's own bold can neither open nor close a mark (`def f(**options)` read
+# `(****options**)`, and the terminal showed an Org heading's stars as a highlighted word).
+_MARK_PARTS = re.compile(r"\\(.)|(\*\*)|([^\\*]+|.)", re.DOTALL)
+
+
+def escape_marks(text: str) -> str:
+    """`text` with each `\\` and `*` escaped by a backslash, for a snippet's marks."""
+    return text.replace("\\", "\\\\").replace("*", "\\*") if "*" in text or "\\" in text else text
+
+
+def marked_parts(snippet: str) -> list[tuple[str, bool]]:
+    """A snippet (`search.make_snippet`) as (text, marked) pieces in order, its escapes
+    undone; an unpaired `**` is text."""
+    parts: list[tuple[str, bool]] = []
+    piece: list[str] = []
+    marked = False
+    for match in _MARK_PARTS.finditer(snippet):
+        if match.group(2):
+            parts.append(("".join(piece), marked))
+            piece, marked = [], not marked
+        else:
+            piece.append(match.group(1) if match.group(1) is not None else match.group(3))
+    parts.append(("".join(piece), marked))
+    if marked:  # the last mark was never closed: it and what follows are text
+        text, _ = parts.pop()
+        parts.append(("**" + text, False))
+    return [(text, mark) for text, mark in parts if text]

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import math
 import posixpath
-import re
 from collections import Counter
 from typing import TYPE_CHECKING, Any
 
-from mindex.textsafe import fence, markup_escape as escape, visible_name
+from mindex.textsafe import escape_marks, fence, marked_parts, markup_escape as escape, visible_name
 from mindex.serve.words import Places, count as count, estimate_tokens as estimate_tokens, within_budget  # part of this module's API
 
 from mindex.models import Hit, IndexReport, LocateResult, SearchResult, SourceStats
@@ -19,9 +18,6 @@ if TYPE_CHECKING:
 
     from mindex.evaluate import RunReport
     from mindex.ops.sources import FileRow, Listing, Status
-
-_BOLD = re.compile(r"\*\*(.+?)\*\*", re.DOTALL)
-
 
 def location(hit: Hit, places: Places | None = None) -> str:
     """`path:12-30`, `path (page 3)` or just `path`; with `places`, the path as the user opens
@@ -189,8 +185,9 @@ def print_search(console: Console, result: SearchResult, explain: bool = False, 
             f"[dim]{escape(named) + ' · ' if named else ''}{hit.id}  score {hit.score:.4g}[/]", highlight=False
         )
         console.print(f"   [bold]{escape(visible_name(hit.context))}[/]", highlight=False)
-        snippet = " ".join((hit.snippet or hit.text[:200]).split())
-        console.print("   " + _BOLD.sub(r"[reverse]\1[/reverse]", escape(snippet)), highlight=False)
+        snippet = " ".join((hit.snippet or escape_marks(hit.text[:200])).split())
+        console.print("   " + "".join(f"[reverse]{escape(text)}[/reverse]" if marked else escape(text)
+                                      for text, marked in marked_parts(snippet)), highlight=False)
         if explain and hit.explain:
             console.print(f"[dim]{escape(_explain_line(hit.explain))}[/]")
     console.print(f"[dim]{count(len(result.hits), 'result')} · {result.mode} · {result.took_ms:.1f} ms[/]")

@@ -40,11 +40,11 @@ def _environment() -> Any:
 
 
 def marks(snippet: str) -> Markup:
-    """A snippet's `**matched words**` as <mark>, everything else escaped."""
-    parts = str(escape(snippet)).split("**")
-    if len(parts) % 2 == 0:  # an unpaired marker: show it as text
-        return Markup(escape(snippet))
-    return Markup("".join(f"<mark>{p}</mark>" if i % 2 else p for i, p in enumerate(parts)))
+    """A snippet's `**matched words**` as <mark>, everything else escaped (`marked_parts`)."""
+    from mindex.textsafe import marked_parts
+
+    return Markup("".join(f"<mark>{escape(text)}</mark>" if marked else str(escape(text))
+                          for text, marked in marked_parts(snippet)))
 
 
 def kind_of(hit: dict[str, Any]) -> str:
