@@ -47,6 +47,7 @@ FILES = {
     "aider-HISTORY.md": ("bullets, no sections", False),
     "claude-code-CHANGELOG.md": ("bullets, no sections, no dates", False),
     "git-changelog.Debian": ("Debian changelog", False),
+    "minitest-History.rdoc": ("RDoc, changes under labelled bullets (`* 7 bug fixes:`)", True),
 }
 YEAR = re.compile(r"\b(?:19|20)\d{2}\b")
 
@@ -57,7 +58,7 @@ def heading_of(lines: list[str], version: str) -> str:
     bare = re.compile(rf"(?<![\w.])v?{re.escape(version)}(?![\w])")
     for n, line in enumerate(lines):
         underlined = n + 1 < len(lines) and re.fullmatch(r"([=\-~^])\1+", lines[n + 1].strip() or "x") is not None
-        if bare.search(line) and (line.startswith("#") or underlined or re.match(r"^\S+ \(", line)):
+        if bare.search(line) and (line.startswith(("#", "=")) or underlined or re.match(r"^\S+ \(", line)):
             return line
     return ""
 
@@ -72,7 +73,10 @@ def measure(name: str) -> dict[str, object]:
             truth = section_kind(change.section) if change.section else None
             if truth in (None, "changed"):
                 continue
-            guess = classify(change.text)
+            own = change.text  # a change under a labelled bullet (`* 7 bug fixes:`) is read without the label
+            if change.section and own.startswith(change.section + ": "):
+                own = own[len(change.section) + 2:]
+            guess = classify(own)
             judged += 1
             right += guess == truth
             if guess != truth:

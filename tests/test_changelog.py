@@ -44,16 +44,16 @@ def ix(tmp_path: Path) -> Any:
 @pytest.mark.parametrize(("name", "releases", "changes", "first", "last"), [
     ("claude-code-CHANGELOG.md", 52, 399, ("2.1.240", None), ("0.2.21", None)),
     ("anthropic-sdk-python-CHANGELOG.md", 112, 518, ("0.121.0", date(2026, 8, 7)), ("0.39.0", date(2024, 11, 4))),
-    ("aider-HISTORY.md", 169, 979, ("0.86.1", None), ("0.5.0", None)),
-    ("keep-a-changelog-CHANGELOG.md", 16, 127, ("2.0.0", date(2026, 6, 7)), ("0.0.1", date(2014, 5, 31))),
+    ("aider-HISTORY.md", 169, 956, ("0.86.1", None), ("0.5.0", None)),
+    ("keep-a-changelog-CHANGELOG.md", 16, 126, ("2.0.0", date(2026, 6, 7)), ("0.0.1", date(2014, 5, 31))),
     # 135: a "Misc" bullet of issue links alone (`#640 <url>`_, ...) is no change once read as links
     ("towncrier-NEWS.rst", 26, 135, ("24.8.0", date(2024, 8, 23)), ("15.0.0", None)),
-    ("git-changelog.Debian", 47, 78, ("1:2.39.5-0+deb12u3", date(2025, 10, 7)), ("1:2.24.1-1", date(2019, 12, 10))),
+    ("git-changelog.Debian", 47, 77, ("1:2.39.5-0+deb12u3", date(2025, 10, 7)), ("1:2.24.1-1", date(2019, 12, 10))),
     ("httpx-CHANGELOG.md", 77, 441, ("0.28.1", date(2024, 12, 6)), ("0.6.0", date(2019, 6, 21))),  # "6th December, 2024"
     ("attrs-CHANGELOG.md", 13, 124, ("24.2.0", date(2024, 8, 6)), ("20.1.0", date(2020, 8, 20))),
     ("black-CHANGES.md", 18, 176, ("24.10.0", None), ("23.3.0", None)),
     ("pip-NEWS.rst", 22, 271, ("24.3.1", date(2024, 10, 27)), ("22.2.2", date(2022, 8, 3))),
-    ("structlog-CHANGELOG.md", 14, 83, ("24.4.0", date(2024, 7, 17)), ("21.2.0", date(2021, 10, 12))),
+    ("structlog-CHANGELOG.md", 14, 82, ("24.4.0", date(2024, 7, 17)), ("21.2.0", date(2021, 10, 12))),
     ("setuptools-NEWS.rst", 41, 114, ("75.6.0", None), ("69.0.2", None)),
     ("pydantic-HISTORY.md", 19, 403, ("2.10.3", date(2024, 12, 3)), ("2.7.1", date(2024, 4, 23))),
     # AsciiDoc: `== 2.0.26 (2025-10-24) - @mojavelinux`, `Bug Fixes::` terms as sections
@@ -112,10 +112,11 @@ def test_kinds_and_entities_on_samples() -> None:
     assert {c.kind for c in attrs["21.3.0"] if c.section == "Backward-incompatible Changes"} == {"breaking"}
     towncrier = split_releases((NATIVE / "towncrier-NEWS.rst").read_text())
     assert {c.section for c in split_changes(towncrier[0].body)} >= {"Features", "Bugfixes", "Deprecations and Removals"}
-    # nested bullets carry their parent; a heading sets the kind; classification of bare text
+    # nested bullets carry their parent (a parent ending in `:` is their label, no change of
+    # its own); a heading sets the kind; classification of bare text
     nested = split_changes("### Fixed\n\n- Parser:\n  - handles `a.b` keys\n  - reads CRLF\n- Crash on start\n")
-    assert [c.text for c in nested] == ["Parser:", "Parser: handles `a.b` keys", "Parser: reads CRLF", "Crash on start"]
-    assert {c.kind for c in nested} == {"fixed"} and ("config_key", "a.b") in nested[1].entities
+    assert [c.text for c in nested] == ["Parser: handles `a.b` keys", "Parser: reads CRLF", "Crash on start"]
+    assert {c.kind for c in nested} == {"fixed"} and ("config_key", "a.b") in nested[0].entities
     assert classify("BREAKING: drop Python 3.8") == "breaking" and classify("feat(api)!: new auth") == "breaking"
     assert classify("Deprecate the old flag") == "deprecated" and classify("Faster startup") == "performance"
     assert entities("see https://x.org/path/to and /compact, CVE-2024-1234, claude-opus-4-1, @scope/pkg") == (
@@ -552,7 +553,7 @@ def test_a_synergy_shows_its_evidence_as_the_changes_and_says_which_are_not_inde
     synergy = get_synergy(ix, "thinking-budgets")
     assert synergy is not None
     lines = evidence_lines(synergy["evidence"])
-    assert lines[0].startswith("aider 0.76.0 (changed): Improved support for thinking") and "[1cc6bfa5745949d2]" in lines[0]
+    assert lines[0].startswith("aider 0.76.0 (added): Improved support for thinking") and "[1cc6bfa5745949d2]" in lines[0]
     missing = [line for line in lines if "not indexed" in line]
     assert missing and all(line.split(":")[0] in ("8b49d37eb0c7987a", "3232a977aaef53d4") for line in missing)
     assert "- aider 0.77.0 (added): Added `/think-tokens`" in synergy_markdown(Synergy(synergy), 4000)
@@ -664,6 +665,28 @@ def test_a_pre_release_written_after_a_space_is_its_own_release(ix: Index) -> No
     assert twice == {"releases": 2, "written": 2, "merged": 1}
     book.ingest()
     assert {c["text"] for c in book.release("tool", "2.0.0")["changes"]} == {"Added zebras.", "Fixed lions."}
+
+
+def test_an_rdoc_history_with_labelled_bullets(ix: Index) -> None:
+    """minitest's History.rdoc (`=== 6.0.4 / 2026-04-14`) was refused: "no release found in
+    it". Its changes sit under labelled bullets (`* 7 bug fixes:`), which were changes of
+    their own and gave their changes no kind; its code is RDoc's (`<tt>ENV["N"]</tt>`, read as
+    the slash command `/tt`)."""
+    text = (NATIVE / "minitest-History.rdoc").read_text()
+    releases = split_releases(text)
+    assert len(releases) == 159 and (releases[0].version, str(releases[0].date)) == ("6.0.4", "2026-04-14")
+    six = split_changes(next(r for r in releases if r.version == "6.0.0").body)
+    assert not [c for c in six if c.text.rstrip().endswith(":")]  # the labels are no changes
+    kinds = {c.text.split(": ", 1)[1][:30]: c.kind for c in six if ": " in c.text}
+    assert kinds["Deleted all use of Marshal for"] == "removed"  # `8 deaths in the family(!!):`: by its verb
+    assert kinds["Plugin loading is now opt-in!"] == "breaking"  # `7 major (oft incompatible) changes:`
+    assert kinds["Added minitest-server."] == "added"
+    fixed = split_changes(next(r for r in releases if r.version == "6.0.2").body)
+    assert len(fixed) == 7 and {c.kind for c in fixed} == {"fixed"}  # `7 bug fixes:`, though few say "fix"
+    renamed = next(c for c in six if "options[:filter]" in c.text)
+    assert "`options[:filter]`" in renamed.text and ("cli_flag", "--include") in renamed.entities
+    assert not [e for c in six for e in c.entities if e[1] == "/tt"]
+    assert ix.changelog.import_changelog("minitest", text)["releases"] == 159
 
 
 def test_a_version_whose_heading_says_it_is_not_out_is_no_release() -> None:

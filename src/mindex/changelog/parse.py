@@ -174,17 +174,20 @@ def split_changes(body: str) -> list[Change]:
     """The changes of one release body, in order."""
     lines = body.replace("\r\n", "\n").split("\n")
     section: str | None = None
-    items: list[tuple[int, int, str, str | None, int]] = []  # (first line, last line, text, section, indent)
-    parents: list[tuple[int, str]] = []  # (indent, text) of open bullets
+    items: list[tuple[int, int, str, str | None, str | None]] = []  # (first line, last line, text, section, label)
+    parents: list[tuple[int, str, int]] = []  # (indent, text, line) of open bullets
+    labels: dict[int, str] = {}  # a bullet ending in `:` that holds bullets: a label, not a change
     current: list[str] = []
     start = 0
-    indent = 0
     in_code = False
 
     def close(last: int) -> None:
         nonlocal current
         if current:
-            items.append((start, last, "\n".join(current).strip(), section, indent))
+            label = next((labels[p[2]] for p in reversed(parents[:-1]) if p[2] in labels), None)
+            # a label that names a kind (`* 7 bug fixes:`, minitest's) is the section of its bullets
+            items.append((start, last, "\n".join(current).strip(),
+                          label if label and section_kind(label) else section, label))
             current = []
 
     for number, line in enumerate(lines, 1):
@@ -210,8 +213,9 @@ def split_changes(body: str) -> list[Change]:
             parents = [p for p in parents if p[0] < indent]
             text = bullet.group("text").strip()
             if parents and parents[-1][1].rstrip().endswith(":"):
-                text = f"{parents[-1][1].rstrip(':').strip()}: {text}"
-            parents.append((indent, bullet.group("text").strip()))
+                labels[parents[-1][2]] = parents[-1][1].rstrip().rstrip(":").strip()
+                text = f"{labels[parents[-1][2]]}: {text}"
+            parents.append((indent, bullet.group("text").strip(), number))
             current, start = [text], number
             continue
         if not line.strip():
@@ -222,21 +226,22 @@ def split_changes(body: str) -> list[Change]:
             current.append(line.strip())
             continue
         close(number - 1)
-        current, start, indent = [line.strip()], number, 0  # a paragraph
+        current, start = [line.strip()], number  # a paragraph
     close(len(lines))
     has_bullets = any(_BULLET.match(line) for line in lines)
     changes = []
     seen: set[str] = set()
-    for first, last, text, sec, ind in items:
-        if has_bullets and not _BULLET.match(lines[first - 1]):
-            continue  # prose around the bullets (an intro, a "Full Changelog" line)
+    for first, last, text, sec, label in items:
+        if (has_bullets and not _BULLET.match(lines[first - 1])) or first in labels:
+            continue  # prose around the bullets (an intro, a "Full Changelog" line), or a label
         if not text or _NOISE.match(text) or re.fullmatch(r"\W*(?:\[[^\]]*\]\([^)]*\)\W*)+", text):
             continue
         norm = " ".join(text.split())
         if norm in seen:
             continue
         seen.add(norm)
-        changes.append(Change(text, classify(text, sec), sec, entities(text), first, last))
+        own = text[len(label) + 2:] if label and text.startswith(label + ": ") else text  # its words, not its label's
+        changes.append(Change(text, classify(own, sec), sec, entities(text), first, last))
     if not changes and body.strip():  # only a code block, a table or a heading: keep it whole
         text = "\n".join(line for line in lines if not line.strip().startswith("```")).strip()
         if text and not _NOISE.match(text):
@@ -300,13 +305,13 @@ def parse_date(text: str | None) -> date | None:
 
 def split_releases(text: str, fmt: str = "auto") -> list[Release]:
     """The releases of a whole changelog, newest first as written. `fmt`: auto, markdown,
-    rst, asciidoc or debian. Unreleased sections (`## Unreleased`, `## 1.4.0 (pending)`) and
+    rst, asciidoc, rdoc (read as AsciiDoc: the same titles) or debian. Unreleased sections (`## Unreleased`, `## 1.4.0 (pending)`) and
     headings without a version are not releases."""
     text = text.replace("\r\n", "\n")
     if fmt == "debian" or (fmt == "auto" and _DEBIAN_HEAD.match(text.lstrip("\n").split("\n", 1)[0])):
         return _debian(text)
     lines = text.split("\n")
-    if fmt == "asciidoc" or (fmt == "auto" and _is_asciidoc(lines)):
+    if fmt in ("asciidoc", "rdoc") or (fmt == "auto" and _is_asciidoc(lines)):
         lines = _asciidoc_to_markdown(lines)
     elif fmt == "rst" or (fmt == "auto" and _is_rst(lines)):
         lines = _rst_to_markdown(lines)
@@ -351,10 +356,17 @@ _ADOC_TITLE = re.compile(r"^(={1,6})[ \t]+(\S.*)$")
 _ADOC_TERM = re.compile(r"^([A-Z][\w ,/&'()-]{0,60})::[ \t]*$")  # `Bug Fixes::`, a section of changes
 
 
+_EQUALS_TITLE = re.compile(r"^={2,6}[ \t]+\S")
+# Code as RDoc writes it (`<tt>ENV["N"]</tt>`, `+options[:filter]+`; AsciiDoc's `+literal+` alike):
+# markdown's backticks, so `/tt` is no slash command and the code is an entity.
+_RDOC_CODE = re.compile(r"<(?:tt|code)>(.+?)</(?:tt|code)>|(?<![\w+])\+([^\s+](?:[^+\n]*?[^\s+])?)\+(?![\w+])")
+
+
 def _is_asciidoc(lines: list[str]) -> bool:
-    """An AsciiDoc changelog: its title is `= Title`, or its releases are `== 1.2.0`."""
+    """An AsciiDoc or RDoc changelog (both write titles with `=`): its title is `= Title`, or
+    its releases are `== 1.2.0` (or `=== 6.0.4 / 2026-04-14`, minitest's History.rdoc)."""
     first = next((line for line in lines if line.strip()), "")
-    return first.startswith("= ") or sum(1 for line in lines[:400] if line.startswith("== ")) >= 2
+    return first.startswith("= ") or sum(1 for line in lines[:400] if _EQUALS_TITLE.match(line)) >= 2
 
 
 def _asciidoc_to_markdown(lines: list[str]) -> list[str]:
@@ -371,6 +383,7 @@ def _asciidoc_to_markdown(lines: list[str]) -> list[str]:
             block = delimiter.group(1)
             out.append(line)
             continue
+        line = _RDOC_CODE.sub(lambda m: f"`{m.group(1) or m.group(2)}`", line)
         title, term = _ADOC_TITLE.match(line), _ADOC_TERM.match(line)
         if title:
             deepest = max(deepest, len(title.group(1)))
