@@ -48,6 +48,7 @@ FILES = {
     "claude-code-CHANGELOG.md": ("bullets, no sections, no dates", False),
     "git-changelog.Debian": ("Debian changelog", False),
     "minitest-History.rdoc": ("RDoc, changes under labelled bullets (`* 7 bug fixes:`)", True),
+    "magit-CHANGELOG.org": ("Org, no sections", True),
 }
 YEAR = re.compile(r"\b(?:19|20)\d{2}\b")
 
@@ -58,7 +59,7 @@ def heading_of(lines: list[str], version: str) -> str:
     bare = re.compile(rf"(?<![\w.])v?{re.escape(version)}(?![\w])")
     for n, line in enumerate(lines):
         underlined = n + 1 < len(lines) and re.fullmatch(r"([=\-~^])\1+", lines[n + 1].strip() or "x") is not None
-        if bare.search(line) and (line.startswith(("#", "=")) or underlined or re.match(r"^\S+ \(", line)):
+        if bare.search(line) and (line.startswith(("#", "=", "* ")) or underlined or re.match(r"^\S+ \(", line)):
             return line
     return ""
 

@@ -689,6 +689,26 @@ def test_an_rdoc_history_with_labelled_bullets(ix: Index) -> None:
     assert ix.changelog.import_changelog("minitest", text)["releases"] == 159
 
 
+def test_an_org_changelog(ix: Index) -> None:
+    """magit's changelog (`* v4.7.0    2026-08-01`, Org) was refused, and in any format a
+    heading `v4.7.0 2026-08-01` was read as version 2026-08-01 (the `v4.7.0 ` taken for a
+    word before the version)."""
+    text = (NATIVE / "magit-CHANGELOG.org").read_text()
+    releases = split_releases(text)
+    assert [(r.version, str(r.date)) for r in releases] == [
+        ("4.7.0", "2026-08-01"), ("4.6.0", "2026-07-01"), ("4.5.0", "2026-01-01"), ("4.4.2", "2025-10-06"),
+        ("4.4.1", "2025-10-06")]
+    first = split_changes(releases[0].body)
+    assert first[0].text.startswith("If the region marks a single commit, `magit-patch-create` now creates")
+    renames = next(c for c in first if "--find-renames" in c.text)
+    assert ("cli_flag", "--find-renames") in renames.entities and "`git diff`" in renames.text
+    assert next(c for c in first if c.text.startswith("Added new command `magit-log-reflog`")).kind == "added"
+    assert [r.version for r in split_releases("## v2.0.0 2024-05-01\n\n* Fixed a\n* Added b\n")] == ["2.0.0"]
+    markdown = split_releases("# Changes\n\n## 1.1\n\n* 1.0 users: run the migration\n* Fixed b\n\n## 1.0\n\n* Began\n")
+    assert [r.version for r in markdown] == ["1.1", "1.0"]  # bullets at column 0 are no Org headings
+    assert ix.changelog.import_changelog("magit", text)["releases"] == 5
+
+
 def test_a_version_whose_heading_says_it_is_not_out_is_no_release() -> None:
     """jsoup's `## 1.23.2 (pending)` was imported as its latest release; it is an Unreleased
     section by another name. A heading that only mentions the word later stays a release."""

@@ -20,8 +20,8 @@ import re
 from dataclasses import dataclass, field
 from datetime import date, datetime, timezone
 
+from mindex.changelog.formats import asciidoc_to_markdown, is_asciidoc, is_org, is_rst, org_to_markdown, rst_to_markdown
 from mindex.changelog.versions import SPACED_PRE, clean, looks_like_version
-from mindex.languages import ASCIIDOC_BLOCK
 
 KINDS = ("added", "changed", "fixed", "breaking", "deprecated", "security", "removed", "performance", "docs")
 
@@ -262,7 +262,7 @@ def items_have_bullets(lines: list[str]) -> bool:
 # -- a whole changelog into releases -----------------------------------------------------------
 
 _VERSION_IN_HEADING = re.compile(
-    r"^\[?(?:[A-Za-z][\w .-]*?\s+)?(?P<version>v?\d+(?:[.\-]\d+)*(?:[.\-+~]?[0-9A-Za-z]+(?:[.\-][0-9A-Za-z]+)*)?"
+    r"^\[?(?:(?![vV]\d)[A-Za-z][\w .-]*?\s+)?(?P<version>v?\d+(?:[.\-]\d+)*(?:[.\-+~]?[0-9A-Za-z]+(?:[.\-][0-9A-Za-z]+)*)?"
     rf"(?:[ \t]+{SPACED_PRE}\.?\d*\b)?)\]?"  # gson's `Version 1.3 beta3`
     r"(?:\s*(?:[-–—(/]|\bon\b)\s*\(?(?P<date>\d{4}-\d{2}-\d{2}|\d{4}/\d{2}/\d{2}|"
     r"[A-Z][a-z]+\.? \d{1,2}(?:st|nd|rd|th)?,? \d{4}|\d{1,2}(?:st|nd|rd|th)? [A-Z][a-z]+\.?,? \d{4})\)?)?")
@@ -305,16 +305,19 @@ def parse_date(text: str | None) -> date | None:
 
 def split_releases(text: str, fmt: str = "auto") -> list[Release]:
     """The releases of a whole changelog, newest first as written. `fmt`: auto, markdown,
-    rst, asciidoc, rdoc (read as AsciiDoc: the same titles) or debian. Unreleased sections (`## Unreleased`, `## 1.4.0 (pending)`) and
-    headings without a version are not releases."""
+    rst, asciidoc, rdoc (read as AsciiDoc: the same titles), org or debian (`changelog.formats`
+    reads all but debian as markdown). Unreleased sections (`## Unreleased`, `## 1.4.0
+    (pending)`) and headings without a version are not releases."""
     text = text.replace("\r\n", "\n")
     if fmt == "debian" or (fmt == "auto" and _DEBIAN_HEAD.match(text.lstrip("\n").split("\n", 1)[0])):
         return _debian(text)
     lines = text.split("\n")
-    if fmt in ("asciidoc", "rdoc") or (fmt == "auto" and _is_asciidoc(lines)):
-        lines = _asciidoc_to_markdown(lines)
-    elif fmt == "rst" or (fmt == "auto" and _is_rst(lines)):
-        lines = _rst_to_markdown(lines)
+    if fmt in ("asciidoc", "rdoc") or (fmt == "auto" and is_asciidoc(lines)):
+        lines = asciidoc_to_markdown(lines)
+    elif fmt == "org" or (fmt == "auto" and is_org(lines)):
+        lines = org_to_markdown(lines)
+    elif fmt == "rst" or (fmt == "auto" and is_rst(lines)):
+        lines = rst_to_markdown(lines)
     heads: list[tuple[int, int, str, date | None]] = []  # (line index, level, version, date)
     level = None
     for i, line in enumerate(lines):
@@ -350,128 +353,6 @@ def _version_heading(title: str) -> tuple[str, date | None] | None:
         dm = _DATE_ANYWHERE.search(rest)
         when = parse_date(dm.group(1)) if dm else None
     return clean(m.group("version")), when
-
-
-_ADOC_TITLE = re.compile(r"^(={1,6})[ \t]+(\S.*)$")
-_ADOC_TERM = re.compile(r"^([A-Z][\w ,/&'()-]{0,60})::[ \t]*$")  # `Bug Fixes::`, a section of changes
-
-
-_EQUALS_TITLE = re.compile(r"^={2,6}[ \t]+\S")
-# Code as RDoc writes it (`<tt>ENV["N"]</tt>`, `+options[:filter]+`; AsciiDoc's `+literal+` alike):
-# markdown's backticks, so `/tt` is no slash command and the code is an entity.
-_RDOC_CODE = re.compile(r"<(?:tt|code)>(.+?)</(?:tt|code)>|(?<![\w+])\+([^\s+](?:[^+\n]*?[^\s+])?)\+(?![\w+])")
-
-
-def _is_asciidoc(lines: list[str]) -> bool:
-    """An AsciiDoc or RDoc changelog (both write titles with `=`): its title is `= Title`, or
-    its releases are `== 1.2.0` (or `=== 6.0.4 / 2026-04-14`, minitest's History.rdoc)."""
-    first = next((line for line in lines if line.strip()), "")
-    return first.startswith("= ") or sum(1 for line in lines[:400] if _EQUALS_TITLE.match(line)) >= 2
-
-
-def _asciidoc_to_markdown(lines: list[str]) -> list[str]:
-    """`= Title` and `== 1.2.0 (date)` become `#` headings, a `Bug Fixes::` term a heading below
-    them (Asciidoctor's own changelog), outside delimited blocks; a line each, numbers kept."""
-    out, block, deepest = [], None, 1
-    for line in lines:
-        delimiter = ASCIIDOC_BLOCK.match(line)
-        if block is not None:
-            block = None if delimiter and delimiter.group(1) == block else block
-            out.append(line)
-            continue
-        if delimiter:
-            block = delimiter.group(1)
-            out.append(line)
-            continue
-        line = _RDOC_CODE.sub(lambda m: f"`{m.group(1) or m.group(2)}`", line)
-        title, term = _ADOC_TITLE.match(line), _ADOC_TERM.match(line)
-        if title:
-            deepest = max(deepest, len(title.group(1)))
-            out.append("#" * len(title.group(1)) + " " + title.group(2).strip())
-        elif term:
-            out.append("#" * min(6, deepest + 1) + " " + term.group(1).strip())
-        else:
-            out.append(line)
-    return out
-
-
-def _is_rst(lines: list[str]) -> bool:
-    return any(re.fullmatch(r"(=+|-+|~+|\^+)", b.strip() or " ") and a.strip() and len(b.strip()) >= len(a.strip()) - 2
-               for a, b in zip(lines, lines[1:], strict=False)) and not any(_HEADING.match(x) for x in lines[:50])
-
-
-# reStructuredText's inline markup, read as markdown (`_rst_inline`).
-_RST_LITERAL = re.compile(r"``(.+?)``", re.DOTALL)
-_RST_ROLE = re.compile(r":(?P<role>[a-z][\w+.-]*(?::[a-z][\w+.-]*)?):`(?P<text>[^`]+)`")  # `py:func`: one domain
-_RST_LINK = re.compile(r"`(?P<text>[^`<]+?)\s*<(?P<url>[^`>]+)>`__?")
-_RST_NAMED = re.compile(r"`(?P<text>[^`<]+)`__?(?!\w)")
-_PEOPLE = {"user", "github", "gh"}  # :user:`name`, a person: @name, never an entity
-_NUMBERS = {"issue", "issues", "pr", "pull", "bug", "ghissue"}  # :issue:`123`: #123
-_WORDS = {"ref", "doc", "std:ref", "std:doc", "any", "term", "numref", "abbr", "title", "emphasis", "strong", "pep"}
-
-
-def _rst_role(m: re.Match[str]) -> str:
-    role, text = m.group("role"), m.group("text").strip()
-    target = re.match(r"(?P<shown>.*?)\s*<(?P<to>[^<>]+)>$", text)
-    shown = (target.group("shown") or target.group("to")) if target else text
-    if role in _PEOPLE:
-        return f"@{shown}"
-    if role in _NUMBERS:
-        return f"#{shown}" if shown.isdigit() else shown
-    if role in _WORDS:
-        return f"PEP {shown}" if role == "pep" else shown
-    if shown.startswith("~"):  # :func:`~pkg.mod.f` shows `f`
-        shown = shown[1:].rsplit(".", 1)[-1]
-    return f"`{shown.lstrip('!')}`"  # a name: func, meth, class, confval, envvar, option, py:data, ...
-
-
-def _rst_inline(line: str) -> str:
-    """A line's reStructuredText inline markup as markdown: ``code`` and roles naming code
-    as `code` (so entities are found in them), `text <url>`_ as a link, :ref: and :doc: as
-    their words, :issue:`123` as #123 and :user:`name` as @name (pytest's and setuptools'
-    towncrier files printed every change as raw markup)."""
-    if "`" not in line:
-        return line
-    kept: list[str] = []
-
-    def keep(text: str) -> str:  # literals first, so nothing inside them is read as markup
-        kept.append(text)
-        return f"\0{len(kept) - 1}\0"
-    line = _RST_LITERAL.sub(lambda m: keep(f"`{m.group(1)}`"), line)
-    line = _RST_ROLE.sub(lambda m: keep(_rst_role(m)), line)
-    line = _RST_LINK.sub(lambda m: keep(f"[{m.group('text').strip()}]({m.group('url').strip()})"), line)
-    line = _RST_NAMED.sub(lambda m: m.group("text"), line)
-    return re.sub(r"\0(\d+)\0", lambda m: kept[int(m.group(1))], line)
-
-
-def _rst_to_markdown(lines: list[str]) -> list[str]:
-    """Underlined headings become `#` headings by the order their underline first appears;
-    inline markup becomes markdown's (`_rst_inline`)."""
-    order: list[str] = []
-    out: list[str] = []
-    skip = False
-    for i, line in enumerate(lines):
-        if skip:
-            skip = False
-            continue
-        under = lines[i + 1].strip() if i + 1 < len(lines) else ""
-        if line.strip() and re.fullmatch(r"(=+|-+|~+|\^+|\*+)", under or " ") and len(under) >= len(line.strip()) - 2:
-            char = under[0]
-            if char not in order:
-                order.append(char)
-            out.append("#" * min(6, order.index(char) + 1) + " " + line.strip())
-            skip = True
-            continue
-        out.append(line)
-    # Inline markup a paragraph at a time: a link or a literal may wrap onto the next line
-    # (tox's "`typeshed PR\n#15613 <https://...>`_"), never past a blank line. A paragraph
-    # that lost a line break keeps its lines' count with an empty line after it, so every
-    # later line keeps its number.
-    parts = []
-    for part in re.split(r"(\n[ \t]*\n)", "\n".join(out)):
-        made = _rst_inline(part)
-        parts.append(made + "\n" * (part.count("\n") - made.count("\n")))
-    return "".join(parts).split("\n")
 
 
 def _debian(text: str) -> list[Release]:

@@ -98,8 +98,8 @@ def _validate(name: str, fields: dict[str, Any], where: str) -> Product:
             raise ConfigError(f"{where}: product {name}: {strategy} needs selectors with at least `release`")
     if strategy == "catalog" and fields.get("registry", "official") not in ("official", "smithery"):
         raise ConfigError(f"{where}: product {name}: catalog registry must be official or smithery")
-    if fields.get("format", "markdown") not in ("markdown", "rst", "asciidoc", "rdoc", "debian", "auto"):
-        raise ConfigError(f"{where}: product {name}: format must be markdown, rst, asciidoc, rdoc, debian or auto")
+    if fields.get("format", "markdown") not in ("markdown", "rst", "asciidoc", "rdoc", "org", "debian", "auto"):
+        raise ConfigError(f"{where}: product {name}: format must be markdown, rst, asciidoc, rdoc, org, debian or auto")
     options = {k: v for k, v in fields.items() if k not in ("title", "strategy", "source")}
     return Product(name, str(strategy), source.strip(), str(fields.get("title") or ""), options, where)
 

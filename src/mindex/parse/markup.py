@@ -37,9 +37,9 @@ def _document(lines: list[str], starts: Starts, title: str, path: str, meta: dic
 # --- Org -------------------------------------------------------------------------------------
 
 _ORG_HEADING = re.compile(r"^(\*+)[ \t]+(.*?)[ \t]*$")
-_ORG_TAGS = re.compile(r"[ \t]+:[\w@#%:]+:$")
+ORG_TAGS = re.compile(r"[ \t]+:[\w@#%:]+:$")
 _ORG_KEYWORD = re.compile(r"^#\+(\w+):[ \t]*(.*)$")
-_ORG_BLOCK = re.compile(r"^[ \t]*#\+(begin|end)_(\w+)", re.IGNORECASE)
+ORG_BLOCK = re.compile(r"^[ \t]*#\+(begin|end)_(\w+)", re.IGNORECASE)
 _ORG_LINK = re.compile(r"\[\[([^\]]*)\](?:\[([^\]]*)\])?\]")
 _ORG_TODO_WORDS = re.compile(r"^(?:TODO|SEQ_TODO|TYP_TODO)$", re.IGNORECASE)
 
@@ -52,7 +52,7 @@ def parse_org(text: str, path: str) -> ParsedDocument:
     starts: Starts = []
     block: str | None = None
     for i, line in enumerate(lines):
-        fence = _ORG_BLOCK.match(line)
+        fence = ORG_BLOCK.match(line)
         if block is not None:
             if fence and fence.group(1).lower() == "end" and fence.group(2).lower() == block:
                 block = None
@@ -75,7 +75,7 @@ def parse_org(text: str, path: str) -> ParsedDocument:
 
 
 def _org_title(raw: str, todo: set[str]) -> str:
-    raw = _ORG_TAGS.sub("", raw)
+    raw = ORG_TAGS.sub("", raw)
     first, _, rest = raw.partition(" ")
     if first in todo and rest:
         raw = rest.lstrip()
@@ -88,7 +88,8 @@ def _org_title(raw: str, todo: set[str]) -> str:
 
 _RDOC_HEADING = re.compile(r"^(={1,6})[ \t]*(\S.*?)[ \t]*$")
 _RDOC_LINK = re.compile(r"\{([^}]*)\}\[[^\]]*\]|(\S+)\[(?:https?|mailto|link|rdoc-ref):[^\]]*\]")
-_RDOC_CODE = re.compile(r"(?<!\w)\+(\S|\S.*?\S)\+(?!\w)")
+# Code as RDoc writes it, `<tt>ENV["N"]</tt>` and `+options[:filter]+` (AsciiDoc's `+literal+` alike).
+RDOC_CODE = re.compile(r"<(?:tt|code)>(.+?)</(?:tt|code)>|(?<![\w+])\+([^\s+](?:[^+\n]*?[^\s+])?)\+(?![\w+])")
 
 
 def parse_rdoc(text: str, path: str) -> ParsedDocument:
@@ -99,7 +100,7 @@ def parse_rdoc(text: str, path: str) -> ParsedDocument:
         heading = _RDOC_HEADING.match(line)
         if heading:
             title = _RDOC_LINK.sub(lambda m: m.group(1) if m.group(1) is not None else m.group(2), heading.group(2))
-            starts.append((i, len(heading.group(1)), _RDOC_CODE.sub(r"\1", title)))
+            starts.append((i, len(heading.group(1)), RDOC_CODE.sub(lambda m: m.group(1) or m.group(2), title)))
     title = next((name for _, level, name in starts if level == 1), "")
     return _document(lines, starts, title, path, {})
 

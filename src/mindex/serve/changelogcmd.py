@@ -117,13 +117,13 @@ def _ingest(index: Any) -> Any:
 @changelog.command("import")
 @click.argument("product", type=TEXT)
 @click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@click.option("--format", "fmt", type=click.Choice(("auto", "markdown", "rst", "asciidoc", "rdoc", "debian")), default="auto",
+@click.option("--format", "fmt", type=click.Choice(("auto", "markdown", "rst", "asciidoc", "rdoc", "org", "debian")), default="auto",
               show_default=True)
 @json_option
 @click.pass_obj
 @handle_errors
 def import_cmd(state: State, product: str, file: Path, fmt: str, as_json: bool) -> None:
-    """Split a changelog file you have (CHANGELOG.md, HISTORY.md, NEWS.rst, History.rdoc, debian/changelog)
+    """Split a changelog file you have (CHANGELOG.md, HISTORY.md, NEWS.rst, History.rdoc, NEWS.org, debian/changelog)
     into release files of PRODUCT, and ingest them.
 
     \b
@@ -142,7 +142,7 @@ def import_cmd(state: State, product: str, file: Path, fmt: str, as_json: bool) 
 
             raise ConfigError(f"{file.name}: no release found in it (a heading that holds a version, as `## 1.2.0`, "
                               "`== 1.2.0` or an underlined `1.2.0`, or a Debian entry); if it is one of them, name "
-                              "its format with --format markdown, rst, asciidoc, rdoc or debian")
+                              "its format with --format markdown, rst, asciidoc, rdoc, org or debian")
         report = _ingest(index)
     problems = _problems(report)
     if as_json:
