@@ -1027,6 +1027,26 @@ def test_lua_modules_are_followed_through_require(index: Index, tmp_path: Path) 
     assert {(e.path, e.line) for e in graph.callers(checks["lua/kit/init.lua"])} == {("lua/kit/init.lua", 6)}
 
 
+def test_shell_functions_are_called_here_and_through_sourced_scripts(index: Index, tmp_path: Path) -> None:
+    """A shell script's functions had no callers ("(none)"): shell references were not read. A
+    command is a call of its name: a function of the same script (1.0), of a script it sources
+    (`source ./lib/util.sh`, `. "$DIR/lib/net.sh"`: 0.95), else guessed by name; a command no
+    script defines (`curl`, `echo`) reaches nothing."""
+    graph = _graph_of(index, tmp_path / "sh", {
+        "lib/util.sh": '#!/bin/bash\nlog() { echo "$*" >&2; }\ndie() {\n  log "fatal: $*"\n  exit 1\n}\n',
+        "lib/net.sh": 'fetch_url() {\n  curl -fsSL "$1" || die "cannot fetch $1"\n}\n',
+        "build.sh": (
+            '#!/bin/bash\nDIR="$(cd "$(dirname "$0")" && pwd)"\nsource ./lib/util.sh\n. "$DIR/lib/net.sh"\n'
+            'main() {\n  log "building"\n  fetch_url https://example.org/x.tgz > x.tgz\n}\nmain "$@"\n'),
+    })
+    assert _callers(graph, "log") == {("lib/util.sh", 4, "die", 1.0), ("build.sh", 6, "main", 0.95)}
+    assert _callers(graph, "fetch_url") == {("build.sh", 7, "main", 0.95)}
+    assert _callers(graph, "die") == {("lib/net.sh", 2, "fetch_url", 0.6)}  # net.sh sources nothing
+    assert _callers(graph, "main") == {("build.sh", 9, "", 1.0)}
+    (main,) = graph.targets("main")
+    assert {e.call for e in graph.callees(main) if e.target is not None} == {"log", "fetch_url"}
+
+
 def test_elixir_calls_through_aliases_and_full_module_names(index: Index, tmp_path: Path) -> None:
     """plug's `Plug.Conn.put_resp_header` had symbols but no callers: Elixir's calls were not
     read. A bare call is its module's own function, `alias MyApp.Repo` makes `Repo.all()` reach

@@ -110,6 +110,12 @@ class ModuleMap:
         elif language == "lua":  # `require("a.b")`: `a/b.lua` or `a/b/init.lua` under a load path (`lua/`)
             stem = module.replace(".", "/")
             candidates = [f"{stem}.lua", f"{stem}/init.lua"]
+        elif language == "bash":  # `source ./lib/util.sh` from this file's folder; `"$DIR/util.sh"`: by its tail
+            tail = module.rsplit("$", 1)[-1].split("/", 1)[-1] if "$" in module else ""
+            if not tail and not module.startswith("/"):
+                candidates, exact = [posixpath.normpath(posixpath.join(here, module))], True
+            else:
+                candidates = [tail or posixpath.basename(module)]
         elif language in ("c", "cpp"):
             local = posixpath.normpath(posixpath.join(here, module))
             if (source, local) in self.by_path:

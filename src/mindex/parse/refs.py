@@ -463,6 +463,8 @@ def _import(lang: Lang, first: dict[str, Node], line: int, scope: str, src: byte
         alias = alias or name
     elif lang.name == "dart":  # `import 'x.dart' as x`; without a prefix it brings every name
         name = "" if alias else "*"
+    elif lang.name == "bash":  # `source lib/util.sh`: every function the script defines
+        name, alias = "*", ""
     elif lang.name == "elixir":  # `alias MyApp.Repo`: the module, as its last part
         alias = alias or module.rpartition(".")[2]
     elif lang.name == "ruby":  # `require 'a/b'`: a file, no name; `require_relative` beside this one
