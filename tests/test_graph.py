@@ -1045,6 +1045,10 @@ def test_shell_functions_are_called_here_and_through_sourced_scripts(index: Inde
     assert _callers(graph, "main") == {("build.sh", 9, "", 1.0)}
     (main,) = graph.targets("main")
     assert {e.call for e in graph.callees(main) if e.target is not None} == {"log", "fetch_url"}
+    (die,) = graph.targets("die")  # the shell's builtins are no calls; another program is one, outside the index
+    assert [e.call for e in graph.callees(die)] == ["log"]
+    (fetch,) = graph.targets("fetch_url")
+    assert {(e.call, e.target is None) for e in graph.callees(fetch)} == {("curl", True), ("die", False)}
 
 
 def test_elixir_calls_through_aliases_and_full_module_names(index: Index, tmp_path: Path) -> None:
