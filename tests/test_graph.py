@@ -1051,6 +1051,29 @@ def test_shell_functions_are_called_here_and_through_sourced_scripts(index: Inde
     assert {(e.call, e.target is None) for e in graph.callees(fetch)} == {("curl", True), ("die", False)}
 
 
+def test_perl_calls_through_use_and_package_names(index: Index, tmp_path: Path) -> None:
+    """Mojolicious's subs had no callers: Perl's calls were not read. `use My::Util qw(trim)`
+    makes `trim()` My/Util.pm's (0.95), `My::Util::md5()` and `My::App->new` reach the sub of
+    the package's file, a sub of the same file is its own (1.0, with or without parentheses),
+    pragmas (`use strict`) are no imports, and a module that only imports a name (My::Base
+    uses My::Util) does not stand in for the one that defines it."""
+    graph = _graph_of(index, tmp_path / "pl", {
+        "lib/My/Util.pm": "package My::Util;\nuse strict;\nsub trim { my $s = shift; return $s }\nsub md5 { return 1 }\n1;\n",
+        "lib/My/Base.pm": "package My::Base;\nuse My::Util qw(trim);\nsub clean { trim(shift) }\n1;\n",
+        "lib/My/App.pm": (
+            "package My::App;\nuse strict;\nuse My::Base;\nuse My::Util qw(trim);\n"
+            "sub new { my $class = shift; return bless {}, $class }\n"
+            "sub run {\n  my $self = shift;\n  my $x = trim($self->{x});\n  return My::Util::md5($x) . helper $x;\n}\n"
+            "sub helper { return shift }\n1;\n"),
+        "app.pl": "use lib 'lib';\nuse My::App;\nMy::App->new;\n",
+    })
+    assert _callers(graph, "trim") == {("lib/My/App.pm", 8, "run", 0.95), ("lib/My/Base.pm", 3, "clean", 0.95)}
+    assert _callers(graph, "md5") == {("lib/My/App.pm", 9, "run", 0.95)}
+    assert _callers(graph, "helper") == {("lib/My/App.pm", 9, "run", 1.0)}
+    assert _callers(graph, "new") == {("app.pl", 3, "", 0.95)}
+    assert not [r for r in graph.imports(graph.document("lib/My/App.pm")) if r.qualifier == "strict"]
+
+
 def test_elixir_calls_through_aliases_and_full_module_names(index: Index, tmp_path: Path) -> None:
     """plug's `Plug.Conn.put_resp_header` had symbols but no callers: Elixir's calls were not
     read. A bare call is its module's own function, `alias MyApp.Repo` makes `Repo.all()` reach

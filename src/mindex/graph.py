@@ -291,9 +291,9 @@ class CodeGraph:
                 held, surely, why = next((f for f in found if fitting(f[0], ref.alias)), found[0])
                 return Resolution([(s, surely) for s in fitting(held, ref.alias) or held], why)
         if not receiver:  # also no method of a Java or C++ class: `new JsonIOException(e)`, `free(p)`
-            local = [s for s in named.get(name, ()) if s.document_id == doc_id]
-            if local:
+            if local := [s for s in named.get(name, ()) if s.document_id == doc_id]:
                 return Resolution([(s, 1.0) for s in local], "defined in this file")
+            passed: Resolution | None = None  # a module that imports it: only if none defines it (`import *`)
             for imp in self.imports(doc_id):
                 if imp.alias == name or imp.name == "*":  # `from m import *` may bring it
                     files = self.module_files(doc_id, imp.qualifier, imp.name)
@@ -301,12 +301,13 @@ class CodeGraph:
                     reached = self._defined((doc, real) for doc in files)  # `real`: imported `as` another name
                     if reached:
                         return Resolution([(s, 0.95) for s in reached], f"imported from {imp.qualifier}")
-                    if (offered := self._offered(files, real)):
-                        return Resolution([(s, 0.9) for s in offered], f"imported from {imp.qualifier}, which imports it")
+                    if passed is None and (offered := self._offered(files, real)):
+                        passed = Resolution([(s, 0.9) for s in offered], f"imported from {imp.qualifier}, which imports it")
                     if not files and imp.name != "*":
-                        return Resolution([], f"outside the index: imported from {imp.qualifier}")
-            near = self._neighbours(doc_id, language, callable_, name)
-            if near:
+                        return passed or Resolution([], f"outside the index: imported from {imp.qualifier}")
+            if passed:
+                return passed
+            if near := self._neighbours(doc_id, language, callable_, name):
                 return near
         elif receiver not in SELF_WORDS:
             if bound is not None and outside(bound[0]):
@@ -315,7 +316,7 @@ class CodeGraph:
                 return typed
             if bound is not None and bound[1] >= 0.9 and not self.named(bound[0]):
                 return Resolution([], f"outside the index: {receiver} is a {bound[0]}")
-            head = receiver.split(".")[0].split("::")[0]
+            head = receiver if language == "perl" else receiver.split(".")[0].split("::")[0]  # Perl's `A::B::f()`: A::B
             for imp in self.imports(doc_id):
                 if imp.alias == head or (imp.alias and receiver == imp.qualifier):
                     module = imp.qualifier if not imp.name else f"{imp.qualifier}.{imp.name}".lstrip(".")
@@ -381,8 +382,7 @@ class CodeGraph:
                 return Resolution([(s, 0.9) for s in same], "same package")
         if language in ("c", "cpp"):
             stems = included_stems(doc_id, self.imports, self.module_files, self._stems)
-            paired = [s for s in callable_ if s.name == name
-                      and posixpath.splitext(posixpath.basename(s.path))[0] in stems]
+            paired = [s for s in callable_ if s.name == name and posixpath.splitext(posixpath.basename(s.path))[0] in stems]
             return Resolution([(s, 0.9) for s in paired], "defined with an included header") if paired else None
         return None
 

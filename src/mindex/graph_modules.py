@@ -116,6 +116,8 @@ class ModuleMap:
                 candidates, exact = [posixpath.normpath(posixpath.join(here, module))], True
             else:
                 candidates = [tail or posixpath.basename(module)]
+        elif language == "perl":  # `use Mojo::Util`: `lib/Mojo/Util.pm`
+            candidates = [module.replace("::", "/") + ".pm"]
         elif language in ("c", "cpp"):
             local = posixpath.normpath(posixpath.join(here, module))
             if (source, local) in self.by_path:

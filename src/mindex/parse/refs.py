@@ -113,6 +113,10 @@ def references(tree: Parsed, defs: list[Definition]) -> list[Ref]:
                 name = name.rsplit("\\", 1)[-1]
             elif lang.name == "ruby" and "::" in name:  # `A::B.new`: the class B
                 name = name.rsplit("::", 1)[-1]
+            elif lang.name == "perl" and "::" in name.lstrip("&"):  # `Mojo::Util::trim(...)`: trim of Mojo::Util
+                receiver, _, name = name.lstrip("&").rpartition("::")
+            elif lang.name == "perl":
+                name = name.lstrip("&")
             arity = _arity(first["call.name"]) if lang.name in OVERLOADED else ""
             found.append(Ref("call", name, receiver, arity, line, scope))
         elif "import.tree" in first:
@@ -465,6 +469,8 @@ def _import(lang: Lang, first: dict[str, Node], line: int, scope: str, src: byte
         name = "" if alias else "*"
     elif lang.name == "bash":  # `source lib/util.sh`: every function the script defines
         name, alias = "*", ""
+    elif lang.name == "perl":  # `use Mojo::Util`: what it exports (read as all its subs), and `Mojo::Util::f()`
+        name, alias = "*", module
     elif lang.name == "elixir":  # `alias MyApp.Repo`: the module, as its last part
         alias = alias or module.rpartition(".")[2]
     elif lang.name == "ruby":  # `require 'a/b'`: a file, no name; `require_relative` beside this one
