@@ -1066,8 +1066,10 @@ def test_perl_calls_through_use_and_package_names(index: Index, tmp_path: Path) 
             "sub run {\n  my $self = shift;\n  my $x = trim($self->{x});\n  return My::Util::md5($x) . helper $x;\n}\n"
             "sub helper { return shift }\n1;\n"),
         "app.pl": "use lib 'lib';\nuse My::App;\nMy::App->new;\n",
+        "t/util.t": "use Test::More;\nuse My::Util qw(trim);\nis(trim('a'), 'a');\ndone_testing;\n",  # a test script
     })
-    assert _callers(graph, "trim") == {("lib/My/App.pm", 8, "run", 0.95), ("lib/My/Base.pm", 3, "clean", 0.95)}
+    assert _callers(graph, "trim") == {("lib/My/App.pm", 8, "run", 0.95), ("lib/My/Base.pm", 3, "clean", 0.95),
+                                       ("t/util.t", 3, "", 0.95)}
     assert _callers(graph, "md5") == {("lib/My/App.pm", 9, "run", 0.95)}
     assert _callers(graph, "helper") == {("lib/My/App.pm", 9, "run", 1.0)}
     assert _callers(graph, "new") == {("app.pl", 3, "", 0.95)}

@@ -14,7 +14,8 @@ from mindex.testfiles import about_tests, is_test_path
 @pytest.mark.parametrize("path", [
     "tests/test_client.py", "pkg/tests/unit/helpers.py", "src/conftest.py", "client_test.go", "lib/__tests__/a.js",
     "src/app.test.ts", "src/app.spec.tsx", "src/test/java/org/x/ClientTest.java", "spec/models/user_spec.rb",
-    "crate/tests/integration.rs", "testing/fixtures.py", "test_utils/factory.py",
+    "crate/tests/integration.rs", "testing/fixtures.py", "test_utils/factory.py", "t/mojo/util.t", "xt/author/pod.t",
+    "t/lib/TestHelper.pm",
 ])
 def test_test_paths_are_recognised_across_languages(path: str) -> None:
     assert is_test_path(path)
@@ -22,7 +23,7 @@ def test_test_paths_are_recognised_across_languages(path: str) -> None:
 
 @pytest.mark.parametrize("path", [
     "src/client.py", "lib/contest.py", "src/attestation.go", "docs/testing.md/../x.py", "pkg/latest/api.py",
-    "src/protester.ts", "src/main/java/org/x/Client.java",
+    "src/protester.ts", "src/main/java/org/x/Client.java", "notes.t.md", "src/t/widget.py", "lib/Mojo/Util.pm",
 ])
 def test_code_paths_are_not_tests(path: str) -> None:
     assert not is_test_path(path)

@@ -123,7 +123,7 @@ LANGUAGES: tuple[Lang, ...] = (
          {"function_statement": "function", "class_statement": "class", "class_method_definition": "method"},
          names={"function_statement": "=function_name", "class_statement": "=simple_name",
                 "class_method_definition": "=simple_name"}),
-    Lang("perl", "tree_sitter_perl", (".pl", ".pm"),
+    Lang("perl", "tree_sitter_perl", (".pl", ".pm", ".t"),  # `.t`: a Perl test script (`t/basic.t`)
          {"subroutine_declaration_statement": "function", "package_statement": "module"}),
     Lang("solidity", "tree_sitter_solidity", (".sol",),
          {"contract_declaration": "class", "interface_declaration": "interface", "library_declaration": "module",

@@ -18,10 +18,10 @@ from mindex.search import weighed
 
 
 # A folder of tests, or a file named as a test in the common conventions (Python, Go, JS/TS,
-# Java/Kotlin/C#, Ruby, Rust's tests/ folder, C and C++).
-_TEST_DIR = re.compile(r"(?:^|/)(?:tests?|__tests__|testing|spec|specs|testdata|test_?utils?)/", re.IGNORECASE)
+# Java/Kotlin/C#, Ruby, Rust's tests/ folder, C and C++, Perl's `t/` and `xt/` and `.t`).
+_TEST_DIR = re.compile(r"(?:^|/)(?:tests?|__tests__|testing|spec|specs|testdata|test_?utils?)/|^x?t/", re.IGNORECASE)
 _TEST_FILE = re.compile(
-    r"(?:^|/)(?:test_[^/]*|[^/]*_tests?\.[a-z]+|conftest\.py|[^/]*\.(?:test|spec)\.[a-z]+|[^/]*_spec\.rb"
+    r"(?:^|/)(?:test_[^/]*|[^/]*_tests?\.[a-z]+|conftest\.py|[^/]*\.(?:test|spec)\.[a-z]+|[^/]*_spec\.rb|[^/]*\.t"
     r"|[^/]*Tests?\.(?:java|kt|cs|scala|swift|php)|tests?\.(?:py|rs|go|c|cc|cpp|h))$")
 # Words that make a question about tests: a test, a fixture, a run, a failure in one, coverage.
 _ABOUT_TESTS = re.compile(
