@@ -34,7 +34,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from devset_more import _unique, _write, without
-from devset_text import first_sentence, good_query
+from devset_text import doc_description, first_sentence, good_query
 
 HERE = Path(__file__).parent
 CORPUS = HERE / ".cache"
@@ -63,13 +63,7 @@ def javadoc_sentence(comment: str) -> str:
     dropped; "" for a comment that only inherits its description."""
     if "{@inheritDoc}" in comment:
         return ""
-    lines = [re.sub(r"^\s*\*\s?", "", line) for line in comment[3:-2].splitlines()]
-    description: list[str] = []
-    for line in lines:
-        if line.strip().startswith("@"):
-            break
-        description.append(line)
-    text = _INLINE.sub(_inline, "\n".join(description))
+    text = _INLINE.sub(_inline, doc_description(comment))
     text = html.unescape(re.sub(r"<[^>]+>", " ", text))
     return first_sentence(text) if text.strip() else ""
 

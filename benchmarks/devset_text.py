@@ -20,11 +20,17 @@ def good_query(text: str) -> bool:
     return len(text.split()) >= 3 and not text.startswith((":", "@", ">>>", "..", "#"))
 
 
-def jsdoc_sentence(comment: str) -> str:
+def doc_description(comment: str) -> str:
+    """A `/** */` comment's description: its lines before the first `@tag`, stars stripped."""
     body = [re.sub(r"^\s*\*\s?", "", line) for line in comment[3:-2].splitlines()]
     description: list[str] = []
     for line in body:
         if line.strip().startswith("@"):
             break
         description.append(line)
-    return first_sentence("\n".join(description)) if "".join(description).strip() else ""
+    return "\n".join(description)
+
+
+def jsdoc_sentence(comment: str) -> str:
+    description = doc_description(comment)
+    return first_sentence(description) if description.strip() else ""

@@ -19,6 +19,7 @@ and `C<code>`, Texinfo's `@code{x}` are their text.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from pathlib import PurePosixPath
 
 from mindex.models import ParsedDocument, Section
@@ -92,15 +93,20 @@ _RDOC_LINK = re.compile(r"\{([^}]*)\}\[[^\]]*\]|(\S+)\[(?:https?|mailto|link|rdo
 RDOC_CODE = re.compile(r"<(?:tt|code)>(.+?)</(?:tt|code)>|(?<![\w+])\+([^\s+](?:[^+\n]*?[^\s+])?)\+(?![\w+])")
 
 
+def _headings(lines: list[str], pattern: re.Pattern[str], read: Callable[[re.Match[str]], tuple[int, str]]) -> Starts:
+    """(line index, level, title) of each line `pattern` matches, `read` giving level and title."""
+    return [(i, *read(heading)) for i, line in enumerate(lines) if (heading := pattern.match(line))]
+
+
+def _rdoc_heading(heading: re.Match[str]) -> tuple[int, str]:
+    title = _RDOC_LINK.sub(lambda m: m.group(1) if m.group(1) is not None else m.group(2), heading.group(2))
+    return len(heading.group(1)), RDOC_CODE.sub(lambda m: m.group(1) or m.group(2), title)
+
+
 def parse_rdoc(text: str, path: str) -> ParsedDocument:
     """Parse an RDoc file: sections at its `=` headings."""
     lines = text.split("\n")
-    starts: Starts = []
-    for i, line in enumerate(lines):
-        heading = _RDOC_HEADING.match(line)
-        if heading:
-            title = _RDOC_LINK.sub(lambda m: m.group(1) if m.group(1) is not None else m.group(2), heading.group(2))
-            starts.append((i, len(heading.group(1)), RDOC_CODE.sub(lambda m: m.group(1) or m.group(2), title)))
+    starts = _headings(lines, _RDOC_HEADING, _rdoc_heading)
     title = next((name for _, level, name in starts if level == 1), "")
     return _document(lines, starts, title, path, {})
 
@@ -115,11 +121,7 @@ _POD_ESCAPES = {"lt": "<", "gt": ">", "verbar": "|", "sol": "/"}
 def parse_pod(text: str, path: str) -> ParsedDocument:
     """Parse a POD file: sections at `=head1` to `=head6`, its NAME line as the title."""
     lines = text.split("\n")
-    starts: Starts = []
-    for i, line in enumerate(lines):
-        heading = _POD_HEAD.match(line)
-        if heading:
-            starts.append((i, int(heading.group(1)), pod_text(heading.group(2))))
+    starts = _headings(lines, _POD_HEAD, lambda heading: (int(heading.group(1)), pod_text(heading.group(2))))
     title = ""
     for at, level, name in starts:
         if level == 1 and name.upper() == "NAME":
