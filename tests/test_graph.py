@@ -1071,6 +1071,7 @@ def test_perl_calls_through_use_and_package_names(index: Index, tmp_path: Path) 
     assert _callers(graph, "trim") == {("lib/My/App.pm", 8, "run", 0.95), ("lib/My/Base.pm", 3, "clean", 0.95),
                                        ("t/util.t", 3, "", 0.95)}
     assert _callers(graph, "md5") == {("lib/My/App.pm", 9, "run", 0.95)}
+    assert [e.reason for e in graph.callers(graph.targets("md5")[0])] == ["My::Util is imported"]
     assert _callers(graph, "helper") == {("lib/My/App.pm", 9, "run", 1.0)}
     assert _callers(graph, "new") == {("app.pl", 3, "", 0.95)}
     assert not [r for r in graph.imports(graph.document("lib/My/App.pm")) if r.qualifier == "strict"]

@@ -325,7 +325,8 @@ class CodeGraph:
                     files = self.module_files(doc_id, module) or self.module_files(doc_id, imp.qualifier, imp.name)
                     reached = [s for s in callable_ if s.document_id in files and ("." not in s.name or language in MODULE_TABLES)]
                     if reached:
-                        return Resolution([(s, 0.95) for s in reached], f"{head} is imported from {imp.qualifier}")
+                        return Resolution([(s, 0.95) for s in reached], f"{head} is imported" + (
+                            f" from {imp.qualifier}" if head != imp.qualifier else ""))  # Perl's `use A::B`: A::B
                     if (offered := self._offered(files, name)):
                         return Resolution([(s, 0.9) for s in offered], f"{head} is imported from {imp.qualifier}, which imports it")
                     if receiver == head and (members := [s for s in named.get(f"{imp.name}.{name}", ()) if s.document_id in files]):
@@ -363,8 +364,7 @@ class CodeGraph:
                 if s.document_id == doc and s.name == real and s.kind not in NOT_CALLABLE]
 
     def _rust_module(self, doc_id: int, receiver: str, name: str, callable_: list[SymbolRef]) -> Resolution | None:
-        """Rust: `eval::matches_req()` where `eval` is a module of the crate (`mod eval;`): a
-        function so named in a file `ModuleMap.rust_module_files` gives."""
+        """Rust: `eval::f()`, `eval` a module of the crate (`mod eval;`): an `f` of a file `rust_module_files` gives."""
         places = self.modules.rust_module_files(doc_id, receiver)
         source = self.files[doc_id][0]
         found = [s for s in callable_ if s.source == source and s.path in places and s.name == name]
