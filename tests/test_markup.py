@@ -69,17 +69,23 @@ def test_texinfo_sections_from_their_node_lines() -> None:
     """Magit-Section's manual: `@node Introduction` then `@chapter Introduction`."""
     parsed = _parse("magit-section.texi")
     assert parsed.title == "Magit-Section Developer Manual"
-    assert [s.heading_path for s in parsed.sections if s.heading_path] == [
-        ("Magit-Section Developer Manual",),
-        ("Magit-Section Developer Manual", "Introduction"),
-        ("Magit-Section Developer Manual", "Creating Sections"),
-        ("Magit-Section Developer Manual", "Core Functions"),
-        ("Magit-Section Developer Manual", "Matching Functions")]
-    _starts_at_heading("magit-section.texi", "@node")
+    manual = "Magit-Section Developer Manual"
+    assert [s.heading_path for s in parsed.sections if 0 < len(s.heading_path) < 3] == [
+        (manual,), (manual, "Introduction"), (manual, "Creating Sections"), (manual, "Core Functions"),
+        (manual, "Matching Functions")]
+    # each definition (`@defmac magit-insert-section [name] ...`) a section below its chapter
+    defined = [s for s in parsed.sections if len(s.heading_path) == 3]
+    assert (manual, "Creating Sections", "magit-insert-section") == defined[0].heading_path and len(defined) == 14  # its 11 @defun and 3 @defmac
+    lines = (FIXTURES / "magit-section.texi").read_text(encoding="utf-8").split("\n")
+    assert all(lines[s.start_line - 1].startswith(("@node", "@def")) for s in parsed.sections if s.heading_path)
     text = ("@settitle T\n@node Top\n@top T\n@node Use\n@chapter Using @code{git-foo}@dots{}\ntext\n@ignore\n"
             "@section hidden\n@end ignore\n@section Options @@ work\n")
     paths = [s.heading_path for s in _parse("t.texi", text).sections if s.heading_path]
     assert paths == [("T",), ("T", "Using git-foo..."), ("T", "Using git-foo...", "Options @ work")]
+    text = ("@chapter Commands\n@deffn {Interactive Command} magit-status &optional dir\nShows.\n@end deffn\n"
+            "@deftypefn Function int foo (int x)\nfoo\n@end deftypefn\n")
+    assert [s.heading_path for s in _parse("d.texi", text).sections] == [
+        ("Commands",), ("Commands", "magit-status"), ("Commands", "foo")]
 
 
 def test_a_folder_of_them_is_indexed_found_and_fenced_in_its_markup(index: Index, tmp_path: Path) -> None:

@@ -167,16 +167,24 @@ _TEXI_COMMAND = re.compile(r"^@(\w+)(?:[ \t]+(.*?))?[ \t]*$")
 _TEXI_BRACES = re.compile(r"@(\w+)\{([^{}]*)\}")
 _TEXI_QUIET = frozenset({"ignore", "verbatim", "example", "smallexample", "lisp", "smalllisp", "tex", "html",
                          "display", "format"})
+# A definition (`@defun magit-insert-heading args`, `@deffn {Interactive Command} magit-status`):
+# a section of its own below the heading it is under, titled by the name it defines, after
+# this many words (a category, a type) on its line.
+_TEXI_DEFS = {**dict.fromkeys(("defun", "defmac", "defspec", "defvar", "defopt", "defmethod", "defop"), 0),
+              **dict.fromkeys(("deffn", "defvr", "deftp", "deftypefun", "deftypevar"), 1),
+              **dict.fromkeys(("deftypefn", "deftypevr", "deftypemethod"), 2)}
+_TEXI_WORD = re.compile(r"\{[^{}]*\}|\S+")
 
 
 def parse_texinfo(text: str, path: str) -> ParsedDocument:
     """Parse a Texinfo file: sections at its sectioning commands, from the `@node` line before
-    each, `@settitle` as the title."""
+    each, and at its definitions (`@defun`, `@deffn`, ...) below them; `@settitle` is the title."""
     lines = text.split("\n")
     meta: dict[str, str] = {}
     starts: Starts = []
     block: str | None = None
     node: int | None = None  # the last `@node` line not yet followed by a heading
+    depth = 1  # the level of the heading the lines are under
     for i, line in enumerate(lines):
         command = _TEXI_COMMAND.match(line)
         name = command.group(1) if command else ""
@@ -190,7 +198,10 @@ def parse_texinfo(text: str, path: str) -> ParsedDocument:
             node = i
         elif name in _TEXI_LEVELS and command is not None:
             starts.append((node if node is not None else i, _TEXI_LEVELS[name], texinfo_text(command.group(2) or "")))
-            node = None
+            node, depth = None, _TEXI_LEVELS[name]
+        elif command is not None and name in _TEXI_DEFS and len(
+                words := _TEXI_WORD.findall(command.group(2) or "")) > _TEXI_DEFS[name]:
+            starts.append((i, min(6, depth + 1), texinfo_text(words[_TEXI_DEFS[name]])))
         elif name == "settitle" and command is not None:
             meta["title"] = texinfo_text(command.group(2) or "")
         elif line.strip() and name not in ("c", "comment", "anchor", "cindex", "findex", "kindex", "vindex"):
