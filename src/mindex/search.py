@@ -105,8 +105,8 @@ def make_snippet(text: str, query: str, width: int = 24) -> str:
         count += hits[first + width - 1] - hits[first - 1]
         if count > best:
             start, best = first, count
-    shown = [_WORD.sub(lambda m: f"**{m.group()}**" if matches(m.group()) else m.group(), escape_marks(token))
-             if hit else escape_marks(token) for token, hit in zip(tokens[start : start + width], hits[start : start + width])]
+    shown = [_WORD.sub(lambda m: f"**{m.group()}**" if matches(m.group()) else m.group(), token) if hit else token
+             for token, hit in zip(map(escape_marks, tokens[start : start + width]), hits[start : start + width])]
     return ("…" if start else "") + " ".join(shown) + ("…" if start + width < len(tokens) else "")
 
 

@@ -7,22 +7,21 @@ from __future__ import annotations
 import re
 
 from mindex.languages import ASCIIDOC_BLOCK
-from mindex.parse.markup import ORG_BLOCK, ORG_TAGS, RDOC_CODE
+from mindex.parse.markup import ORG_BLOCK, ORG_HEADING, ORG_TAGS, RDOC_CODE
 
-_MARKDOWN_HEADING = re.compile(r"^\s{0,3}#{1,6}\s+\S")
+# A markdown heading: what every other format is read into (`changelog.parse` cuts at them).
+MARKDOWN_HEADING = re.compile(r"^\s{0,3}(?P<marks>#{1,6})\s+(?P<text>.+?)\s*#*\s*$")
 
 _ADOC_TITLE = re.compile(r"^(={1,6})[ \t]+(\S.*)$")
 _ADOC_TERM = re.compile(r"^([A-Z][\w ,/&'()-]{0,60})::[ \t]*$")  # `Bug Fixes::`, a section of changes
-
-
-_EQUALS_TITLE = re.compile(r"^={2,6}[ \t]+\S")
 
 
 def is_asciidoc(lines: list[str]) -> bool:
     """An AsciiDoc or RDoc changelog (both write titles with `=`): its title is `= Title`, or
     its releases are `== 1.2.0` (or `=== 6.0.4 / 2026-04-14`, minitest's History.rdoc)."""
     first = next((line for line in lines if line.strip()), "")
-    return first.startswith("= ") or sum(1 for line in lines[:400] if _EQUALS_TITLE.match(line)) >= 2
+    return first.startswith("= ") or sum(
+        1 for line in lines[:400] if (title := _ADOC_TITLE.match(line)) and len(title.group(1)) >= 2) >= 2
 
 
 def asciidoc_to_markdown(lines: list[str]) -> list[str]:
@@ -53,7 +52,7 @@ def asciidoc_to_markdown(lines: list[str]) -> list[str]:
 
 def is_rst(lines: list[str]) -> bool:
     return any(re.fullmatch(r"(=+|-+|~+|\^+)", b.strip() or " ") and a.strip() and len(b.strip()) >= len(a.strip()) - 2
-               for a, b in zip(lines, lines[1:], strict=False)) and not any(_MARKDOWN_HEADING.match(x) for x in lines[:50])
+               for a, b in zip(lines, lines[1:], strict=False)) and not any(MARKDOWN_HEADING.match(x) for x in lines[:50])
 
 
 # reStructuredText's inline markup, read as markdown (`_rst_inline`).
@@ -132,7 +131,6 @@ def rst_to_markdown(lines: list[str]) -> list[str]:
 
 # -- Org ---------------------------------------------------------------------------------------
 
-_ORG_HEADING = re.compile(r"^(\*{1,6})[ \t]+(\S.*?)[ \t]*$")
 _ORG_RELEASE = re.compile(r"^\*{1,3}[ \t]+(?:\S+[ \t]+)?v?\d+\.\d+")  # `* v4.7.0 ...`, `* Version 9.7`
 # Org's ~code~ and =verbatim=, between a non-word (or line) edge and a non-space inside.
 _ORG_CODE = re.compile(r"(?<![\w~=])([~=])([^\s~=](?:[^\n]*?[^\s])??)\1(?![\w~=])")
@@ -145,7 +143,7 @@ def is_org(lines: list[str]) -> bool:
     if "mode: org" in first.lower() or first.lower().startswith("#+title:"):
         return True
     return (sum(1 for line in lines[:400] if _ORG_RELEASE.match(line)) >= 2
-            and not any(_MARKDOWN_HEADING.match(line) for line in lines[:400]))
+            and not any(MARKDOWN_HEADING.match(line) for line in lines[:400]))
 
 
 def org_to_markdown(lines: list[str]) -> list[str]:
@@ -162,8 +160,8 @@ def org_to_markdown(lines: list[str]) -> list[str]:
         if block:
             out.append(line)
             continue
-        heading = _ORG_HEADING.match(line)
-        if heading:
+        heading = ORG_HEADING.match(line)
+        if heading and len(heading.group(1)) <= 6 and heading.group(2):  # markdown's depths, a title
             out.append("#" * len(heading.group(1)) + " " + ORG_TAGS.sub("", heading.group(2)))
         elif line.startswith(("#+", "# ")) or line == "#":
             out.append("")

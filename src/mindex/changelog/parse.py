@@ -20,7 +20,8 @@ import re
 from dataclasses import dataclass, field
 from datetime import date, datetime, timezone
 
-from mindex.changelog.formats import asciidoc_to_markdown, is_asciidoc, is_org, is_rst, org_to_markdown, rst_to_markdown
+from mindex.changelog.formats import (MARKDOWN_HEADING as _HEADING, asciidoc_to_markdown, is_asciidoc, is_org, is_rst,
+                                     org_to_markdown, rst_to_markdown)
 from mindex.changelog.versions import SPACED_PRE, clean, looks_like_version
 
 KINDS = ("added", "changed", "fixed", "breaking", "deprecated", "security", "removed", "performance", "docs")
@@ -166,7 +167,6 @@ def entities(text: str) -> tuple[tuple[str, str], ...]:
 # -- one release body into changes ------------------------------------------------------------
 
 _BULLET = re.compile(r"^(?P<indent>[ \t]*)(?:[-*+•]|\d{1,3}[.)])\s+(?P<text>\S.*)$")
-_HEADING = re.compile(r"^\s{0,3}(?P<marks>#{1,6})\s+(?P<text>.+?)\s*#*\s*$")
 _BOLD_HEADING = re.compile(r"^\s*(?:\*\*|__)(?P<text>[^*_]{2,60}?)(?:\*\*|__)\s*:?\s*$")
 
 

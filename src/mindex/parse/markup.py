@@ -37,7 +37,7 @@ def _document(lines: list[str], starts: Starts, title: str, path: str, meta: dic
 
 # --- Org -------------------------------------------------------------------------------------
 
-_ORG_HEADING = re.compile(r"^(\*+)[ \t]+(.*?)[ \t]*$")
+ORG_HEADING = re.compile(r"^(\*+)[ \t]+(.*?)[ \t]*$")
 ORG_TAGS = re.compile(r"[ \t]+:[\w@#%:]+:$")
 _ORG_KEYWORD = re.compile(r"^#\+(\w+):[ \t]*(.*)$")
 ORG_BLOCK = re.compile(r"^[ \t]*#\+(begin|end)_(\w+)", re.IGNORECASE)
@@ -69,7 +69,7 @@ def parse_org(text: str, path: str) -> ParsedDocument:
             elif not starts:
                 meta.setdefault(name.lower(), value)
             continue
-        heading = _ORG_HEADING.match(line)
+        heading = ORG_HEADING.match(line)
         if heading:
             starts.append((i, len(heading.group(1)), _org_title(heading.group(2), todo)))
     return _document(lines, starts, meta.get("title", ""), path, meta)
@@ -135,12 +135,18 @@ def parse_pod(text: str, path: str) -> ParsedDocument:
 def pod_text(raw: str) -> str:
     """POD's formatting codes read as text: `C<x>` and `B<< x >>` are `x`, `L<text|target>`
     is `text`, `E<gt>` is `>`, `Z<>` nothing."""
-    for _ in range(8):  # codes inside codes, innermost first
-        done = _POD_CODE.sub(_pod_code, raw)
+    return _innermost_first(lambda text: _POD_CODE.sub(_pod_code, text), raw).strip()
+
+
+def _innermost_first(substitute: Callable[[str], str], raw: str, rounds: int = 8) -> str:
+    """`substitute` applied again until nothing changes (codes inside codes, innermost first),
+    `rounds` times at most."""
+    for _ in range(rounds):
+        done = substitute(raw)
         if done == raw:
             break
         raw = done
-    return raw.strip()
+    return raw
 
 
 def _pod_code(match: re.Match[str]) -> str:
@@ -211,9 +217,6 @@ def parse_texinfo(text: str, path: str) -> ParsedDocument:
 
 def texinfo_text(raw: str) -> str:
     """Texinfo's inline commands read as text: `@code{x}` is `x`, `@dots{}` `...`, `@@` `@`."""
-    for _ in range(8):
-        done = _TEXI_BRACES.sub(lambda m: "..." if m.group(1) == "dots" else m.group(2).split(",")[0], raw)
-        if done == raw:
-            break
-        raw = done
+    raw = _innermost_first(
+        lambda text: _TEXI_BRACES.sub(lambda m: "..." if m.group(1) == "dots" else m.group(2).split(",")[0], text), raw)
     return raw.replace("@@", "\0").replace("@{", "{").replace("@}", "}").replace("\0", "@").strip()

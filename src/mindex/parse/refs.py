@@ -113,10 +113,9 @@ def references(tree: Parsed, defs: list[Definition]) -> list[Ref]:
                 name = name.rsplit("\\", 1)[-1]
             elif lang.name == "ruby" and "::" in name:  # `A::B.new`: the class B
                 name = name.rsplit("::", 1)[-1]
-            elif lang.name == "perl" and "::" in name.lstrip("&"):  # `Mojo::Util::trim(...)`: trim of Mojo::Util
-                receiver, _, name = name.lstrip("&").rpartition("::")
-            elif lang.name == "perl":
-                name = name.lstrip("&")
+            elif lang.name == "perl":  # `&f()`; `Mojo::Util::trim(...)`: trim of Mojo::Util
+                package, _, name = name.lstrip("&").rpartition("::")
+                receiver = package or receiver
             arity = _arity(first["call.name"]) if lang.name in OVERLOADED else ""
             found.append(Ref("call", name, receiver, arity, line, scope))
         elif "import.tree" in first:

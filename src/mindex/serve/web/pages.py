@@ -19,6 +19,7 @@ from mindex.ops import Operation
 from mindex.serve.web.core import STATIC, TEMPLATES, Core
 from mindex.serve.web.forms import fields, values, web_operations
 from mindex.serve.web.graphs import impact_elements, knowledge_elements
+from mindex.textsafe import marked_parts
 
 SHARED = 10  # past this many definitions of a name, the code page lists them without their calls
 SECTIONS = (("/search", "Search"), ("/code", "Code"), ("/memory", "Memory"), ("/knowledge", "Knowledge"),
@@ -41,8 +42,6 @@ def _environment() -> Any:
 
 def marks(snippet: str) -> Markup:
     """A snippet's `**matched words**` as <mark>, everything else escaped (`marked_parts`)."""
-    from mindex.textsafe import marked_parts
-
     return Markup("".join(f"<mark>{escape(text)}</mark>" if marked else str(escape(text))
                           for text, marked in marked_parts(snippet)))
 
