@@ -709,6 +709,19 @@ def test_an_org_changelog(ix: Index) -> None:
     assert ix.changelog.import_changelog("magit", text)["releases"] == 5
 
 
+def test_a_heading_with_a_long_run_of_spaces_is_read_in_linear_time() -> None:
+    """`* v1.0` then 40,000 spaces then a word took 34 s (the markdown heading pattern read its
+    closing `#`s by backtracking, cubic; the not-yet-released check, quadratic); these, five
+    times longer, would take hours so."""
+    n = 200_000
+    for text in ("* v1.0" + " " * n + "x\n\n- Fixed.\n\n* v0.9\n\n- Began.\n",
+                 "## 1.0" + " " * n + "x ##\n\n- Fixed.\n\n## 0.9 " + " " * n + "(pending)\n\n- Soon.\n"):
+        releases = split_releases(text)
+        assert [r.version for r in releases] == (["1.0", "0.9"] if text.startswith("*") else ["1.0"])
+        assert split_changes(releases[0].body)[0].text == "Fixed."
+    assert [r.version for r in split_releases("## C#\n\n- a\n\n## 2.0 ##  \n\n- b\n")] == ["2.0"]
+
+
 def test_a_version_whose_heading_says_it_is_not_out_is_no_release() -> None:
     """jsoup's `## 1.23.2 (pending)` was imported as its latest release; it is an Unreleased
     section by another name. A heading that only mentions the word later stays a release."""

@@ -111,3 +111,19 @@ def test_a_folder_of_them_is_indexed_found_and_fenced_in_its_markup(index: Index
     found = [h for h in index.search("How to share code across test classes", limit=10, kind="docs").hits
              if h.source == "repo"]
     assert found and found[0].language == "rdoc" and found[0].prose
+
+
+def test_a_hostile_line_is_read_in_linear_time() -> None:
+    """A heading holding a long run of spaces, unclosed links or unclosed codes took quadratic
+    time (40,000 characters: 4 s for an Org heading, 43 s for POD's `C<< `); these lines, five
+    times longer, would take minutes to hours so."""
+    n = 200_000
+    org = _parse("h.org", "* a" + " " * n + ":\n* " + "[[" * n + "\n* Real :tag:\n")
+    assert org.sections[-1].heading_path == ("Real",) and org.sections[0].heading_path == ("a" + " " * n + ":",)
+    rdoc = _parse("h.rdoc", "= x" + " " * n + "y[\n== a" + "+" * n + "\n= " + "{" * n + "[http://x]\n")
+    assert [len(s.heading_path) for s in rdoc.sections] == [1, 2, 1]
+    pod = _parse("h.pod", "=head1 " + "C<< " * n + "x\n\ntext\n=head1 C<< b >>\n")
+    assert pod.sections[-1].heading_path == ("b",) and pod.sections[0].heading_path[0].startswith("C<< C<<")
+    texi = _parse("h.texi", "@chapter " + "@code{" * n + "\n@deffn " + " " * n + "Command run\n")
+    assert texi.sections[-1].heading_path[-1] == "run"
+

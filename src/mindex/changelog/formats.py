@@ -7,10 +7,21 @@ from __future__ import annotations
 import re
 
 from mindex.languages import ASCIIDOC_BLOCK
-from mindex.parse.markup import ORG_BLOCK, ORG_HEADING, ORG_TAGS, RDOC_CODE
+from mindex.parse.markup import ORG_BLOCK, ORG_HEADING, RDOC_CODE, org_untagged
 
 # A markdown heading: what every other format is read into (`changelog.parse` cuts at them).
-MARKDOWN_HEADING = re.compile(r"^\s{0,3}(?P<marks>#{1,6})\s+(?P<text>.+?)\s*#*\s*$")
+# Its closing `#` run is taken off by `markdown_heading`, not by the pattern: written as
+# `(.+?)\s*#*\s*$` it took cubic time on a long run of spaces inside a heading.
+MARKDOWN_HEADING = re.compile(r"^\s{0,3}(?P<marks>#{1,6})\s+(?P<text>.+)$")
+
+
+def markdown_heading(line: str) -> tuple[int, str] | None:
+    """(level, title) of a markdown heading line, its closing `#` run and spaces dropped."""
+    heading = MARKDOWN_HEADING.match(line)
+    if heading is None:
+        return None
+    text = heading.group("text")
+    return len(heading.group("marks")), text.rstrip().rstrip("#").rstrip() or text[:1]
 
 _ADOC_TITLE = re.compile(r"^(={1,6})[ \t]+(\S.*)$")
 _ADOC_TERM = re.compile(r"^([A-Z][\w ,/&'()-]{0,60})::[ \t]*$")  # `Bug Fixes::`, a section of changes
@@ -161,8 +172,9 @@ def org_to_markdown(lines: list[str]) -> list[str]:
             out.append(line)
             continue
         heading = ORG_HEADING.match(line)
-        if heading and len(heading.group(1)) <= 6 and heading.group(2):  # markdown's depths, a title
-            out.append("#" * len(heading.group(1)) + " " + ORG_TAGS.sub("", heading.group(2)))
+        title = heading.group(2).rstrip(" \t") if heading else ""
+        if heading and len(heading.group(1)) <= 6 and title:  # markdown's depths, a title
+            out.append("#" * len(heading.group(1)) + " " + org_untagged(title))
         elif line.startswith(("#+", "# ")) or line == "#":
             out.append("")
         else:

@@ -20,7 +20,7 @@ import re
 from dataclasses import dataclass, field
 from datetime import date, datetime, timezone
 
-from mindex.changelog.formats import (MARKDOWN_HEADING as _HEADING, asciidoc_to_markdown, is_asciidoc, is_org, is_rst,
+from mindex.changelog.formats import (asciidoc_to_markdown, is_asciidoc, is_org, is_rst, markdown_heading,
                                      org_to_markdown, rst_to_markdown)
 from mindex.changelog.versions import SPACED_PRE, clean, looks_like_version
 
@@ -200,10 +200,11 @@ def split_changes(body: str) -> list[Change]:
             if current:
                 current.append(line)
             continue
-        heading = _HEADING.match(line) or _BOLD_HEADING.match(line)
-        if heading:
+        heading = markdown_heading(line)
+        bold = None if heading else _BOLD_HEADING.match(line)
+        if heading or bold:
             close(number - 1)
-            section = heading.group("text").strip().strip("*_:").strip()
+            section = (heading[1] if heading else bold.group("text")).strip().strip("*_:").strip()  # type: ignore[union-attr]
             parents = []
             continue
         bullet = _BULLET.match(line)
@@ -269,7 +270,7 @@ _VERSION_IN_HEADING = re.compile(
 _DATE_ANYWHERE = re.compile(r"(\d{4}-\d{2}-\d{2})")
 # A version's heading that says it is not out yet (jsoup's `## 1.23.2 (pending)`): like an
 # Unreleased section, no release.
-_NOT_YET = re.compile(r"(?i)^\]?[ \t]*[-–—:(\[]?[ \t]*(?:unreleased|pending|in progress|in development|upcoming"
+_NOT_YET = re.compile(r"(?i)^\]?[ \t]*(?:[-–—:(\[][ \t]*)?(?:unreleased|pending|in progress|in development|upcoming"
                       r"|not yet released|tbd|tba)\b")
 _DEBIAN_HEAD = re.compile(r"^(?P<pkg>[a-z0-9][a-z0-9.+-]+) \((?P<version>[^)]+)\) (?P<dist>[^;]+);")
 _DEBIAN_TRAILER = re.compile(r"^ -- .+?<[^>]*>\s+(?P<date>\w{3}, +\d{1,2} \w{3} \d{4} \d\d:\d\d:\d\d [+-]\d{4})")
@@ -321,10 +322,10 @@ def split_releases(text: str, fmt: str = "auto") -> list[Release]:
     heads: list[tuple[int, int, str, date | None]] = []  # (line index, level, version, date)
     level = None
     for i, line in enumerate(lines):
-        m = _HEADING.match(line)
-        if not m:
+        heading = markdown_heading(line)
+        if not heading:
             continue
-        marks, title = len(m.group("marks")), m.group("text").strip()
+        marks, title = heading[0], heading[1].strip()
         found = _version_heading(title)
         if found is None:
             continue

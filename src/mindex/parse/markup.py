@@ -37,11 +37,13 @@ def _document(lines: list[str], starts: Starts, title: str, path: str, meta: dic
 
 # --- Org -------------------------------------------------------------------------------------
 
-ORG_HEADING = re.compile(r"^(\*+)[ \t]+(.*?)[ \t]*$")
-ORG_TAGS = re.compile(r"[ \t]+:[\w@#%:]+:$")
+# The patterns read a heading's title to the line's end and the code strips its trailing
+# spaces: `(.*?)[ \t]*$` took quadratic time on a long run of spaces inside a line.
+ORG_HEADING = re.compile(r"^(\*+)[ \t]+(.*)$")
+_ORG_TAGS = re.compile(r":[\w@#%:]+:")
 _ORG_KEYWORD = re.compile(r"^#\+(\w+):[ \t]*(.*)$")
 ORG_BLOCK = re.compile(r"^[ \t]*#\+(begin|end)_(\w+)", re.IGNORECASE)
-_ORG_LINK = re.compile(r"\[\[([^\]]*)\](?:\[([^\]]*)\])?\]")
+_ORG_LINK = re.compile(r"\[\[([^\[\]]*)\](?:\[([^\]]*)\])?\]")  # no `[` in a target: linear on `[[[[`
 _ORG_TODO_WORDS = re.compile(r"^(?:TODO|SEQ_TODO|TYP_TODO)$", re.IGNORECASE)
 
 
@@ -71,12 +73,18 @@ def parse_org(text: str, path: str) -> ParsedDocument:
             continue
         heading = ORG_HEADING.match(line)
         if heading:
-            starts.append((i, len(heading.group(1)), _org_title(heading.group(2), todo)))
+            starts.append((i, len(heading.group(1)), _org_title(heading.group(2).rstrip(" \t"), todo)))
     return _document(lines, starts, meta.get("title", ""), path, meta)
 
 
+def org_untagged(title: str) -> str:
+    """An Org heading's title without its tags (`Reporting issues :bug:ui:`)."""
+    cut = max(title.rfind(" "), title.rfind("\t"))
+    return title[:cut].rstrip(" \t") if cut >= 0 and _ORG_TAGS.fullmatch(title[cut + 1:]) else title
+
+
 def _org_title(raw: str, todo: set[str]) -> str:
-    raw = ORG_TAGS.sub("", raw)
+    raw = org_untagged(raw)
     first, _, rest = raw.partition(" ")
     if first in todo and rest:
         raw = rest.lstrip()
@@ -87,8 +95,9 @@ def _org_title(raw: str, todo: set[str]) -> str:
 
 # --- RDoc ------------------------------------------------------------------------------------
 
-_RDOC_HEADING = re.compile(r"^(={1,6})[ \t]*(\S.*?)[ \t]*$")
-_RDOC_LINK = re.compile(r"\{([^}]*)\}\[[^\]]*\]|(\S+)\[(?:https?|mailto|link|rdoc-ref):[^\]]*\]")
+_RDOC_HEADING = re.compile(r"^(={1,6})[ \t]*(\S.*)$")
+# A link's label from a word's start (each word's first character tried once: linear).
+_RDOC_LINK = re.compile(r"\{([^{}]*)\}\[[^\]]*\]|(?<!\S)(\S+)\[(?:https?|mailto|link|rdoc-ref):[^\]]*\]")
 # Code as RDoc writes it, `<tt>ENV["N"]</tt>` and `+options[:filter]+` (AsciiDoc's `+literal+` alike).
 RDOC_CODE = re.compile(r"<(?:tt|code)>(.+?)</(?:tt|code)>|(?<![\w+])\+([^\s+](?:[^+\n]*?[^\s+])?)\+(?![\w+])")
 
@@ -99,7 +108,7 @@ def _headings(lines: list[str], pattern: re.Pattern[str], read: Callable[[re.Mat
 
 
 def _rdoc_heading(heading: re.Match[str]) -> tuple[int, str]:
-    title = _RDOC_LINK.sub(lambda m: m.group(1) if m.group(1) is not None else m.group(2), heading.group(2))
+    title = _RDOC_LINK.sub(lambda m: m.group(1) if m.group(1) is not None else m.group(2), heading.group(2).rstrip(" \t"))
     return len(heading.group(1)), RDOC_CODE.sub(lambda m: m.group(1) or m.group(2), title)
 
 
@@ -113,7 +122,8 @@ def parse_rdoc(text: str, path: str) -> ParsedDocument:
 
 # --- POD -------------------------------------------------------------------------------------
 
-_POD_HEAD = re.compile(r"^=head([1-6])[ \t]*(.*?)[ \t]*$")
+_POD_HEAD = re.compile(r"^=head([1-6])[ \t]*(.*)$")
+TITLE_CHARS = 2000
 _POD_CODE = re.compile(r"([A-Z])<<+[ \t](.*?)[ \t]>>+|([A-Z])<([^<>]*)>")
 _POD_ESCAPES = {"lt": "<", "gt": ">", "verbar": "|", "sol": "/"}
 
@@ -121,7 +131,7 @@ _POD_ESCAPES = {"lt": "<", "gt": ">", "verbar": "|", "sol": "/"}
 def parse_pod(text: str, path: str) -> ParsedDocument:
     """Parse a POD file: sections at `=head1` to `=head6`, its NAME line as the title."""
     lines = text.split("\n")
-    starts = _headings(lines, _POD_HEAD, lambda heading: (int(heading.group(1)), pod_text(heading.group(2))))
+    starts = _headings(lines, _POD_HEAD, lambda heading: (int(heading.group(1)), pod_text(heading.group(2).rstrip(" \t"))))
     title = ""
     for at, level, name in starts:
         if level == 1 and name.upper() == "NAME":
@@ -134,7 +144,10 @@ def parse_pod(text: str, path: str) -> ParsedDocument:
 
 def pod_text(raw: str) -> str:
     """POD's formatting codes read as text: `C<x>` and `B<< x >>` are `x`, `L<text|target>`
-    is `text`, `E<gt>` is `>`, `Z<>` nothing."""
+    is `text`, `E<gt>` is `>`, `Z<>` nothing. A text longer than `TITLE_CHARS` is kept as
+    written (an unclosed `C<< ` scans to the line's end, for each one)."""
+    if len(raw) > TITLE_CHARS:
+        return raw.strip()
     return _innermost_first(lambda text: _POD_CODE.sub(_pod_code, text), raw).strip()
 
 
