@@ -4,6 +4,7 @@ requests an attacker would send (another Host, another Origin, no CSRF token).""
 
 from __future__ import annotations
 
+import html
 import json
 import os
 import re
@@ -74,6 +75,10 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, s
         "class Client:\n    def fetch(self, url):\n        return get(url)\n\n\n"
         "def main():\n    return Client().fetch('http://x')\n")
     (project / "src" / "NOTES.md").write_text("# Notes\n\n## Caching\n\nThe wombat cache keeps a fetched page an hour.\n")
+    # Form feeds (Emacs Lisp, GNU C, Python's email package), CRLF endings and one cp1252 byte
+    (project / "src" / "paged.py").write_bytes(
+        b"# Pages of one module\r\n\x0c\r\ndef first_page():\r\n    return 'caf\xe9'\r\n\x0c\r\n\x0c\r\n\r\n"
+        b"def okapi_total(x):\r\n    \"\"\"Sum the okapi.\"\"\"\r\n    return x + 1\r\n")
     (project / "src" / "h").mkdir()
     for n in range(12):  # a name that a dozen definitions share
         again = "\n    def again(self):\n        return self.handle()\n" if n == 3 else ""
@@ -156,6 +161,25 @@ def test_search_finds_a_result_and_opens_it_in_its_file_with_lines_marked(ui: UI
     # Filters are the search command's: kind=code finds code only.
     page.goto(ui.url + "search?query=fetch&kind=code")
     assert {t.strip() for t in page.locator("li.hit .crumb .tag").all_inner_texts()} == {"code"}
+
+
+def test_a_chunk_is_shown_on_its_own_lines_of_its_file_whatever_ends_them(ui: UI) -> None:
+    """A form feed is text inside its line, CRLF ends one line and a cp1252 file reads as
+    cp1252, as the index numbers and decodes them: the marked lines are the chunk's, under
+    the numbers grep gives (`str.splitlines` read each form feed as a line break)."""
+    hit = re.search(r'href="(/chunk/[0-9a-f]+)#L-(\d+)"', ui.get("/search?query=okapi_total").text)
+    assert hit and hit.group(2) == "8"
+    page = ui.get(hit.group(1)).text
+    code = page.split('<td class="code">', 1)[1].split("</td>", 1)[0]
+    shown = {int(n): re.sub(r"<[^>]+>", "", part).rstrip("\n")
+             for n, part in re.findall(r'<a id="L-(\d+)" name="L-\d+"></a>(.*?)(?=<a id="L-|</code>)', code, re.S)}
+    marked = [n for n, part in re.findall(r'<a id="L-(\d+)" name="L-\d+"></a>(.*?)(?=<a id="L-|</code>)', code, re.S)
+              if 'class="hll"' in part]
+    assert [int(n) for n in marked] == [8, 9, 10]
+    assert [html.unescape(shown[n]) for n in (1, 2, 3, 4, 8, 10)] == [
+        "# Pages of one module", "\x0c", "def first_page():", "    return 'café'", "def okapi_total(x):",
+        "    return x + 1"]
+    assert "the file changed since" not in page
 
 
 def test_hostile_text_and_file_names_show_as_text_and_never_run(ui: UI, page: Any) -> None:

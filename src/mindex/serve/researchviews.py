@@ -29,7 +29,7 @@ def print_research(console: Console, result: Research, view: View) -> None:
         console.print(f"\n[bold]{escape(shown)}:{item.start_line}-{item.end_line}[/]"
                       + (f" {escape(item.symbol)}" if item.symbol else "")
                       + f"  [dim]{escape('; '.join(item.found_by[:3]))}[/]", highlight=False)
-        lines = item.text.splitlines()
+        lines = item.text.split("\n")
         for line in lines[:6]:
             console.print("    " + escape(visible_controls(line)), highlight=False)
         if len(lines) > 6:

@@ -27,7 +27,7 @@ from mindex.parse.refs import references
 from mindex.parse.roff import looks_like_roff, parse_roff
 from mindex.parse.text import parse_text
 from mindex.store.base import pack, pack_refs, pack_symbols
-from mindex.sources.docs import LoadResult, LoadTask, looks_binary, decode, parser_failed, read_changed
+from mindex.sources.docs import LoadResult, LoadTask, file_text, looks_binary, parser_failed, read_changed
 from mindex.sources.confine import link_skipped
 from mindex.terms import search_terms
 from mindex.textsafe import escape_surrogates
@@ -169,8 +169,7 @@ def load(task: LoadTask) -> LoadResult:
             return SkippedFile(entry.rel, str(exc), entry.size, entry.mtime_ns)
         lang, encoding = BY_NAME.get(kernel or ""), "utf-8"
     else:
-        text, encoding = decode(data)
-        text = text.replace("\r\n", "\n").replace("\r", "\n")
+        text, encoding = file_text(data)
         lang = language_for(entry.rel, text)
     metadata: dict[str, object] = {"language": lang.name if lang else "text", "encoding": encoding}
     try:

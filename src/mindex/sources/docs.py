@@ -67,6 +67,15 @@ def decode(data: bytes) -> tuple[str, str]:
     return data.decode("latin-1"), "latin-1"
 
 
+def file_text(data: bytes) -> tuple[str, str]:
+    """A file's text as it is indexed, and its encoding (`decode`): lines end at "\n" only, a
+    "\r\n" or a lone "\r" read as one. A form feed or a U+2028 stays text inside its line, as
+    tree-sitter, grep and editors count lines; whatever numbers a file's lines again (the web
+    UI showing a chunk in its file) splits this text at "\n", never with `str.splitlines`."""
+    text, encoding = decode(data)
+    return text.replace("\r\n", "\n").replace("\r", "\n"), encoding
+
+
 def looks_binary(data: bytes) -> bool:
     head = data[:8192]
     if any(head.startswith(bom) for bom, _ in _BOMS):
@@ -93,8 +102,7 @@ def _parse(task: LoadTask, data: bytes) -> tuple[ParsedDocument, dict[str, objec
             return SkippedFile(entry.rel, f"PDF support is not installed: {extra_hint('pdf')}")
     if looks_binary(data):
         return SkippedFile(entry.rel, f"binary content in a {suffix} file", entry.size, entry.mtime_ns)
-    text, encoding = decode(data)
-    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    text, encoding = file_text(data)
     parsed = PARSERS[suffix](text, entry.rel)
     return parsed, {"format": suffix.lstrip("."), "encoding": encoding}
 

@@ -17,6 +17,7 @@ def in_its_file(hit: dict[str, Any], roots: dict[str, str]) -> dict[str, Any]:
     (`first`), and a `note` when the file could not be read or no longer holds the chunk
     (then the indexed text is shown)."""
     from mindex.sources.confine import read_inside
+    from mindex.sources.docs import file_text
 
     start, end = int(hit.get("start_line") or 1), int(hit.get("end_line") or 1)
     root = roots.get(hit.get("source", ""))
@@ -32,15 +33,15 @@ def in_its_file(hit: dict[str, Any], roots: dict[str, str]) -> dict[str, Any]:
                 from mindex.parse.notebook import NotebookError, notebook_text
 
                 try:
-                    lines = notebook_text(data)[0].splitlines()
+                    lines = notebook_text(data)[0].split("\n")
                 except NotebookError as exc:
                     note = f"{exc}; showing the indexed text"
-            else:
-                lines = data.decode("utf-8", "replace").splitlines()
+            else:  # numbered as the index numbers them: a form feed is no line of its own
+                lines = file_text(data)[0].split("\n")
         except OSError as exc:
             note = f"the file cannot be read now ({exc.strerror or exc}); showing the indexed text"
     text = hit.get("text", "")
-    first_line = next((line.strip() for line in text.splitlines() if line.strip()), "")
+    first_line = next((line.strip() for line in text.split("\n") if line.strip()), "")
     if lines is not None and first_line and not any(
             first_line in line for line in lines[max(0, start - 1): end]):
         note, lines = "the file changed since it was indexed (run `mindex index`); showing the indexed text", None
