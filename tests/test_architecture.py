@@ -21,7 +21,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("products", ("mindex.research", "mindex.memory.book", "mindex.memory.ranking", "mindex.memory.contextmd", "mindex.memory.when",
                   "mindex.changelog.book", "mindex.changelog.fetch", "mindex.changelog.synergies")),
     ("engine", ("mindex.engine", "mindex.embedding", "mindex.search", "mindex.rank", "mindex.graph",
-                "mindex.graph_heirs", "mindex.graph_holds", "mindex.graph_modules",
+                "mindex.graph_find", "mindex.graph_heirs", "mindex.graph_holds", "mindex.graph_modules",
                 "mindex.graph_types", "mindex.grep", "mindex.grep_scan", "mindex.ingest", "mindex.vectors", "mindex.copy",
                 "mindex.evaluate", "mindex.testfiles", "mindex.querylog", "mindex.rerank", "mindex.locate")),
     ("stages", ("mindex.sources", "mindex.parse", "mindex.chunk", "mindex.embed", "mindex.fetch",

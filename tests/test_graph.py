@@ -1077,6 +1077,45 @@ def test_perl_calls_through_use_and_package_names(index: Index, tmp_path: Path) 
     assert not [r for r in graph.imports(graph.document("lib/My/App.pm")) if r.qualifier == "strict"]
 
 
+def test_scala_calls_imports_objects_and_traits(index: Index, tmp_path: Path) -> None:
+    """Scala had no reference query: scopt's `OParser.sequence` had no callers. Calls
+    (`f(x)`, `o.f(x)`, `new C(x)`, an infix word), imports (`{A, B => C}`, `O._`), supertypes
+    (`extends A with B`, all `extends`: a trait's implementations are what extends it),
+    annotated parameters and `new` are read; a package's files see each other's names, from
+    `src/main` and `src/test` alike; `import kit.Effects._` brings an object's members, in
+    a file of another name; a trait's abstract `def` is a definition."""
+    from mindex.graph_heirs import heirs
+
+    graph = _graph_of(index, tmp_path / "scala", {
+        "src/main/scala/kit/Engine.scala": (
+            "package kit\n\ntrait Setup {\n  def report(msg: String): Unit\n}\n\n"
+            "class Engine(val setup: Setup) {\n  def run(): Int = check(1)\n  def check(n: Int): Int = n\n}\n\n"
+            "object Effects {\n  case class Shown(msg: String)\n  def helper(x: Int): Int = x\n}\n"),
+        "src/main/scala/app/Car.scala": (
+            "package app\n\nimport kit.{Engine, Setup}\nimport kit.Effects._\nimport kit.Effects.{helper => assist}\n\n"
+            "class ConsoleSetup extends Setup {\n  override def report(msg: String): Unit = println(msg)\n}\n\n"
+            "class Car(spare: Engine) extends Engine(new ConsoleSetup) with Serializable {\n"
+            "  def drive(other: Engine): Int = {\n    other.run()\n    spare.run()\n"
+            "    val made = new Engine(new ConsoleSetup)\n    made.check(2)\n    helper(3)\n    Shown(\"x\")\n"
+            "    assist(4)\n    List(1, 2) foreach println\n    run()\n  }\n}\n"),
+        "src/test/scala/kit/EngineSpec.scala": "package kit\n\nclass EngineSpec {\n  def made = new Engine(null)\n}\n",
+    })
+    car = "src/main/scala/app/Car.scala"
+    assert _callers(graph, "Engine.check") == {("src/main/scala/kit/Engine.scala", 8, "Engine.run", 1.0),
+                                               (car, 16, "Car.drive", 0.9)}
+    assert _callers(graph, "Engine.run") == {(car, 13, "Car.drive", 0.9), (car, 14, "Car.drive", 0.9),
+                                             (car, 21, "Car.drive", 0.9)}  # `run()`: inherited
+    assert _callers(graph, "Effects.helper") == {(car, 17, "Car.drive", 0.95), (car, 19, "Car.drive", 0.95)}
+    assert _callers(graph, "Effects.Shown") == {(car, 18, "Car.drive", 0.95)}
+    assert _callers(graph, "Engine") == {(car, 15, "Car.drive", 0.95), ("src/test/scala/kit/EngineSpec.scala", 4,
+                                                                        "EngineSpec.made", 0.9)}
+    (drive,) = graph.targets("Car.drive")
+    assert ("foreach", "List(1, 2)") in {(e.call.rpartition(".")[2], e.call.rpartition(".")[0]) for e in graph.callees(drive)}
+    assert [e.scope for e in heirs(graph, "Engine", ("extends",))[0].edges] == ["Car"]
+    assert [e.scope for e in heirs(graph, "Setup", ("implements",))[0].edges] == ["ConsoleSetup"]
+    assert [s.kind for s in graph.targets("Setup.report")] == ["method"]
+
+
 def test_elixir_calls_through_aliases_and_full_module_names(index: Index, tmp_path: Path) -> None:
     """plug's `Plug.Conn.put_resp_header` had symbols but no callers: Elixir's calls were not
     read. A bare call is its module's own function, `alias MyApp.Repo` makes `Repo.all()` reach

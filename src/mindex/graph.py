@@ -23,7 +23,6 @@ another file changes. Resolution uses what the language lets us know, best evide
 
 from __future__ import annotations
 
-import difflib
 import posixpath
 import time
 from dataclasses import replace
@@ -31,6 +30,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from mindex.errors import NotFoundError
+from mindex.graph_find import Row, ranked_rows
 from mindex.graph_holds import HOLDS_KINDS, Holds, outside
 from mindex.graph_modules import ModuleMap, included_stems, module_rows, reexported
 from mindex.modes import DEFAULT_MIN_CONFIDENCE
@@ -39,7 +39,6 @@ from mindex.store.base import ChunkSpan, Store, chunk_at
 from mindex.testfiles import is_test_path
 from mindex.graph_types import CLASSLIKE, Calls, Edge, FAMILY, IMPLICIT_THIS, NOT_CALLABLE, Resolution, SELF_WORDS, TYPE_CASED, FOLDER_PACKAGES, MODULE_TABLES, SymbolRef, CallRef, by_name, fitting, owner_of, package_of, shown_callees, shown_callers, weak
 
-Row = tuple[int, int, str, str, int, int, str, int]  # a symbol: id, file, name, kind, lines, signature, exported
 Link = tuple[CallRef, float, str]  # a call that reaches a definition, how surely, why
 
 
@@ -120,40 +119,10 @@ class CodeGraph:
 
     def find(self, query: str, kind: str | None = None, path: str | None = None,
              limit: int = 50) -> list[tuple[str, SymbolRef]]:
-        """Definitions by name: exact (qualified or last part), then prefix, then fuzzy
-        (close spellings, the closest first, then substrings; case-insensitive). Returns
-        (match type, symbol). Rows are ranked before they become symbols: a short name
-        that thousands of definitions start with read the chunks of every file they are in."""
+        """Definitions by name, exact then prefix then fuzzy (`graph_find.ranked_rows`): (match
+        type, symbol)."""
         started = time.perf_counter()
-        found: dict[int, tuple[str, Row]] = {}
-        last = query.rsplit(".", 1)[-1]
-        for row in self._exact_rows(query):
-            found.setdefault(row[0], ("exact", row))
-        like = last.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-        for row in self.store.symbol_rows("short_like", like + "%"):
-            found.setdefault(row[0], ("prefix", row))
-
-        def fits(row: Row) -> bool:
-            return (kind is None or row[3] == kind) and glob_match(path, self.files.get(row[1], ("", "?"))[1])
-
-        close: list[str] = []
-        if sum(1 for _, row in found.values() if fits(row)) < limit:  # fuzzy ones rank after: only with room
-            # Misspellings keep about the same length: comparing only those keeps this fast.
-            spellings = {s.lower() for s in self.store.symbol_shorts() if abs(len(s) - len(last)) <= 2}
-            close = difflib.get_close_matches(last.lower(), spellings, n=10, cutoff=0.75)  # the closest first
-            rows = [r for spelling in close for r in self.store.symbol_rows("short_nocase", spelling)]
-            for row in rows + self.store.symbol_rows("short_like", "%" + like + "%"):
-                found.setdefault(row[0], ("fuzzy", row))
-        order = {"exact": 0, "prefix": 1, "fuzzy": 2}
-        closeness = {spelling: n for n, spelling in enumerate(close)}
-
-        def rank(match: tuple[str, Row]) -> tuple[int, int, int, str, str, int]:
-            how, row = match
-            near = closeness.get(row[2].rsplit(".", 1)[-1].lower(), len(close)) if how == "fuzzy" else 0
-            source, file = self.files.get(row[1], ("?", "?", None))[:2]
-            return order[how], near, len(row[2]), source, file, row[4]
-
-        shown = [(how, row) for how, row in sorted(found.values(), key=rank) if fits(row)][:limit]
+        shown = ranked_rows(self.store, self.files, self._exact_rows(query), query, kind, path, limit)
         symbols = self._symbols([row for _, row in shown])
         self._logged("symbols", {"query": query, "kind": kind, "path": path}, len(shown), started)
         return [(how, symbol) for (how, _), symbol in zip(shown, symbols)]
@@ -299,6 +268,10 @@ class CodeGraph:
                     files = self.module_files(doc_id, imp.qualifier, imp.name)
                     real = name if imp.name == "*" else imp.name or name
                     reached = self._defined((doc, real) for doc in files)  # `real`: imported `as` another name
+                    if not reached and (holder := imp.qualifier.rpartition(".")[2])[:1].isupper():
+                        # Scala's `import a.Effects._` or `a.Effects.helper`: an object's members
+                        reached = [s for s in self.named(real) if s.document_id in files and s.name == f"{holder}.{real}"
+                                   and s.kind not in NOT_CALLABLE]
                     if reached:
                         return Resolution([(s, 0.95) for s in reached], f"imported from {imp.qualifier}")
                     if passed is None and (offered := self._offered(files, real)):

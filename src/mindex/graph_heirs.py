@@ -4,7 +4,7 @@ definition, followed down their own subclasses (`graph subclasses`, `graph imple
 from __future__ import annotations
 
 from mindex.graph import CodeGraph
-from mindex.graph_types import Calls
+from mindex.graph_types import SUPERTYPES_ALIKE, Calls
 from mindex.modes import DEFAULT_MIN_CONFIDENCE
 
 
@@ -20,10 +20,11 @@ def heirs(graph: CodeGraph, query: str, kinds: tuple[str, ...], path: str | None
     found = []
     for target in graph.targets(query, path):
         seen, frontier, edges, under = {target.id}, [target], [], 0
+        first = ("extends", "implements") if target.kind == "interface" and target.language in SUPERTYPES_ALIKE else kinds
         for level in range(depth):
             following = []
             for base in frontier:
-                for _, edge in graph.direct_heirs(base, kinds if level == 0 else ("extends", "implements")):
+                for _, edge in graph.direct_heirs(base, first if level == 0 else ("extends", "implements")):
                     if edge.confidence < min_confidence:
                         under += 1
                         continue

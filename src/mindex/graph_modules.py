@@ -88,6 +88,11 @@ class ModuleMap:
             stem = module.replace(".", "/")
             return [d for (s, p), d in self.by_path.items() if s == source and p.endswith((".kt", ".kts"))
                     and (posixpath.dirname(p) == stem or posixpath.dirname(p).endswith("/" + stem))]
+        elif language == "scala":  # a package's files; for `import a.b.O._`, O.scala or else package a.b's
+            stem = module.replace(".", "/")
+            if (found := self._scala_package(source, stem)) or not stem:
+                return found
+            return self._ending(f"{stem}.scala", source) or self._scala_package(source, posixpath.dirname(stem))
         elif language == "php":  # `use Vendor\Pkg\Client`: `src/Client.php` under PSR-4, or deeper
             parts = [*module.split("\\"), name]
             for k in range(len(parts), 0, -1):
@@ -131,6 +136,11 @@ class ModuleMap:
             else:
                 found += self._ending(candidate, source)
         return list(dict.fromkeys(found))
+
+    def _scala_package(self, source: str, stem: str) -> list[int]:
+        """The Scala files of the package folder `stem` (`a/b`: any folder ending so)."""
+        return [d for (s, p), d in self.by_path.items() if s == source and p.endswith((".scala", ".sc"))
+                and stem and (posixpath.dirname(p) == stem or posixpath.dirname(p).endswith("/" + stem))]
 
     def _rust_relative(self, source: str, path: str, module: str) -> list[str] | None:
         """The files a Rust path from `crate::`, `self::` or `super::` names, from the crate's

@@ -19,7 +19,10 @@ NOT_CALLABLE = {"constant", "module", "impl"}
 # `MyApp.Repo.all`): an import of the module reaches them by their last part.
 MODULE_TABLES = {"lua", "elixir"}
 # Languages whose folder is a package (a PHP namespace under PSR-4): its names seen unimported.
-FOLDER_PACKAGES = {"go", "java", "kotlin", "php"}
+FOLDER_PACKAGES = {"go", "java", "kotlin", "scala", "php"}
+# Languages whose supertypes are all read as `extends` (a trait or protocol is written as a
+# class is): an interface's implementations are what extends it.
+SUPERTYPES_ALIKE = {"scala", "swift"}
 # Languages (by FAMILY) whose capitalised plain names are classes: `Math.max()` calls a class's.
 TYPE_CASED = {"python", "java", "kotlin", "scala", "swift", "js", "ruby", "php", "rust", "dart"}
 # Definitions other classes may extend or implement.
@@ -185,12 +188,15 @@ def fitting(symbols: list[SymbolRef], arity: str) -> list[SymbolRef]:
     return [s for s in symbols if takes(s.signature, int(arity))] if arity else symbols
 
 
+_SOURCE_ROOTS = {"java": (".java",), "kotlin": (".kt", ".kts"), "scala": (".scala", ".sc")}
+
+
 def package_of(path: str) -> str:
-    """A file's package, as a folder: a Java or Kotlin file's from its first `java/` or
-    `kotlin/` folder on, so that `src/main/java/com/acme/` and `src/test/java/com/acme/` are
-    one package."""
+    """A file's package, as a folder: a Java, Kotlin or Scala file's from its first `java/`,
+    `kotlin/` or `scala/` folder on, so that `src/main/java/com/acme/` and
+    `src/test/java/com/acme/` are one package."""
     folder = posixpath.dirname(path)
-    root = "/java/" if path.endswith(".java") else "/kotlin/" if path.endswith((".kt", ".kts")) else ""
+    root = next((f"/{name}/" for name, ends in _SOURCE_ROOTS.items() if path.endswith(ends)), "")
     _, found, inner = f"/{folder}/".partition(root) if root else ("", "", "")
     return inner.rstrip("/") if found else folder
 

@@ -3,8 +3,8 @@
 Each language with a graph has `queries/<language>.scm`, a tree-sitter query (a line
 `; inherits: other` puts `other.scm` in front of it) whose captures
 say what a node is: `@call.name` (with `@call.receiver` for `obj.name(...)`),
-`@import.module` (with `@import.name` / `@import.alias`; Rust's `@import.tree` is a whole
-`use` tree), `@extends.name`, `@implements.name`, and what a name holds, kept for the names
+`@import.module` (with `@import.name` / `@import.alias`; Rust's and Scala's `@import.tree` is
+a whole `use` tree or `import` statement), `@extends.name`, `@implements.name`, and what a name holds, kept for the names
 some call is made on: `@type.var` (or `@type.attr`, an attribute of `self` or `this`) with
 `@type.name` (an annotation), `@type.class` or `@type.new` (a class made) or `@type.literal`
 is a `type` reference, the class by name and the variable as qualifier, so that
@@ -119,7 +119,9 @@ def references(tree: Parsed, defs: list[Definition]) -> list[Ref]:
             arity = _arity(first["call.name"]) if lang.name in OVERLOADED else ""
             found.append(Ref("call", name, receiver, arity, line, scope))
         elif "import.tree" in first:
-            for module, name, alias in _rust_use(_text(first["import.tree"], src)):
+            statement = first["import.tree"]
+            for module, name, alias in (_scala_imports(statement, src) if lang.name == "scala"
+                                        else _rust_use(_text(statement, src))):
                 found.append(Ref("import", name, module, alias, line, scope))
         elif "import.module" in first:
             found.append(_import(lang, first, line, scope, src))
@@ -478,6 +480,36 @@ def _import(lang: Lang, first: dict[str, Node], line: int, scope: str, src: byte
     else:
         alias = alias or name
     return Ref("import", name, module, alias, line, scope)
+
+
+def _scala_imports(statement: Node, src: bytes) -> list[tuple[str, str, str]]:
+    """`import a.b.C, d._, e.{F, G => H, I as J, K => _, given}` → (module, name, alias)
+    triples: (a.b, C, C), (d, *, *), (e, F, F), (e, G, H), (e, I, J), (e, *, *); a wildcard
+    (`_`, `*`, `given`) brings every name, `K => _` hides K."""
+    out: list[tuple[str, str, str]] = []
+    path: list[str] = []
+    for child in [*statement.children, None]:  # None: the end, as a comma
+        if child is not None and child.type == "identifier":
+            path.append(_text(child, src))
+            continue
+        module = ".".join(path)
+        if child is not None and child.type == "namespace_wildcard":
+            out.append((module, "*", "*"))
+        elif child is not None and child.type == "namespace_selectors":
+            for chosen in child.named_children:
+                name = _text(chosen.child_by_field_name("name") if "renamed" in chosen.type else chosen, src)
+                alias = _text(chosen.child_by_field_name("alias"), src) if "renamed" in chosen.type else name
+                if chosen.type == "namespace_wildcard":
+                    out.append((module, "*", "*"))
+                elif alias != "_" and chosen.type in ("identifier", "arrow_renamed_identifier", "as_renamed_identifier"):
+                    out.append((module, name, alias))
+        elif child is None or child.type == ",":
+            if path:
+                out.append((".".join(path[:-1]), path[-1], path[-1]))
+        else:
+            continue
+        path = []
+    return out
 
 
 def _rust_use(tree: str) -> list[tuple[str, str, str]]:
