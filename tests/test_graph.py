@@ -1116,6 +1116,40 @@ def test_scala_calls_imports_objects_and_traits(index: Index, tmp_path: Path) ->
     assert [s.kind for s in graph.targets("Setup.report")] == ["method"]
 
 
+def test_zig_types_methods_and_imports(index: Index, tmp_path: Path) -> None:
+    """Zig had no reference query and its structs were no definitions (zig-clap's methods were
+    `report`, not `Diagnostic.report`, and `graph callers parseEx` said "(none)"): a `const`
+    holding a struct, enum, union or opaque is a definition of its kind, its functions its
+    methods; `@import("x.zig")` (beside the file) and `@import("kit")` (`kit.zig`) are imports,
+    `@import("x.zig").f` one name; typed parameters and `T{}`/`pkg.T{}` say what a name holds."""
+    graph = _graph_of(index, tmp_path / "zig", {
+        "kit.zig": (
+            'const std = @import("std");\npub const util = @import("kit/util.zig");\n\n'
+            "pub const Diagnostic = struct {\n    count: u8 = 0,\n\n"
+            "    pub fn report(diag: *const Diagnostic) void {\n        diag.flush();\n    }\n\n"
+            "    fn flush(self: Diagnostic) void {\n        _ = self;\n    }\n};\n\n"
+            "pub const Kind = enum {\n    a,\n    pub fn name(k: Kind) []const u8 {\n        return @tagName(k);\n    }\n};\n\n"
+            "pub fn parse(n: u8) u8 {\n    return util.twice(n);\n}\n"),
+        "kit/util.zig": "pub fn twice(n: u8) u8 {\n    return n * 2;\n}\n",
+        "example/main.zig": (
+            'const std = @import("std");\nconst kit = @import("kit");\nconst twice = @import("../kit/util.zig").twice;\n\n'
+            "pub fn main() void {\n    var diag = kit.Diagnostic{};\n    diag.report();\n"
+            "    _ = kit.parse(1);\n    _ = twice(2);\n    std.debug.print(\"x\", .{});\n}\n\n"
+            "fn other() void {\n    var diag: kit.Diagnostic = .{};\n    diag.report();\n}\n"),
+    })
+    outline = {(s.name, s.kind) for s in graph.outline(graph.document("kit.zig"))}
+    assert {("Diagnostic", "struct"), ("Diagnostic.report", "method"), ("Kind", "enum"), ("Kind.name", "method"),
+            ("parse", "function")} <= outline
+    assert not {name for name, _ in outline} & {"std", "util"}  # an import is no type
+    assert _callers(graph, "Diagnostic.flush") == {("kit.zig", 8, "Diagnostic.report", 0.9)}
+    assert _callers(graph, "Diagnostic.report") == {("example/main.zig", 7, "main", 0.9),
+                                                    ("example/main.zig", 15, "other", 0.9)}
+    assert _callers(graph, "parse") == {("example/main.zig", 8, "main", 0.95)}
+    assert _callers(graph, "twice") == {("kit.zig", 24, "parse", 0.95), ("example/main.zig", 9, "main", 0.95)}
+    (main,) = graph.targets("main")
+    assert [e.reason for e in graph.callees(main) if e.call == "std.debug.print"] == ["outside the index: std is imported from std"]
+
+
 def test_elixir_calls_through_aliases_and_full_module_names(index: Index, tmp_path: Path) -> None:
     """plug's `Plug.Conn.put_resp_header` had symbols but no callers: Elixir's calls were not
     read. A bare call is its module's own function, `alias MyApp.Repo` makes `Repo.all()` reach

@@ -121,6 +121,11 @@ class ModuleMap:
                 candidates, exact = [posixpath.normpath(posixpath.join(here, module))], True
             else:
                 candidates = [tail or posixpath.basename(module)]
+        elif language == "zig":  # `@import("a/b.zig")` beside this file; `@import("clap")`: a package's `clap.zig`
+            if module.endswith(".zig"):
+                candidates, exact = [posixpath.normpath(posixpath.join(here, module))], True
+            else:
+                candidates = [f"{module}.zig"]
         elif language == "perl":  # `use Mojo::Util`: `lib/Mojo/Util.pm`
             candidates = [module.replace("::", "/") + ".pm"]
         elif language in ("c", "cpp"):

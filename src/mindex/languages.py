@@ -98,7 +98,7 @@ LANGUAGES: tuple[Lang, ...] = (
                 "type_synonym": "name", "class": "name", "instance": "name"}),
     # Elixir defines by calling `def`, `defmodule`, ...: which calls define is read in parse/code.py
     Lang("elixir", "tree_sitter_elixir", (".ex", ".exs"), {"call": "function"}),
-    Lang("zig", "tree_sitter_zig", (".zig",), {"function_declaration": "function"}),
+    Lang("zig", "tree_sitter_zig", (".zig",), {"function_declaration": "function", "variable_declaration": "struct"}),
     Lang("ocaml", "tree_sitter_ocaml", (".ml",),
          {"value_definition": "function", "type_definition": "type", "module_definition": "module"}, "language_ocaml",
          names={"value_definition": "=let_binding/pattern", "type_definition": "=type_binding/name",

@@ -1,7 +1,8 @@
-"""JavaScript's functions bound by a statement rather than declared: `const f = () => ...`,
-`var f = function`, and CommonJS's assignments at a file's top level (`exports.f = function`,
-`proto.handle = function handle`, `Foo.prototype.bar = ...`). The code parser takes such a
-statement as a definition (`mindex.parse.code._define`) when `bound` names one."""
+"""Definitions bound by a statement rather than declared: JavaScript's functions (`const f =
+() => ...`, `var f = function`, and CommonJS's assignments at a file's top level: `exports.f =
+function`, `proto.handle = function handle`, `Foo.prototype.bar = ...`), and Zig's types
+(`const Names = struct { ... }`). The code parser takes such a statement as a definition
+(`mindex.parse.code._define`) when `bound` or `zig_type` names one."""
 
 from __future__ import annotations
 
@@ -18,6 +19,9 @@ BOUND = ("lexical_declaration", "variable_declaration", "expression_statement", 
 # A class field holding a function (`handle = (e) => ...`, a method that keeps `this`): its
 # name's field, by grammar.
 FIELDS = {"public_field_definition": "name", "field_definition": "property"}
+# Zig's containers, by the kind of definition a `const` holding one is.
+ZIG_TYPES = {"struct_declaration": "struct", "enum_declaration": "enum", "union_declaration": "union",
+             "opaque_declaration": "struct"}
 
 
 def _text(node: Node, src: bytes) -> str:  # `mindex.parse.code.node_text`, which imports this module
@@ -64,3 +68,13 @@ def bound(node: Node, src: bytes) -> tuple[str, str, Node] | None:
             return ".".join(parts), "method" if len(parts) > 1 else "function", value
         assigned = assigned.child_by_field_name("right") or value
     return None
+
+
+def zig_type(node: Node, src: bytes) -> tuple[str, str] | None:
+    """(name, kind) of the type a Zig `const Name = struct { ... }` (enum, union, opaque)
+    binds; None for any other declaration."""
+    children = node.named_children
+    if len(children) < 2 or children[0].type != "identifier":
+        return None
+    kind = next((ZIG_TYPES[c.type] for c in children[1:] if c.type in ZIG_TYPES), None)
+    return (_text(children[0], src), kind) if kind else None

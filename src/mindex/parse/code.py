@@ -14,7 +14,7 @@ from importlib import resources
 from typing import TYPE_CHECKING
 
 from mindex.languages import SCRIPTS, Lang, grammar
-from mindex.parse.bound import BOUND, FIELDS, FUNCTIONS, bound
+from mindex.parse.bound import BOUND, FIELDS, FUNCTIONS, ZIG_TYPES, bound, zig_type
 from mindex.parse.elixir import elixir_definition
 from mindex.parse.params import body_after, parameter_span
 
@@ -197,6 +197,11 @@ def definition_of(node: Node, tree: Parsed, parents: tuple[str, ...], owner: str
 
 def _define(node: Node, inner: Node, kind: str, lang: Lang, src: bytes, parents: tuple[str, ...],
             owner: str | None) -> Definition | None:
+    if lang.name == "zig" and inner.type == "variable_declaration":  # `const Names = struct { ... }`
+        if (typed := zig_type(inner, src)) is None:
+            return None
+        return Definition(typed[0], typed[1], node.start_point[0] + 1, last_line(node, src), typed[0], parents,
+                          _bytes(node, src).startswith(b"pub"))
     if inner.type in BOUND:  # JavaScript's `const f = () => ...`, `exports.f = function`
         if (binding := bound(inner, src)) is None:
             return None
@@ -258,6 +263,8 @@ def _exported(node: Node, inner: Node, lang: Lang, name: str, src: bytes) -> boo
         return name[:1].isupper()
     if lang.name == "rust":
         return "visibility_modifier" in heads
+    if lang.name == "zig":
+        return _bytes(node, src).startswith(b"pub")
     if lang.name in SCRIPTS:
         if name.startswith("#") or heads.get("accessibility_modifier") in ("private", "protected"):
             return False
@@ -402,7 +409,10 @@ def _queries(lang_name: str) -> tuple[Query | None, int]:
     types = sorted(t for t in {*lang.definitions, *WRAPPERS} - set(BOUND) if language.id_for_node_kind(t, True))
     definitions = "[" + " ".join(f"({t})" for t in types) + "] @d" if types else ""
     values = " ".join(f"({t})" for t in sorted({*FUNCTIONS, "assignment_expression"}) if language.id_for_node_kind(t, True))
-    for statement in (t for t in BOUND if t in lang.definitions and language.id_for_node_kind(t, True)):
+    if lang.name == "zig":  # only a `const` that holds a type
+        definitions += "\n(variable_declaration [" + " ".join(f"({t})" for t in sorted(ZIG_TYPES)) + "]) @d"
+    for statement in (t for t in BOUND if t in lang.definitions and language.id_for_node_kind(t, True)
+                      and lang.name != "zig"):
         shape = ("(assignment_expression right: [{v}])" if statement == "expression_statement"
                  else "value: [{v}]" if statement in FIELDS else "(variable_declarator value: [{v}])")
         definitions += f"\n({statement} {shape.format(v=values)}) @d"
