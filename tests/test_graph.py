@@ -1150,6 +1150,59 @@ def test_zig_types_methods_and_imports(index: Index, tmp_path: Path) -> None:
     assert [e.reason for e in graph.callees(main) if e.call == "std.debug.print"] == ["outside the index: std is imported from std"]
 
 
+def test_a_base_class_imported_under_another_name_is_still_its_base(index: Index, tmp_path: Path) -> None:
+    """`from base import Base as B; class C(B)`: `graph subclasses Base` listed nothing and
+    `self.helper()` in C was a guess by name, as the heir names the alias, not the class."""
+    from mindex.graph_heirs import heirs
+
+    graph = _graph_of(index, tmp_path / "py", {
+        "base.py": "class Base:\n    def helper(self):\n        return 1\n",
+        "other.py": "class B:\n    def helper(self):\n        return 2\n",  # a class named as the alias
+        "child.py": "from base import Base as B\n\n\nclass C(B):\n    def run(self):\n        return self.helper()\n",
+    })
+    (edge,) = heirs(graph, "Base", ("extends",))[0].edges
+    assert (edge.scope, edge.confidence) == ("C", 0.95)
+    assert heirs(graph, "B", ("extends",))[0].edges == []
+    assert _callers(graph, "Base.helper") == {("child.py", 6, "C.run", 0.9)}
+
+
+def test_solidity_calls_modifiers_events_casts_and_imports(index: Index, tmp_path: Path) -> None:
+    """Solidity had no reference query (OpenZeppelin's `ERC20._transfer` had no callers): a
+    contract's own and inherited functions (`_transfer()`, `super.f()`), modifiers, `emit`
+    (a call of the event), a library's `SafeERC20.safeTransfer()`, a cast's `IERC20(t).f()` and
+    a typed variable's `token.f()`; `import {A as B} from "./x.sol"`, `import "./x.sol"` and a
+    remapped `@oz/contracts/...` path; `contract T is A, B`, an interface's implementations."""
+    from mindex.graph_heirs import heirs
+
+    graph = _graph_of(index, tmp_path / "sol", {
+        "contracts/IERC20.sol": (
+            "pragma solidity ^0.8.20;\ninterface IERC20 {\n    event Transfer(address from, address to);\n"
+            "    function approve(address s, uint256 v) external returns (bool);\n}\n"),
+        "contracts/SafeERC20.sol": (
+            'import {IERC20} from "./IERC20.sol";\nlibrary SafeERC20 {\n'
+            "    function safeTransfer(IERC20 token, address to) internal {\n        token.approve(to, 0);\n    }\n}\n"),
+        "contracts/ERC20.sol": (
+            'import "./IERC20.sol";\nabstract contract ERC20 is IERC20 {\n    modifier onlyOwner() { _; }\n'
+            "    function transfer(address to) public virtual onlyOwner {\n        _transfer(msg.sender, to);\n    }\n"
+            "    function _transfer(address from, address to) internal {\n        emit Transfer(from, to);\n    }\n}\n"),
+        "contracts/Token.sol": (
+            'import {ERC20 as Base} from "@oz/contracts/ERC20.sol";\nimport {SafeERC20} from "./SafeERC20.sol";\n'
+            'import {IERC20} from "./IERC20.sol";\n\ncontract Token is Base {\n'
+            "    function transfer(address to) public override {\n        super.transfer(to);\n        _transfer(to, to);\n"
+            "        SafeERC20.safeTransfer(IERC20(address(this)), to);\n        IERC20(to).approve(to, 1);\n    }\n}\n"),
+    })
+    assert _callers(graph, "ERC20._transfer") == {("contracts/ERC20.sol", 5, "ERC20.transfer", 1.0),
+                                                  ("contracts/Token.sol", 8, "Token.transfer", 0.9)}
+    assert _callers(graph, "ERC20.transfer") == {("contracts/Token.sol", 7, "Token.transfer", 0.9)}  # super.
+    assert _callers(graph, "ERC20.onlyOwner") == {("contracts/ERC20.sol", 4, "ERC20.transfer", 1.0)}
+    assert _callers(graph, "IERC20.Transfer") == {("contracts/ERC20.sol", 8, "ERC20._transfer", 0.9)}
+    assert _callers(graph, "SafeERC20.safeTransfer") == {("contracts/Token.sol", 9, "Token.transfer", 0.95)}
+    assert _callers(graph, "IERC20.approve") == {("contracts/SafeERC20.sol", 4, "SafeERC20.safeTransfer", 0.9),
+                                                 ("contracts/Token.sol", 10, "Token.transfer", 0.95)}
+    assert [e.scope for e in heirs(graph, "IERC20", ("implements",), depth=1)[0].edges] == ["ERC20"]
+    assert [e.scope for e in heirs(graph, "ERC20", ("extends",))[0].edges] == ["Token"]
+
+
 def test_elixir_calls_through_aliases_and_full_module_names(index: Index, tmp_path: Path) -> None:
     """plug's `Plug.Conn.put_resp_header` had symbols but no callers: Elixir's calls were not
     read. A bare call is its module's own function, `alias MyApp.Repo` makes `Repo.all()` reach

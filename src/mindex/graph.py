@@ -362,7 +362,8 @@ class CodeGraph:
     def bases(self, doc_id: int, owner: str) -> list[str]:
         """The classes a class of a file extends or implements, as recorded, in line order."""
         heritage = sorted(self.refs(doc_id, "extends") + self.refs(doc_id, "implements"), key=lambda r: r.line)
-        return [r.name for r in heritage if r.scope == owner or r.scope.startswith(owner + ".")]
+        renamed = {imp.alias: imp.name for imp in self.imports(doc_id) if imp.name not in ("", "*", imp.alias)}
+        return [renamed.get(r.name, r.name) for r in heritage if r.scope == owner or r.scope.startswith(owner + ".")]
 
     # -- questions -------------------------------------------------------------------------
 
@@ -541,14 +542,20 @@ class CodeGraph:
         rivals = [s for s in self.named(short) if s.kind in CLASSLIKE
                   and FAMILY.get(s.language or "", s.language) == family]
         found = []
+        # a base imported under another name (`import {ERC20 as Base}`, `from a import Base as B`)
+        renamed = {alias for row in self.store.ref_rows("name", short, "import")
+                   if (alias := CallRef(*row).alias) and alias != short}
         for kind in kinds:
-            for row in self.store.ref_rows("name", short, kind):
+            for row in [r for name in (short, *sorted(renamed)) for r in self.store.ref_rows("name", name, kind)]:
                 ref = CallRef(*row)
                 language = self.files.get(ref.document_id, ("", "", None))[2]
                 if ref.document_id not in self.files or FAMILY.get(language or "", language) != family:
                     continue
                 imported = [self.module_files(ref.document_id, imp.qualifier, imp.name)
-                            for imp in self.imports(ref.document_id) if short in (imp.name, imp.alias)]
+                            for imp in self.imports(ref.document_id) if short in (imp.name, imp.alias)
+                            and (ref.name == short or (imp.name == short and imp.alias == ref.name))]
+                if ref.name != short and not imported:
+                    continue  # another class that happens to be named as some file's alias
                 if ref.document_id == base.document_id:
                     confidence, reason = 1.0, "defined in this file"
                 elif any(base.document_id in files for files in imported):

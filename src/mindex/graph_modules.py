@@ -126,6 +126,12 @@ class ModuleMap:
                 candidates, exact = [posixpath.normpath(posixpath.join(here, module))], True
             else:
                 candidates = [f"{module}.zig"]
+        elif language == "solidity":  # `./x.sol` from this file; `@oz/contracts/a/X.sol` by its tail in the index
+            if module.startswith("."):
+                candidates, exact = [posixpath.normpath(posixpath.join(here, module))], True
+            else:  # a remapped package: its longest tail of two parts or more that some file ends with
+                parts = module.split("/")
+                return next((found for k in range(len(parts), 1, -1) if (found := self._ending("/".join(parts[-k:]), source))), [])
         elif language == "perl":  # `use Mojo::Util`: `lib/Mojo/Util.pm`
             candidates = [module.replace("::", "/") + ".pm"]
         elif language in ("c", "cpp"):

@@ -13,18 +13,18 @@ from mindex.languages import SCRIPTS
 
 
 SELF_WORDS = {"self", "this", "cls", "Self", "super", "super()", "base"}
-IMPLICIT_THIS = {"java", "cpp", "csharp", "kotlin", "scala", "swift", "php", "ruby", "elixir", "dart"}
+IMPLICIT_THIS = {"java", "cpp", "csharp", "kotlin", "scala", "swift", "php", "ruby", "elixir", "dart", "solidity"}
 NOT_CALLABLE = {"constant", "module", "impl"}
 # Languages whose module's functions are named with the module (Lua's table `M.f`, Elixir's
 # `MyApp.Repo.all`): an import of the module reaches them by their last part.
 MODULE_TABLES = {"lua", "elixir"}
 # Languages whose folder is a package (a PHP namespace under PSR-4): its names seen unimported.
 FOLDER_PACKAGES = {"go", "java", "kotlin", "scala", "php"}
-# Languages whose supertypes are all read as `extends` (a trait or protocol is written as a
+# Languages whose supertypes are all read as `extends` (a trait, protocol or interface is written as a
 # class is): an interface's implementations are what extends it.
-SUPERTYPES_ALIKE = {"scala", "swift"}
+SUPERTYPES_ALIKE = {"scala", "swift", "solidity"}
 # Languages (by FAMILY) whose capitalised plain names are classes: `Math.max()` calls a class's.
-TYPE_CASED = {"python", "java", "kotlin", "scala", "swift", "js", "ruby", "php", "rust", "dart"}
+TYPE_CASED = {"python", "java", "kotlin", "scala", "swift", "js", "ruby", "php", "rust", "dart", "solidity"}
 # Definitions other classes may extend or implement.
 CLASSLIKE = {"class", "interface", "trait", "struct", "type", "protocol", "enum", "record", "abstract_class"}
 # Languages that call each other's definitions directly.

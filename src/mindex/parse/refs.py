@@ -3,8 +3,8 @@
 Each language with a graph has `queries/<language>.scm`, a tree-sitter query (a line
 `; inherits: other` puts `other.scm` in front of it) whose captures
 say what a node is: `@call.name` (with `@call.receiver` for `obj.name(...)`),
-`@import.module` (with `@import.name` / `@import.alias`; Rust's and Scala's `@import.tree` is
-a whole `use` tree or `import` statement), `@extends.name`, `@implements.name`, and what a name holds, kept for the names
+`@import.module` (with `@import.name` / `@import.alias`; Rust's, Scala's and Solidity's
+`@import.tree` is a whole `use` tree or `import` statement), `@extends.name`, `@implements.name`, and what a name holds, kept for the names
 some call is made on: `@type.var` (or `@type.attr`, an attribute of `self` or `this`) with
 `@type.name` (an annotation), `@type.class` or `@type.new` (a class made) or `@type.literal`
 is a `type` reference, the class by name and the variable as qualifier, so that
@@ -121,6 +121,7 @@ def references(tree: Parsed, defs: list[Definition]) -> list[Ref]:
         elif "import.tree" in first:
             statement = first["import.tree"]
             for module, name, alias in (_scala_imports(statement, src) if lang.name == "scala"
+                                        else _solidity_imports(statement, src) if lang.name == "solidity"
                                         else _rust_use(_text(statement, src))):
                 found.append(Ref("import", name, module, alias, line, scope))
         elif "import.module" in first:
@@ -510,6 +511,24 @@ def _scala_imports(statement: Node, src: bytes) -> list[tuple[str, str, str]]:
             continue
         path = []
     return out
+
+
+def _solidity_imports(directive: Node, src: bytes) -> list[tuple[str, str, str]]:
+    """`import {A, B as C} from "./x.sol"` → ("./x.sol", A, A), ("./x.sol", B, C); `import
+    "./x.sol"` → ("./x.sol", *, ""): every name; `import * as M from "./x.sol"` or `import
+    "./x.sol" as M` → ("./x.sol", "", M): the file as a module."""
+    source = directive.child_by_field_name("source")
+    module = _text(source, src).strip("\"'") if source is not None else ""
+    names: list[list[str]] = []
+    for at, child in enumerate(directive.named_children):
+        field = directive.field_name_for_named_child(at)
+        if field == "import_name":
+            names.append([_text(child, src)] * 2)
+        elif field == "alias" and names:
+            names[-1][1] = _text(child, src)
+        elif field == "alias":
+            return [(module, "", _text(child, src))]
+    return [(module, name, alias) for name, alias in names] or [(module, "*", "")]
 
 
 def _rust_use(tree: str) -> list[tuple[str, str, str]]:
