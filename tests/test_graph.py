@@ -1203,6 +1203,41 @@ def test_solidity_calls_modifiers_events_casts_and_imports(index: Index, tmp_pat
     assert [e.scope for e in heirs(graph, "ERC20", ("extends",))[0].edges] == ["Token"]
 
 
+def test_objective_c_messages_headers_and_frameworks(index: Index, tmp_path: Path) -> None:
+    """Objective-C had no reference query (Mantle's methods had no callers): `[receiver
+    selector:arg]` calls its selector's first part; a `.h` header holding `@interface` is read
+    as Objective-C (it was C, and its classes were lost); a framework's `#import <Kit/Kit.h>`
+    is the project's `Kit.h` (an umbrella header), whose headers declare the base a subclass
+    names (0.95); a method defined in `Fetcher.m` inherits through the `@interface Fetcher :
+    Downloader` of `Fetcher.h`; `Downloader *d` says what `d` holds."""
+    from mindex.graph_heirs import heirs
+
+    graph = _graph_of(index, tmp_path / "objc", {
+        "Kit/Downloader.h": (
+            "#import <Foundation/Foundation.h>\n\n@protocol Downloading\n- (void)downloadURL:(NSURL *)url;\n@end\n\n"
+            "@interface Downloader : NSObject <Downloading>\n- (void)downloadURL:(NSURL *)url;\n"
+            "+ (Downloader *)sharedDownloader;\n@end\n"),
+        "Kit/Downloader.m": (
+            '#import "Downloader.h"\n\n@implementation Downloader\n- (void)downloadURL:(NSURL *)url {\n'
+            '    [self log:url];\n}\n- (void)log:(NSURL *)url {\n    NSLog(@"%@", url);\n}\n'
+            "+ (Downloader *)sharedDownloader {\n    return nil;\n}\n@end\n"),
+        "Kit/Kit.h": "#import <Kit/Downloader.h>\n",
+        "App/Fetcher.h": "#import <Kit/Kit.h>\n\n@interface Fetcher : Downloader\n- (void)run:(NSURL *)url;\n@end\n",
+        "App/Fetcher.m": (
+            '#import "Fetcher.h"\n\n@implementation Fetcher\n- (void)run:(NSURL *)url {\n    [self log:url];\n'
+            "    Downloader *d = [Downloader sharedDownloader];\n    [d downloadURL:url];\n}\n@end\n"),
+    })
+    assert [d.language for d in graph.targets("Fetcher")] == ["objc", "objc"]  # the header's and the .m's
+    assert _callers(graph, "Downloader.log") == {("Kit/Downloader.m", 5, "Downloader.downloadURL", 1.0),
+                                                 ("App/Fetcher.m", 5, "Fetcher.run", 0.9)}
+    shared = {(e.path, e.line, e.confidence) for t in graph.targets("Downloader.sharedDownloader") for e in graph.callers(t)}
+    assert shared == {("App/Fetcher.m", 6, 0.9)}
+    (defined,) = [t for t in graph.targets("Downloader.downloadURL") if t.path.endswith(".m")]
+    assert {(e.path, e.line, e.confidence) for e in graph.callers(defined)} == {("App/Fetcher.m", 7, 0.9)}
+    assert [(e.scope, e.confidence) for e in heirs(graph, "Downloader", ("extends",), path="Kit/Downloader.h")[0].edges] \
+        == [("Fetcher", 0.95)]
+
+
 def test_elixir_calls_through_aliases_and_full_module_names(index: Index, tmp_path: Path) -> None:
     """plug's `Plug.Conn.put_resp_header` had symbols but no callers: Elixir's calls were not
     read. A bare call is its module's own function, `alias MyApp.Repo` makes `Repo.all()` reach

@@ -345,25 +345,34 @@ class CodeGraph:
 
     def _neighbours(self, doc_id: int, language: str | None, callable_: list[SymbolRef],
                     name: str) -> Resolution | None:
-        """Go: a function of the same package (folder), Java, Kotlin, PHP: a class (`new Foo()`); C/C++:
-        of an included header's source."""
+        """Go: a function of the same package (folder), Java, Kotlin, PHP: a class (`new Foo()`); C/C++,
+        Objective-C: of an included header's source."""
         source, path, _ = self.files[doc_id]
         if language in FOLDER_PACKAGES:
             here, suffix = package_of(path), posixpath.splitext(path)[1]
             if same := [s for s in callable_ if s.source == source and s.name == name
                         and s.path.endswith(suffix) and package_of(s.path) == here]:
                 return Resolution([(s, 0.9) for s in same], "same package")
-        if language in ("c", "cpp"):
+        if language in ("c", "cpp", "objc"):
             stems = included_stems(doc_id, self.imports, self.module_files, self._stems)
             paired = [s for s in callable_ if s.name == name and posixpath.splitext(posixpath.basename(s.path))[0] in stems]
             return Resolution([(s, 0.9) for s in paired], "defined with an included header") if paired else None
         return None
 
     def bases(self, doc_id: int, owner: str) -> list[str]:
-        """The classes a class of a file extends or implements, as recorded, in line order."""
-        heritage = sorted(self.refs(doc_id, "extends") + self.refs(doc_id, "implements"), key=lambda r: r.line)
+        """The classes a class of a file extends or implements, as recorded, in line order; a
+        C++ or Objective-C class's from a header the file includes when the file has none
+        (`Fetcher.m` defines the methods of the `@interface Fetcher : Downloader` of `Fetcher.h`)."""
         renamed = {imp.alias: imp.name for imp in self.imports(doc_id) if imp.name not in ("", "*", imp.alias)}
-        return [renamed.get(r.name, r.name) for r in heritage if r.scope == owner or r.scope.startswith(owner + ".")]
+
+        def of(doc: int) -> list[str]:
+            heritage = sorted(self.refs(doc, "extends") + self.refs(doc, "implements"), key=lambda r: r.line)
+            return [renamed.get(r.name, r.name) for r in heritage if r.scope == owner or r.scope.startswith(owner + ".")]
+
+        if (found := of(doc_id)) or self.files[doc_id][2] not in ("cpp", "objc"):
+            return found
+        headers = (f for imp in self.imports(doc_id) for f in self.module_files(doc_id, imp.qualifier))
+        return next((found for header in headers if (found := of(header))), [])
 
     # -- questions -------------------------------------------------------------------------
 
@@ -560,6 +569,9 @@ class CodeGraph:
                     confidence, reason = 1.0, "defined in this file"
                 elif any(base.document_id in files for files in imported):
                     confidence, reason = 0.95, f"{short} is imported from its file"
+                elif family == "c" and posixpath.splitext(posixpath.basename(base.path))[0] in included_stems(
+                        ref.document_id, self.imports, self.module_files, self._stems):
+                    confidence, reason = 0.95, f"{short} is declared in an included header"
                 elif any(imported) or any(s.document_id == ref.document_id for s in rivals):
                     continue  # the heir means the class of that name it imports, or its own file's
                 elif family in FOLDER_PACKAGES and (ref_source := self.files[ref.document_id])[0] == base.source and \

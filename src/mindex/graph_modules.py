@@ -134,10 +134,12 @@ class ModuleMap:
                 return next((found for k in range(len(parts), 1, -1) if (found := self._ending("/".join(parts[-k:]), source))), [])
         elif language == "perl":  # `use Mojo::Util`: `lib/Mojo/Util.pm`
             candidates = [module.replace("::", "/") + ".pm"]
-        elif language in ("c", "cpp"):
+        elif language in ("c", "cpp", "objc"):
             local = posixpath.normpath(posixpath.join(here, module))
             if (source, local) in self.by_path:
                 return [self.by_path[(source, local)]]
+            if language == "objc" and "/" in module and not self._ending(module, source):
+                return self._ending(posixpath.basename(module), source)  # a framework's `<Mantle/MTLModel.h>`
             candidates = [module]
         found = []
         for candidate in candidates:

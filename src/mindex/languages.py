@@ -176,10 +176,13 @@ _OBJC = re.compile(r"^\s*(?:#import\b|@(?:interface|implementation|protocol)\b)"
 
 def language_for(path: str, text: str | None = None) -> Lang | None:
     """The language of a file, by its name first, then by its suffix (case-insensitive); a
-    `.m` file whose `text` imports or declares as Objective-C does is that, else MATLAB."""
+    `.m` file (else MATLAB) or a `.h` header (else C) whose `text` imports or declares as
+    Objective-C does is that."""
     name = PurePosixPath(path).name
-    found = _BY_FILENAME.get(name) or _BY_SUFFIX.get(PurePosixPath(name.lower()).suffix)
-    if found is not None and found.name == "matlab" and text is not None and _OBJC.search(text[:20_000]):
+    suffix = PurePosixPath(name.lower()).suffix
+    found = _BY_FILENAME.get(name) or _BY_SUFFIX.get(suffix)
+    if found is not None and (found.name == "matlab" or suffix == ".h") and text is not None \
+            and _OBJC.search(text[:20_000]):
         return BY_NAME["objc"]
     return found
 
