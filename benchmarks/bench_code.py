@@ -24,6 +24,7 @@ from pathlib import Path
 
 from mindex import Index, IndexSettings
 from mindex.config import EmbedSettings
+from mindex.graph_heirs import impact
 
 HERE = Path(__file__).parent
 # (label, pattern): selective ones name rare literals; the last has none (a full scan).
@@ -141,7 +142,7 @@ def main() -> None:
                     return len(code.callers(target))
                 if kind == "callees":
                     return len(code.callees(target))
-                return sum(len(f["hits"]) for f in code.impact(target, depth=2))
+                return sum(len(f["hits"]) for f in impact(code, target, depth=2))
             size = run()
             print(f"| {kind} `{name}` | {size} | {median_ms(run, args.repeat):.0f} ms |")
         for path in touched:  # leave the copy as it was

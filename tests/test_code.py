@@ -39,7 +39,7 @@ EXPECTED = {
     "rust": {("Pool", "struct"), ("Conn", "interface"), ("Pool", "impl"), ("Pool.get", "method"), ("main", "function")},
     "java": {("Client", "class"), ("Client.Client", "method"), ("Client.send", "method"), ("Transport", "interface")},
     "c": {("point", "struct"), ("add", "function")},
-    "cpp": {("net", "module"), ("net.Socket", "class"), ("Socket::fd", "method")},
+    "cpp": {("net", "module"), ("net.Socket", "class"), ("Socket.fd", "method")},
 }
 
 
@@ -315,7 +315,7 @@ EXACT_SYMBOLS = {
     },
     "sample.cpp": {
         ("net", "module", 3, 25, True), ("net.Socket", "class", 5, 12, True), ("net.Socket.fd", "method", 9, 9, True),
-        ("net.Socket::close", "method", 14, 14, True), ("net.connect_to", "function", 16, 18, True),
+        ("net.Socket.close", "method", 14, 14, True), ("net.connect_to", "function", 16, 18, True),
         ("net.Options", "struct", 20, 20, True), ("net.clamp", "function", 23, 23, True), ("main", "function", 27, 27, True),
     },
     "sample.groovy": {

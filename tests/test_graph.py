@@ -18,6 +18,7 @@ from mindex.config import EmbedSettings
 from mindex.errors import NotFoundError
 from mindex.graph import CodeGraph
 from mindex.serve.cli import cli
+from mindex.graph_heirs import impact
 
 REPO = {
     # Python: imports by name, by module alias, relative; inheritance; a call into the stdlib.
@@ -149,13 +150,13 @@ def test_python_calls_resolve_through_imports_scopes_and_bases(graph_index: Inde
 def test_impact_walks_callers_and_importers_grouped_by_file(graph_index: Index) -> None:
     graph = graph_index.graph()
     (clean,) = graph.targets("clean")
-    files = graph.impact(clean, depth=3)
+    files = impact(graph, clean, depth=3)
     assert [(f["path"], f["depth"]) for f in files] == [
         ("pkg/models.py", 1), ("pkg/service.py", 1), ("app.py", 3)]
     service = files[1]["hits"]
     assert {(h["via"], h["line"], h["scope"]) for h in service} >= {
         ("import", 1, None), ("call", 7, "create_user"), ("call", 16, "touch"), ("call", 12, "bulk")}
-    assert [(f["path"], f["depth"]) for f in graph.impact(clean, depth=1)] == [
+    assert [(f["path"], f["depth"]) for f in impact(graph, clean, depth=1)] == [
         ("pkg/models.py", 1), ("pkg/service.py", 1)]
 
 
@@ -181,13 +182,15 @@ def test_callers_in_every_graph_language(graph_index: Index, name: str, expected
 
 def test_a_name_spelled_with_double_colons_or_dots_finds_its_definition(index: Index, tmp_path: Path) -> None:
     """Rust, C++ and PHP write `Type::method` where the index names `Type.method`; a C++
-    method defined outside its class is named `Foo::bar`, and `Foo.bar` finds it too."""
+    method defined outside its class (`void Foo::bar()`) is `Foo.bar` too, a method, and both
+    spellings find it."""
     graph = _graph_of(index, tmp_path / "repo", {
         "src/pool.rs": REPO["src/pool.rs"], "src/main.rs": REPO["src/main.rs"],
         "cpp/a.cpp": "struct Foo { void bar(); };\nvoid Foo::bar() { helper(); }\nvoid helper() {}\n"})
     assert [t.name for t in graph.targets("Pool::new")] == ["Pool.new"]
     assert _callers(graph, "Pool::new") == {("src/main.rs", 4, "main", 0.95)}
-    assert [t.name for t in graph.targets("Foo.bar")] == [t.name for t in graph.targets("Foo::bar")] == ["Foo::bar"]
+    assert [(t.name, t.kind) for t in graph.targets("Foo.bar")] == [(t.name, t.kind) for t in graph.targets("Foo::bar")] \
+        == [("Foo.bar", "method")]
     assert [(how, s.name) for how, s in graph.find("Pool::check")][:1] == [("exact", "Pool.check")]
     with pytest.raises(NotFoundError):
         graph.targets("Pool::missing")
@@ -464,7 +467,7 @@ def test_a_slice_of_the_standard_library(tmp_path: Path) -> None:
         exported = {s.name for s in graph.exports(graph.document("__init__.py"))}
         assert {"dump", "dumps", "load", "loads"} <= exported and "_default_decoder" not in exported
         raw_decode = graph.targets("JSONDecoder.raw_decode")[0]
-        files = {f["path"]: f for f in graph.impact(raw_decode, depth=2)}
+        files = {f["path"]: f for f in impact(graph, raw_decode, depth=2)}
         assert {path: f["depth"] for path, f in files.items()} == {"decoder.py": 1, "__init__.py": 1}
         init = {(h["via"], h["depth"], h["scope"]) for h in files["__init__.py"]["hits"]}
         assert ("import", 1, None) in init  # from .decoder import JSONDecoder
@@ -671,7 +674,7 @@ def test_impact_lists_an_import_line_once_whatever_it_brings_in(index: Index, tm
     index.index()
     graph = index.graph()
     (run,) = graph.targets("App.run")
-    files = {f["path"]: f for f in graph.impact(run, depth=3)}
+    files = {f["path"]: f for f in impact(graph, run, depth=3)}
     hits = [(h["via"], h["line"]) for h in files["kv/app.py"]["hits"]]
     assert hits == [("call", 8), ("call", 14)]  # run ← fetch ← start
     # `from kv.cache import Cache` brings in Cache.get and Cache.get_many, which calls it:
@@ -683,7 +686,7 @@ def test_impact_lists_an_import_line_once_whatever_it_brings_in(index: Index, tm
     index.index()
     graph = index.graph()
     (get,) = graph.targets("Cache.get")
-    use = next(f for f in graph.impact(get, depth=2) if f["path"] == "kv/use.py")
+    use = next(f for f in impact(graph, get, depth=2) if f["path"] == "kv/use.py")
     assert [(h["via"], h["line"], h["of"]) for h in use["hits"]] == [("import", 1, "Cache.get")]
 
 
@@ -750,7 +753,7 @@ def test_subclasses_implementations_and_impact_read_what_extends_a_class(index: 
     assert [(e.scope, e.target.name if e.target else None) for e in shape.edges] == [
         ("Square", "Shape"), ("BigSquare", "Square")]
     (square,) = graph.targets("Square")
-    files = {f["path"]: [(h["via"], h["of"]) for h in f["hits"]] for f in graph.impact(square, depth=1)}
+    files = {f["path"]: [(h["via"], h["of"]) for h in f["hits"]] for f in impact(graph, square, depth=1)}
     assert ("extends", "Square") in files["ts/big.ts"]
     runner = CliRunner()
     db = ["--db", str(index.location)]
@@ -880,7 +883,7 @@ def test_ruby_php_csharp_and_kotlin_calls_are_read(index: Index, tmp_path: Path)
     assert [e.scope for e in heirs(graph, "Web.Base", ("extends",))[0].edges] == ["App"]
     assert ("rb/lib/app.rb", 5, "App.start") in {c[:3] for c in _callers(graph, "Web.Base")}
     (base,) = graph.targets("Web.Base")
-    assert "rb/lib/app.rb" in {f["path"] for f in graph.impact(base, depth=1)}  # it requires base.rb
+    assert "rb/lib/app.rb" in {f["path"] for f in impact(graph, base, depth=1)}  # it requires base.rb
     assert _callers(graph, "Client.wrap") == {("php/src/Client.php", 5, "Client.send", 1.0)}
     assert _callers(graph, "Transport.deliver") == {("php/src/Client.php", 5, "Client.send", 0.9)}  # a promoted property
     assert _callers(graph, "Client.send") == {("php/src/Api.php", 6, "Api.call", 0.9)}
@@ -1201,6 +1204,32 @@ def test_solidity_calls_modifiers_events_casts_and_imports(index: Index, tmp_pat
                                                  ("contracts/Token.sol", 10, "Token.transfer", 0.95)}
     assert [e.scope for e in heirs(graph, "IERC20", ("implements",), depth=1)[0].edges] == ["ERC20"]
     assert [e.scope for e in heirs(graph, "ERC20", ("extends",))[0].edges] == ["Token"]
+
+
+def test_cpp_classes_split_between_header_and_source(index: Index, tmp_path: Path) -> None:
+    """The usual C++ layout, a class in `downloader.h` and its methods in `downloader.cpp`
+    (`void Downloader::log(int)`), had no graph: a `.h` was read as C (its classes lost), a
+    method written outside its class was named `Downloader::log` (so no call of `log` found
+    it, and its own calls had no class), and nothing tied `fetcher.cpp`'s methods to the
+    `class Fetcher : public Downloader` of `fetcher.h`."""
+    from mindex.graph_heirs import heirs
+
+    graph = _graph_of(index, tmp_path / "cpp", {
+        "src/downloader.h": (
+            "#pragma once\nnamespace kit {\nclass Downloader {\npublic:\n  void log(int x);\n"
+            "  void reset() { log(0); }\n};\n}\n"),
+        "src/downloader.cpp": '#include "downloader.h"\nnamespace kit {\nvoid Downloader::log(int x) {}\n}\n',
+        "src/fetcher.h": (
+            '#pragma once\n#include "downloader.h"\nclass Fetcher : public kit::Downloader {\npublic:\n  void run();\n'
+            "  void again();\n};\n"),
+        "src/fetcher.cpp": '#include "fetcher.h"\nvoid Fetcher::run() {\n  log(1);\n  again();\n}\nvoid Fetcher::again() {}\n',
+    })
+    assert [(t.name, t.kind, t.language) for t in graph.targets("Downloader")] == [("kit.Downloader", "class", "cpp")]
+    assert [(t.name, t.kind) for t in graph.targets("Downloader::log")] == [("kit.Downloader.log", "method")]
+    assert _callers(graph, "kit.Downloader.log") == {("src/downloader.h", 6, "kit.Downloader.reset", 1.0),
+                                                     ("src/fetcher.cpp", 3, "Fetcher.run", 0.9)}
+    assert _callers(graph, "Fetcher.again") == {("src/fetcher.cpp", 4, "Fetcher.run", 1.0)}
+    assert [(e.scope, e.confidence) for e in heirs(graph, "Downloader", ("extends",))[0].edges] == [("Fetcher", 0.95)]
 
 
 def test_objective_c_messages_headers_and_frameworks(index: Index, tmp_path: Path) -> None:

@@ -42,6 +42,11 @@ from mindex.graph_types import CLASSLIKE, Calls, Edge, FAMILY, IMPLICIT_THIS, NO
 Link = tuple[CallRef, float, str]  # a call that reaches a definition, how surely, why
 
 
+def stem(path: str) -> str:
+    """A file's name without its folder and suffix: `os` of `include/fmt/os.h`."""
+    return posixpath.splitext(posixpath.basename(path))[0]
+
+
 class CodeGraph:
     """Queries over the stored symbols and references of every code source."""
 
@@ -124,7 +129,7 @@ class CodeGraph:
         started = time.perf_counter()
         shown = ranked_rows(self.store, self.files, self._exact_rows(query), query, kind, path, limit)
         symbols = self._symbols([row for _, row in shown])
-        self._logged("symbols", {"query": query, "kind": kind, "path": path}, len(shown), started)
+        self.logged("symbols", {"query": query, "kind": kind, "path": path}, len(shown), started)
         return [(how, symbol) for (how, _), symbol in zip(shown, symbols)]
 
     def _exact_rows(self, query: str) -> list[Row]:
@@ -174,10 +179,10 @@ class CodeGraph:
         """What a file offers other files: its visible top-level definitions."""
         started = time.perf_counter()
         shown = [s for s in self.symbols_in(doc_id) if s.exported and "." not in s.name]
-        self._logged("exports", {"path": self.files.get(doc_id, ("", "", None))[1]}, len(shown), started)
+        self.logged("exports", {"path": self.files.get(doc_id, ("", "", None))[1]}, len(shown), started)
         return shown
 
-    def _logged(self, kind: str, params: dict[str, Any], results: int, started: float) -> None:
+    def logged(self, kind: str, params: dict[str, Any], results: int, started: float) -> None:
         if self._log:
             self._log(kind, params, results, (time.perf_counter() - started) * 1000)
 
@@ -252,10 +257,15 @@ class CodeGraph:
         callable_, named = self._callable[(name, family)]
         owner = owner_of(ref.scope)
         if receiver in SELF_WORDS or (not receiver and language in IMPLICIT_THIS and owner):
+            # a C++ or Objective-C class's methods are defined beside its header: `os.h`'s in `os.cc`
+            paired = stem(self.files[doc_id][1]) if language in ("cpp", "objc") else None
             mine = [] if receiver.startswith(("super", "base")) else [
-                s for s in named.get(f"{owner}.{name}", ()) if s.document_id == doc_id]
+                s for s in named.get(f"{owner}.{name}", ()) if s.document_id == doc_id] or [
+                s for s in named.get(f"{owner}.{name}", ()) if paired and stem(s.path) == paired]
             found = [(held, surely, why) for held, surely, why in [(mine, 1.0, "method of the enclosing class")] + [
-                (named.get(f"{base}.{name}", []), 0.9, f"inherited from {base}") for base in self.bases(doc_id, owner)] if held]
+                ([s for full, defs in named.items() if full == f"{base}.{name}" or full.endswith(f".{base}.{name}")
+                  for s in defs], 0.9, f"inherited from {base}")  # `kit.Downloader.log` of C++'s `kit::Downloader`
+                for base in self.bases(doc_id, owner)] if held]
             if found:  # the nearest whose parameters take the call's arguments (overloads), else the nearest
                 held, surely, why = next((f for f in found if fitting(f[0], ref.alias)), found[0])
                 return Resolution([(s, surely) for s in fitting(held, ref.alias) or held], why)
@@ -355,7 +365,7 @@ class CodeGraph:
                 return Resolution([(s, 0.9) for s in same], "same package")
         if language in ("c", "cpp", "objc"):
             stems = included_stems(doc_id, self.imports, self.module_files, self._stems)
-            paired = [s for s in callable_ if s.name == name and posixpath.splitext(posixpath.basename(s.path))[0] in stems]
+            paired = [s for s in callable_ if s.name == name and stem(s.path) in stems]
             return Resolution([(s, 0.9) for s in paired], "defined with an included header") if paired else None
         return None
 
@@ -460,7 +470,7 @@ class CodeGraph:
             else:
                 edges, under = shown_callees(self.callees(target, min_confidence), min_confidence), 0
             found.append(Calls(target, edges, under, min_confidence))
-        self._logged(direction, {"query": query, "path": path}, sum(len(c.edges) for c in found), started)
+        self.logged(direction, {"query": query, "path": path}, sum(len(c.edges) for c in found), started)
         return found
 
     def importers(self, target: SymbolRef) -> list[Edge]:
@@ -495,49 +505,6 @@ class CodeGraph:
                             self._import_names.setdefault(key, []).append((place, n, imp))
         return self._import_names, self._module_imports
 
-    def impact(self, target: SymbolRef, depth: int = 2, min_confidence: float = 0.5) -> list[dict[str, Any]]:
-        """What may break if `target` changes: callers, their callers, ... up to `depth`, and
-        the files importing it, grouped by file. Edges under `min_confidence` are left out."""
-        started = time.perf_counter()
-        seen = {target.id}
-        frontier = [target]
-        rows: list[dict[str, Any]] = []
-        for level in range(1, depth + 1):
-            following: list[SymbolRef] = []
-            for symbol in frontier:
-                for edge in self.importers(symbol) if level == 1 or symbol.exported else []:
-                    rows.append({"depth": level, "via": "import", "of": symbol.name, **edge.to_dict()})
-                heirs = self.direct_heirs(symbol) if symbol.kind in CLASSLIKE else []
-                for via, edge in [*(("call", e) for e in self.callers(symbol, min_confidence)), *heirs]:
-                    if edge.confidence < min_confidence:
-                        continue
-                    rows.append({"depth": level, "via": via, "of": symbol.name, **edge.to_dict()})
-                    caller = self.scope_symbol(edge)
-                    if caller is not None and caller.id not in seen:
-                        seen.add(caller.id)
-                        following.append(caller)
-            frontier = following
-            if not frontier:
-                break
-        grouped: dict[tuple[str, str], dict[str, Any]] = {}
-        seen_hits: set[tuple[str, str, str, int, str, str]] = set()
-        for row in rows:
-            # An import line is one hit, however many of the definitions it brings in were
-            # reached (a module import repeated once per method of its class before).
-            key = (row["source"], row["path"], row["via"], row["line"], row["call"],
-                   "" if row["via"] == "import" else row["of"])
-            if key in seen_hits:
-                continue
-            seen_hits.add(key)
-            entry = grouped.setdefault((row["source"], row["path"]),
-                                       {"source": row["source"], "path": row["path"], "depth": row["depth"], "hits": []})
-            entry["depth"] = min(entry["depth"], row["depth"])
-            entry["hits"].append({k: row[k] for k in ("depth", "via", "of", "line", "scope", "call",
-                                                       "confidence", "reason", "chunk_id")})
-        out = sorted(grouped.values(), key=lambda g: (g["depth"], g["source"], g["path"]))
-        self._logged("impact", {"symbol": target.name, "path": target.path, "depth": depth}, len(out), started)
-        return out
-
     # -- classes that extend or implement a definition ----------------------------------------
 
     def direct_heirs(self, base: SymbolRef, kinds: tuple[str, ...] = ("extends", "implements")
@@ -569,7 +536,7 @@ class CodeGraph:
                     confidence, reason = 1.0, "defined in this file"
                 elif any(base.document_id in files for files in imported):
                     confidence, reason = 0.95, f"{short} is imported from its file"
-                elif family == "c" and posixpath.splitext(posixpath.basename(base.path))[0] in included_stems(
+                elif family == "c" and stem(base.path) in included_stems(
                         ref.document_id, self.imports, self.module_files, self._stems):
                     confidence, reason = 0.95, f"{short} is declared in an included header"
                 elif any(imported) or any(s.document_id == ref.document_id for s in rivals):

@@ -172,18 +172,24 @@ _BY_FILENAME = {name: lang for lang in LANGUAGES for name in lang.filenames}
 
 
 _OBJC = re.compile(r"^\s*(?:#import\b|@(?:interface|implementation|protocol)\b)", re.MULTILINE)
+# What only C++ writes at a line's start: a class, a namespace, a template, an access label.
+_CPP = re.compile(r"^[ \t]*(?:class[ \t]+\w|namespace[ \t]+\w|template[ \t]*<|(?:public|private|protected)[ \t]*:)",
+                  re.MULTILINE)
 
 
 def language_for(path: str, text: str | None = None) -> Lang | None:
     """The language of a file, by its name first, then by its suffix (case-insensitive); a
     `.m` file (else MATLAB) or a `.h` header (else C) whose `text` imports or declares as
-    Objective-C does is that."""
+    Objective-C does is that, and a `.h` header that declares as only C++ does (a class, a
+    namespace, a template) is C++."""
     name = PurePosixPath(path).name
     suffix = PurePosixPath(name.lower()).suffix
     found = _BY_FILENAME.get(name) or _BY_SUFFIX.get(suffix)
     if found is not None and (found.name == "matlab" or suffix == ".h") and text is not None \
             and _OBJC.search(text[:20_000]):
         return BY_NAME["objc"]
+    if suffix == ".h" and text is not None and _CPP.search(text[:200_000]):  # past a long licence and includes
+        return BY_NAME["cpp"]
     return found
 
 

@@ -119,9 +119,11 @@ def implementations(index: Engine, symbol: str, path: str | None = None, depth: 
 def impact(index: Engine, symbol: str, path: str | None = None, depth: int = 2,
            min_confidence: float = 0.5) -> Impact:
     """Transitive callers and importers of each definition `symbol` names, by file."""
+    from mindex.graph_heirs import impact as affected
+
     code = index.graph()
     targets = code.targets(symbol, path)
-    return Impact(targets, {t.id: code.impact(t, depth, min_confidence) for t in targets})
+    return Impact(targets, {t.id: affected(code, t, depth, min_confidence) for t in targets})
 
 
 def outline(index: Engine, path: str, source: str | None = None) -> FileSymbols:

@@ -223,9 +223,22 @@ def _define(node: Node, inner: Node, kind: str, lang: Lang, src: bytes, parents:
         parents = (*parents, _go_receiver(inner, src))
     if kind == "function" and (owner in CLASS_KINDS or "::" in name):
         kind = "method"
+    if "::" in name and lang.name in ("cpp", "metal"):  # `void Foo::bar()` is Foo's `bar`, as in its class
+        name = _cpp_qualified(name)
     end = last_line(body_after(inner) or node, src) if lang.name == "dart" else last_line(node, src)
     return Definition(name, kind, node.start_point[0] + 1, end, _signature(inner, name, src), parents,
                       _exported(node, inner, lang, name, src))
+
+
+def _cpp_qualified(name: str) -> str:
+    """A C++ definition written outside its class or namespace, as the index names members:
+    `Foo::bar` → `Foo.bar`, `ns::Foo<T>::bar` → `ns.Foo.bar` (the template's arguments are not
+    in its class's name), `Foo::operator<<` keeps its operator."""
+    owner, _, last = name.rpartition("::")
+    while (bare := re.sub(r"<[^<>]*>", "", owner)) != owner:
+        owner = bare
+    parts = [p.strip() for p in owner.split("::") if p.strip()]
+    return ".".join([*parts, last]) if parts else last
 
 
 def last_line(node: Node, src: bytes) -> int:
