@@ -1232,6 +1232,29 @@ def test_cpp_classes_split_between_header_and_source(index: Index, tmp_path: Pat
     assert [(e.scope, e.confidence) for e in heirs(graph, "Downloader", ("extends",))[0].edges] == [("Fetcher", 0.95)]
 
 
+def test_csharp_file_scoped_namespaces_and_partial_classes(index: Index, tmp_path: Path) -> None:
+    """C# 10's `namespace Kit;` named nothing (`Downloader` beside a block namespace's
+    `Kit.BaseClient`), and a partial class's methods in another file were guesses by name
+    (0.6), its base (declared on another part) unseen: now the rest of the file is in the
+    namespace, a partial class's methods are its own (1.0) and its bases its own (0.9), and a
+    class of the same namespace extends or implements one without a `using` (0.9)."""
+    from mindex.graph_heirs import heirs
+
+    graph = _graph_of(index, tmp_path / "cs", {
+        "src/Downloader.cs": "namespace Kit;\n\npublic partial class Downloader : BaseClient, IDownloader\n{\n"
+                             "    public void Log(int x) { }\n}\n",
+        "src/Downloader.Fetch.cs": "namespace Kit;\n\npublic partial class Downloader\n{\n    public void Fetch()\n"
+                                   "    {\n        Log(1);\n        Send();\n    }\n}\n",
+        "src/BaseClient.cs": "namespace Kit\n{\n    public abstract class BaseClient\n    {\n"
+                             "        protected void Send() { }\n    }\n    public interface IDownloader { void Fetch(); }\n}\n",
+    })
+    assert {t.name for t in graph.targets("Downloader")} == {"Kit.Downloader"}
+    assert _callers(graph, "Downloader.Log") == {("src/Downloader.Fetch.cs", 7, "Kit.Downloader.Fetch", 1.0)}
+    assert _callers(graph, "BaseClient.Send") == {("src/Downloader.Fetch.cs", 8, "Kit.Downloader.Fetch", 0.9)}
+    assert [(e.scope, e.confidence, e.reason) for e in heirs(graph, "IDownloader", ("implements",))[0].edges] == [
+        ("Kit.Downloader", 0.9, "same namespace")]
+
+
 def test_objective_c_messages_headers_and_frameworks(index: Index, tmp_path: Path) -> None:
     """Objective-C had no reference query (Mantle's methods had no callers): `[receiver
     selector:arg]` calls its selector's first part; a `.h` header holding `@interface` is read

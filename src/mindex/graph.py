@@ -257,11 +257,12 @@ class CodeGraph:
         callable_, named = self._callable[(name, family)]
         owner = owner_of(ref.scope)
         if receiver in SELF_WORDS or (not receiver and language in IMPLICIT_THIS and owner):
-            # a C++ or Objective-C class's methods are defined beside its header: `os.h`'s in `os.cc`
+            # a C++ or Objective-C class's methods are defined beside its header (`os.h`'s in
+            # `os.cc`), a C# partial class's in its other files
             paired = stem(self.files[doc_id][1]) if language in ("cpp", "objc") else None
             mine = [] if receiver.startswith(("super", "base")) else [
                 s for s in named.get(f"{owner}.{name}", ()) if s.document_id == doc_id] or [
-                s for s in named.get(f"{owner}.{name}", ()) if paired and stem(s.path) == paired]
+                s for s in named.get(f"{owner}.{name}", ()) if language == "csharp" or paired and stem(s.path) == paired]
             found = [(held, surely, why) for held, surely, why in [(mine, 1.0, "method of the enclosing class")] + [
                 ([s for full, defs in named.items() if full == f"{base}.{name}" or full.endswith(f".{base}.{name}")
                   for s in defs], 0.9, f"inherited from {base}")  # `kit.Downloader.log` of C++'s `kit::Downloader`
@@ -370,19 +371,22 @@ class CodeGraph:
         return None
 
     def bases(self, doc_id: int, owner: str) -> list[str]:
-        """The classes a class of a file extends or implements, as recorded, in line order; a
-        C++ or Objective-C class's from a header the file includes when the file has none
-        (`Fetcher.m` defines the methods of the `@interface Fetcher : Downloader` of `Fetcher.h`)."""
+        """The classes a class of a file extends or implements, as recorded, in line order; when
+        the file names none, a C++ or Objective-C class's from a header the file includes
+        (`Fetcher.m` defines the methods of the `@interface Fetcher : Downloader` of `Fetcher.h`),
+        a C# partial class's from its other files."""
         renamed = {imp.alias: imp.name for imp in self.imports(doc_id) if imp.name not in ("", "*", imp.alias)}
 
         def of(doc: int) -> list[str]:
             heritage = sorted(self.refs(doc, "extends") + self.refs(doc, "implements"), key=lambda r: r.line)
             return [renamed.get(r.name, r.name) for r in heritage if r.scope == owner or r.scope.startswith(owner + ".")]
 
-        if (found := of(doc_id)) or self.files[doc_id][2] not in ("cpp", "objc"):
+        language = self.files[doc_id][2]
+        if (found := of(doc_id)) or language not in ("cpp", "objc", "csharp"):
             return found
-        headers = (f for imp in self.imports(doc_id) for f in self.module_files(doc_id, imp.qualifier))
-        return next((found for header in headers if (found := of(header))), [])
+        others = ((s.document_id for s in self.named(owner.rpartition(".")[2]) if s.name == owner) if language == "csharp"
+                  else (f for imp in self.imports(doc_id) for f in self.module_files(doc_id, imp.qualifier)))
+        return next((found for doc in others if doc != doc_id and (found := of(doc))), [])
 
     # -- questions -------------------------------------------------------------------------
 
@@ -544,6 +548,8 @@ class CodeGraph:
                 elif family in FOLDER_PACKAGES and (ref_source := self.files[ref.document_id])[0] == base.source and \
                         package_of(ref_source[1]) == package_of(base.path):
                     confidence, reason = 0.9, "same package"  # as Java sees its package's classes unimported
+                elif family == "csharp" and "." in base.name and ref.scope.rpartition(".")[0] == base.name.rpartition(".")[0]:
+                    confidence, reason = 0.9, "same namespace"
                 elif len(rivals) <= 1:
                     confidence, reason = 0.6, f"the only class named {short}"
                 else:

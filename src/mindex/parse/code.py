@@ -389,8 +389,9 @@ def definitions(tree: Parsed) -> list[Definition]:
             inner = node.child_by_field_name(WRAPPERS[node.type])
             if inner is not None:
                 inner_of_wrapper.add(inner.id)
-        if own.kind not in NOT_SCOPES:
-            scopes.append((node.end_byte, (*own.parents, own.name), own.kind))
+        if own.kind not in NOT_SCOPES:  # C#'s `namespace Kit;` holds the rest of its file
+            end = root.end_byte if node.type == "file_scoped_namespace_declaration" else node.end_byte
+            scopes.append((end, (*own.parents, own.name), own.kind))
     found += module_constants(root, lang, src)
     found.sort(key=lambda d: (d.start_line, -d.end_line))
     return _join_equations(found) if lang.name == "haskell" else found
