@@ -1255,6 +1255,30 @@ def test_csharp_file_scoped_namespaces_and_partial_classes(index: Index, tmp_pat
         ("Kit.Downloader", 0.9, "same namespace")]
 
 
+def test_a_class_written_in_several_files_calls_its_own_methods(index: Index, tmp_path: Path) -> None:
+    """A Swift extension in `Engine+Check.swift` and a Rust `impl` block in another module
+    add methods to a class: a call of one from the class's other files was a guess by name
+    (0.6), and a Java class of the same name in another file is still not the class."""
+    graph = _graph_of(index, tmp_path / "open", {
+        "Sources/Kit/Engine.swift": "class Engine {\n    func run() -> Int {\n        return check()\n    }\n}\n",
+        "Sources/Kit/Engine+Check.swift": "extension Engine {\n    func check() -> Int {\n        return 0\n    }\n}\n",
+        "src/lib.rs": "mod engine;\nmod ops;\n",
+        "src/engine.rs": "pub struct Engine { pub n: u8 }\nimpl Engine {\n    pub fn run(&self) -> u8 { self.check() }\n}\n",
+        "src/ops.rs": ("use crate::engine::Engine;\nimpl Engine {\n    pub fn check(&self) -> u8 { self.n }\n}\n"
+                       "pub trait Drive { fn drive(&self) -> u8; }\nimpl Drive for Engine {\n"
+                       "    fn drive(&self) -> u8 { self.run() }\n}\n"),
+        "java/a/Engine.java": "package a;\nclass Engine {\n  int run() { return check(); }\n}\n",
+        "java/b/Engine.java": "package b;\nclass Engine {\n  int check() { return 0; }\n}\n",
+    })
+    checks = {t.path: t for t in graph.targets("Engine.check")}
+    assert {(e.path, e.line, e.confidence) for e in graph.callers(checks["Sources/Kit/Engine+Check.swift"])} == {
+        ("Sources/Kit/Engine.swift", 3, 1.0)}
+    assert {(e.path, e.line, e.confidence) for e in graph.callers(checks["src/ops.rs"])} == {("src/engine.rs", 3, 1.0)}
+    runs = {t.path: t for t in graph.targets("Engine.run")}
+    assert {(e.path, e.line, e.confidence) for e in graph.callers(runs["src/engine.rs"])} == {("src/ops.rs", 7, 1.0)}
+    assert all(e.confidence < 1.0 for e in graph.callers(checks["java/b/Engine.java"]))
+
+
 def test_objective_c_messages_headers_and_frameworks(index: Index, tmp_path: Path) -> None:
     """Objective-C had no reference query (Mantle's methods had no callers): `[receiver
     selector:arg]` calls its selector's first part; a `.h` header holding `@interface` is read

@@ -37,7 +37,7 @@ from mindex.modes import DEFAULT_MIN_CONFIDENCE
 from mindex.pathglob import glob_match
 from mindex.store.base import ChunkSpan, Store, chunk_at
 from mindex.testfiles import is_test_path
-from mindex.graph_types import CLASSLIKE, Calls, Edge, FAMILY, IMPLICIT_THIS, NOT_CALLABLE, Resolution, SELF_WORDS, TYPE_CASED, FOLDER_PACKAGES, MODULE_TABLES, SymbolRef, CallRef, by_name, fitting, owner_of, package_of, shown_callees, shown_callers, weak
+from mindex.graph_types import CLASSLIKE, Calls, Edge, FAMILY, IMPLICIT_THIS, NOT_CALLABLE, OPEN_CLASSES, Resolution, SELF_WORDS, TYPE_CASED, FOLDER_PACKAGES, MODULE_TABLES, SymbolRef, CallRef, by_name, fitting, owner_of, package_of, shown_callees, shown_callers, weak
 
 Link = tuple[CallRef, float, str]  # a call that reaches a definition, how surely, why
 
@@ -257,12 +257,9 @@ class CodeGraph:
         callable_, named = self._callable[(name, family)]
         owner = owner_of(ref.scope)
         if receiver in SELF_WORDS or (not receiver and language in IMPLICIT_THIS and owner):
-            # a C++ or Objective-C class's methods are defined beside its header (`os.h`'s in
-            # `os.cc`), a C# partial class's in its other files
-            paired = stem(self.files[doc_id][1]) if language in ("cpp", "objc") else None
             mine = [] if receiver.startswith(("super", "base")) else [
                 s for s in named.get(f"{owner}.{name}", ()) if s.document_id == doc_id] or [
-                s for s in named.get(f"{owner}.{name}", ()) if language == "csharp" or paired and stem(s.path) == paired]
+                s for s in named.get(f"{owner}.{name}", ()) if language in OPEN_CLASSES and s.source == self.files[doc_id][0]]
             found = [(held, surely, why) for held, surely, why in [(mine, 1.0, "method of the enclosing class")] + [
                 ([s for full, defs in named.items() if full == f"{base}.{name}" or full.endswith(f".{base}.{name}")
                   for s in defs], 0.9, f"inherited from {base}")  # `kit.Downloader.log` of C++'s `kit::Downloader`
@@ -372,21 +369,21 @@ class CodeGraph:
 
     def bases(self, doc_id: int, owner: str) -> list[str]:
         """The classes a class of a file extends or implements, as recorded, in line order; when
-        the file names none, a C++ or Objective-C class's from a header the file includes
-        (`Fetcher.m` defines the methods of the `@interface Fetcher : Downloader` of `Fetcher.h`),
-        a C# partial class's from its other files."""
+        the file names none and the class is open (`OPEN_CLASSES`), those another file that
+        defines it names (`Fetcher.m`'s methods inherit through the `@interface Fetcher :
+        Downloader` of `Fetcher.h`; a C# partial class through another part)."""
         renamed = {imp.alias: imp.name for imp in self.imports(doc_id) if imp.name not in ("", "*", imp.alias)}
 
         def of(doc: int) -> list[str]:
             heritage = sorted(self.refs(doc, "extends") + self.refs(doc, "implements"), key=lambda r: r.line)
             return [renamed.get(r.name, r.name) for r in heritage if r.scope == owner or r.scope.startswith(owner + ".")]
 
-        language = self.files[doc_id][2]
-        if (found := of(doc_id)) or language not in ("cpp", "objc", "csharp"):
+        source, _, language = self.files[doc_id]
+        if (found := of(doc_id)) or language not in OPEN_CLASSES:
             return found
-        others = ((s.document_id for s in self.named(owner.rpartition(".")[2]) if s.name == owner) if language == "csharp"
-                  else (f for imp in self.imports(doc_id) for f in self.module_files(doc_id, imp.qualifier)))
-        return next((found for doc in others if doc != doc_id and (found := of(doc))), [])
+        others = sorted({s.document_id for s in self.named(owner.rpartition(".")[2])
+                         if s.name == owner and s.source == source and s.document_id != doc_id})
+        return next((found for doc in others if (found := of(doc))), [])
 
     # -- questions -------------------------------------------------------------------------
 

@@ -20,6 +20,11 @@ NOT_CALLABLE = {"constant", "module", "impl"}
 MODULE_TABLES = {"lua", "elixir"}
 # Languages whose folder is a package (a PHP namespace under PSR-4): its names seen unimported.
 FOLDER_PACKAGES = {"go", "java", "kotlin", "scala", "php"}
+# Languages whose class's methods may be written in several files: Swift's extensions,
+# Objective-C's categories, C++'s sources beside their headers, C#'s partial classes, Rust's
+# impl blocks, Ruby's reopened classes. A method there is "of the enclosing class" in any
+# file that defines the class's full name, and the class's bases are those any part names.
+OPEN_CLASSES = {"swift", "objc", "cpp", "csharp", "rust", "ruby"}
 # Languages whose supertypes are all read as `extends` (a trait, protocol or interface is written as a
 # class is): an interface's implementations are what extends it.
 SUPERTYPES_ALIKE = {"scala", "swift", "solidity"}
