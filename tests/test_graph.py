@@ -1279,6 +1279,20 @@ def test_a_class_written_in_several_files_calls_its_own_methods(index: Index, tm
     assert all(e.confidence < 1.0 for e in graph.callers(checks["java/b/Engine.java"]))
 
 
+def test_php_traits_lend_their_methods(index: Index, tmp_path: Path) -> None:
+    """A class's `use Loggable;` takes the trait's methods in: `$this->log()` was a guess by
+    name (0.6); now it is inherited from the trait (0.9), and the class implements it."""
+    from mindex.graph_heirs import heirs
+
+    graph = _graph_of(index, tmp_path / "php", {
+        "src/Loggable.php": "<?php\nnamespace App;\ntrait Loggable {\n    public function log($m) { return $m; }\n}\n",
+        "src/Service.php": ("<?php\nnamespace App;\nclass Service {\n    use Loggable;\n"
+                            "    public function run() { return $this->log('x'); }\n}\n"),
+    })
+    assert _callers(graph, "Loggable.log") == {("src/Service.php", 5, "Service.run", 0.9)}
+    assert [e.scope for e in heirs(graph, "Loggable", ("implements",))[0].edges] == ["Service"]
+
+
 def test_objective_c_messages_headers_and_frameworks(index: Index, tmp_path: Path) -> None:
     """Objective-C had no reference query (Mantle's methods had no callers): `[receiver
     selector:arg]` calls its selector's first part; a `.h` header holding `@interface` is read

@@ -1,5 +1,6 @@
 ; References in PHP. refs.py reads `$this`, `self`, `static` and `parent` as the enclosing
-; class (`parent` as its base); `use A\B\C [as D]` is an import of C from A\B.
+; class (`parent` as its base); `use A\B\C [as D]` is an import of C from A\B; a class's
+; `use Loggable;` takes a trait's methods in (read as `implements`).
 (function_call_expression function: [(name) (qualified_name)] @call.name)
 (member_call_expression object: (_) @call.receiver name: (name) @call.name)
 (nullsafe_member_call_expression object: (_) @call.receiver name: (name) @call.name)
@@ -8,6 +9,7 @@
 (namespace_use_clause . [(name) (qualified_name)] @import.module alias: (name)? @import.alias)
 (base_clause [(name) (qualified_name)] @extends.name)
 (class_interface_clause [(name) (qualified_name)] @implements.name)
+(use_declaration [(name) (qualified_name)] @implements.name)
 ; What a name holds: a typed parameter, `$x = new Foo()`.
 (simple_parameter type: (named_type [(name) (qualified_name)] @type.name) name: (variable_name) @type.var)
 (simple_parameter type: (optional_type (named_type [(name) (qualified_name)] @type.name)) name: (variable_name) @type.var)
