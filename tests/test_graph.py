@@ -1328,6 +1328,21 @@ def test_objective_c_messages_headers_and_frameworks(index: Index, tmp_path: Pat
         == [("Fetcher", 0.95)]
 
 
+def test_perl_self_calls_reach_their_own_package(index: Index, tmp_path: Path) -> None:
+    """Mojolicious's `$self->_connect(...)` in UserAgent.pm was a quarter-guess between its
+    own `_connect` and IOLoop::Client's: `$self->m()`, `$class->m()` and `shift->m()` call the
+    sub their own file defines (1.0)."""
+    graph = _graph_of(index, tmp_path / "pl", {
+        "lib/My/Agent.pm": ("package My::Agent;\nsub _connect { return 1 }\n"
+                            "sub start {\n  my $self = shift;\n  return $self->_connect(2);\n}\n"
+                            "sub again { shift->_connect(3) }\n1;\n"),
+        "lib/My/Client.pm": "package My::Client;\nsub _connect { return 0 }\nsub go { my $class = shift; $class->_connect }\n1;\n",
+    })
+    agent, client = (t for t in sorted(graph.targets("_connect"), key=lambda t: t.path))
+    assert {(e.line, e.scope, e.confidence) for e in graph.callers(agent)} == {(5, "start", 1.0), (7, "again", 1.0)}
+    assert {(e.line, e.scope, e.confidence) for e in graph.callers(client)} == {(3, "go", 1.0)}
+
+
 def test_elixir_calls_through_aliases_and_full_module_names(index: Index, tmp_path: Path) -> None:
     """plug's `Plug.Conn.put_resp_header` had symbols but no callers: Elixir's calls were not
     read. A bare call is its module's own function, `alias MyApp.Repo` makes `Repo.all()` reach

@@ -257,8 +257,9 @@ class CodeGraph:
         callable_, named = self._callable[(name, family)]
         owner = owner_of(ref.scope)
         if receiver in SELF_WORDS or (not receiver and language in IMPLICIT_THIS and owner):
+            own = f"{owner}.{name}" if owner or language != "perl" else name  # Perl's subs are named bare
             mine = [] if receiver.startswith(("super", "base")) else [
-                s for s in named.get(f"{owner}.{name}", ()) if s.document_id == doc_id] or [
+                s for s in named.get(own, ()) if s.document_id == doc_id] or [
                 s for s in named.get(f"{owner}.{name}", ()) if language in OPEN_CLASSES and s.source == self.files[doc_id][0]]
             found = [(held, surely, why) for held, surely, why in [(mine, 1.0, "method of the enclosing class")] + [
                 ([s for full, defs in named.items() if full == f"{base}.{name}" or full.endswith(f".{base}.{name}")

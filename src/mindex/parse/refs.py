@@ -38,6 +38,7 @@ OVERLOADED = frozenset({"java", "csharp", "kotlin", "cpp"})  # a call's argument
 _CALLS = frozenset({"method_invocation", "invocation_expression", "call_expression", "object_creation_expression",
                     "new_expression"})
 PHP_SELF = {"$this": "this", "static": "self", "parent": "super"}  # as the graph reads `this.`, `self.`, `super.`
+PERL_SELF = frozenset({"$self", "$class", "shift", "__PACKAGE__"})  # `$self->m()`, `shift->m()`: the package's own
 HEIRS = CLASS_KINDS | {"trait", "protocol", "record"}  # what a supertype is written for
 # Languages that declare a name's class as Java does (`Gson gson`, `c: Client`; `java_type`),
 # whose classes' fields their methods and subclasses call on.
@@ -115,7 +116,7 @@ def references(tree: Parsed, defs: list[Definition]) -> list[Ref]:
                 name = name.rsplit("::", 1)[-1]
             elif lang.name == "perl":  # `&f()`; `Mojo::Util::trim(...)`: trim of Mojo::Util
                 package, _, name = name.lstrip("&").rpartition("::")
-                receiver = package or receiver
+                receiver = package or ("self" if receiver in PERL_SELF else receiver)
             arity = _arity(first["call.name"]) if lang.name in OVERLOADED else ""
             found.append(Ref("call", name, receiver, arity, line, scope))
         elif "import.tree" in first:
