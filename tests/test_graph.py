@@ -1293,6 +1293,18 @@ def test_php_traits_lend_their_methods(index: Index, tmp_path: Path) -> None:
     assert [e.scope for e in heirs(graph, "Loggable", ("implements",))[0].edges] == ["Service"]
 
 
+def test_many_classes_of_one_name_that_extend_each_other_resolve_in_linear_time(index: Index, tmp_path: Path) -> None:
+    """fmt's hundreds of `formatter<T>` specializations each extend another `formatter`: a
+    call on a field looked for it in every class of the base's name, three levels deep, once
+    per call (120 classes: 120^3 lookups a call, which did not end in ten minutes). Each
+    class's inherited field is looked up once now."""
+    files = {f"include/f{n}.h": (f"template <> struct formatter<T{n}> : formatter<T{n + 1}> {{\n"
+                                 f"  void run{n}() {{ buf.push(); out.write(); }}\n}};\n") for n in range(120)}
+    graph = _graph_of(index, tmp_path / "fmt", {**files, "include/buf.h": "struct Buffer {\n  void push() {}\n};\n"})
+    edges = [e for t in graph.targets("formatter") for m in graph.outline(t.document_id) for e in graph.callees(m)]
+    assert {e.call for e in edges} == {"buf.push", "out.write"} and len(edges) >= 240
+
+
 def test_objective_c_messages_headers_and_frameworks(index: Index, tmp_path: Path) -> None:
     """Objective-C had no reference query (Mantle's methods had no callers): `[receiver
     selector:arg]` calls its selector's first part; a `.h` header holding `@interface` is read

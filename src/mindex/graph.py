@@ -68,6 +68,7 @@ class CodeGraph:
         # a call resolves once for every definition sharing its name (see `links`)
         self._links: dict[str, tuple[dict[int, list[Link]], dict[frozenset[int], list[Link]]]] = {}
         self._stems: dict[int, set[str]] = {}  # each C file's included headers' stems, theirs too
+        self._bases: dict[tuple[int, str], list[str]] = {}  # (file, class): the bases it names
         self._resolved: dict[tuple[int, str, str, str, tuple[str, float] | None, str], Resolution] = {}
         self._holds = Holds(self)  # what a name holds where a call is made on it
         self._callable: dict[tuple[str, str | None], tuple[list[SymbolRef], dict[str, list[SymbolRef]]]] = {}
@@ -373,6 +374,11 @@ class CodeGraph:
         the file names none and the class is open (`OPEN_CLASSES`), those another file that
         defines it names (`Fetcher.m`'s methods inherit through the `@interface Fetcher :
         Downloader` of `Fetcher.h`; a C# partial class through another part)."""
+        if (doc_id, owner) not in self._bases:
+            self._bases[(doc_id, owner)] = self._bases_of(doc_id, owner)
+        return self._bases[(doc_id, owner)]
+
+    def _bases_of(self, doc_id: int, owner: str) -> list[str]:
         renamed = {imp.alias: imp.name for imp in self.imports(doc_id) if imp.name not in ("", "*", imp.alias)}
 
         def of(doc: int) -> list[str]:

@@ -78,6 +78,7 @@ class Holds:
         # each file's bindings of `self.x` (and of a class body's names) by (class, x)
         self._attributes: dict[int, dict[tuple[str, str], list[Binding]]] = {}
         self._working: set[tuple[int, str, str, str]] = set()  # results being worked out
+        self._inherited: dict[tuple[int, str, str], Binding | None] = {}  # (file, class, field): its binding
 
     def _file(self, doc_id: int) -> dict[tuple[str, str], list[Binding]]:
         if doc_id not in self._files:
@@ -145,13 +146,20 @@ class Holds:
         owner = _class_around(scope, self._classes(doc_id))
         if not owner or depth > 2:
             return None
-        for base in self.graph.bases(doc_id, owner):
-            for cls in self._classes_named(base):
-                if held := self._file(cls.document_id).get((cls.name, name)):
-                    return held[0]
-                if (further := self._inherited_field(cls.document_id, cls.name, name, depth + 1)) is not None:
-                    return further
-        return None
+        key = (doc_id, owner, name)  # once each: fmt's hundreds of `formatter` classes made it exponential
+        if key not in self._inherited:
+            self._inherited[key] = None
+            self._inherited[key] = next((found for base in self.graph.bases(doc_id, owner)
+                                         for cls in self._classes_named(base)
+                                         if (found := self._declared(cls.document_id, cls.name, name)
+                                             or self._inherited_field(cls.document_id, cls.name, name, depth + 1))
+                                         is not None), None)
+        return self._inherited[key]
+
+    def _declared(self, doc_id: int, cls: str, name: str) -> Binding | None:
+        """The first binding of the field `name` that class `cls` of a file declares."""
+        held = self._file(doc_id).get((cls, name))
+        return held[0] if held else None
 
     def _said(self, binding: Binding) -> tuple[str, float] | None:
         """What one binding says a name holds, and how surely."""
