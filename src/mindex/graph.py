@@ -32,7 +32,7 @@ from typing import Any
 from mindex.errors import NotFoundError
 from mindex.graph_find import Row, ranked_rows
 from mindex.graph_holds import HOLDS_KINDS, Holds, outside
-from mindex.graph_modules import ModuleMap, included_stems, module_rows, reexported
+from mindex.graph_modules import ModuleMap, included_stems, module_rows, reexported, file_stem
 from mindex.modes import DEFAULT_MIN_CONFIDENCE
 from mindex.pathglob import glob_match
 from mindex.store.base import ChunkSpan, Store, chunk_at
@@ -40,11 +40,6 @@ from mindex.testfiles import is_test_path
 from mindex.graph_types import CLASSLIKE, Calls, Edge, FAMILY, IMPLICIT_THIS, NOT_CALLABLE, OPEN_CLASSES, Resolution, SELF_WORDS, TYPE_CASED, FOLDER_PACKAGES, MODULE_TABLES, SymbolRef, CallRef, by_name, fitting, owner_of, package_of, shown_callees, shown_callers, weak
 
 Link = tuple[CallRef, float, str]  # a call that reaches a definition, how surely, why
-
-
-def stem(path: str) -> str:
-    """A file's name without its folder and suffix: `os` of `include/fmt/os.h`."""
-    return posixpath.splitext(posixpath.basename(path))[0]
 
 
 class CodeGraph:
@@ -261,7 +256,7 @@ class CodeGraph:
             own = f"{owner}.{name}" if owner or language != "perl" else name  # Perl's subs are named bare
             mine = [] if receiver.startswith(("super", "base")) else [
                 s for s in named.get(own, ()) if s.document_id == doc_id] or [
-                s for s in named.get(f"{owner}.{name}", ()) if language in OPEN_CLASSES and s.source == self.files[doc_id][0]]
+                s for s in named.get(own, ()) if language in OPEN_CLASSES and s.source == self.files[doc_id][0]]
             found = [(held, surely, why) for held, surely, why in [(mine, 1.0, "method of the enclosing class")] + [
                 ([s for full, defs in named.items() if full == f"{base}.{name}" or full.endswith(f".{base}.{name}")
                   for s in defs], 0.9, f"inherited from {base}")  # `kit.Downloader.log` of C++'s `kit::Downloader`
@@ -365,7 +360,7 @@ class CodeGraph:
                 return Resolution([(s, 0.9) for s in same], "same package")
         if language in ("c", "cpp", "objc"):
             stems = included_stems(doc_id, self.imports, self.module_files, self._stems)
-            paired = [s for s in callable_ if s.name == name and stem(s.path) in stems]
+            paired = [s for s in callable_ if s.name == name and file_stem(s.path) in stems]
             return Resolution([(s, 0.9) for s in paired], "defined with an included header") if paired else None
         return None
 
@@ -379,9 +374,8 @@ class CodeGraph:
         return self._bases[(doc_id, owner)]
 
     def _bases_of(self, doc_id: int, owner: str) -> list[str]:
-        renamed = {imp.alias: imp.name for imp in self.imports(doc_id) if imp.name not in ("", "*", imp.alias)}
-
-        def of(doc: int) -> list[str]:
+        def of(doc: int) -> list[str]:  # a base imported under another name as the name its file imports
+            renamed = {imp.alias: imp.name for imp in self.imports(doc) if imp.name not in ("", "*", imp.alias)}
             heritage = sorted(self.refs(doc, "extends") + self.refs(doc, "implements"), key=lambda r: r.line)
             return [renamed.get(r.name, r.name) for r in heritage if r.scope == owner or r.scope.startswith(owner + ".")]
 
@@ -544,7 +538,7 @@ class CodeGraph:
                     confidence, reason = 1.0, "defined in this file"
                 elif any(base.document_id in files for files in imported):
                     confidence, reason = 0.95, f"{short} is imported from its file"
-                elif family == "c" and stem(base.path) in included_stems(
+                elif family == "c" and file_stem(base.path) in included_stems(
                         ref.document_id, self.imports, self.module_files, self._stems):
                     confidence, reason = 0.95, f"{short} is declared in an included header"
                 elif any(imported) or any(s.document_id == ref.document_id for s in rivals):

@@ -85,14 +85,12 @@ class ModuleMap:
                 return [d for (s, p), d in self.by_path.items() if s == source and posixpath.dirname(p).endswith(stem)]
             candidates = [f"{stem}/{name}.java"]
         elif language == "kotlin":  # a package's files, whatever their names
-            stem = module.replace(".", "/")
-            return [d for (s, p), d in self.by_path.items() if s == source and p.endswith((".kt", ".kts"))
-                    and (posixpath.dirname(p) == stem or posixpath.dirname(p).endswith("/" + stem))]
+            return self._package_files(source, module.replace(".", "/"), (".kt", ".kts"))
         elif language == "scala":  # a package's files; for `import a.b.O._`, O.scala or else package a.b's
-            stem = module.replace(".", "/")
-            if (found := self._scala_package(source, stem)) or not stem:
-                return found
-            return self._ending(f"{stem}.scala", source) or self._scala_package(source, posixpath.dirname(stem))
+            stem, scala = module.replace(".", "/"), (".scala", ".sc")
+            parent = posixpath.dirname(stem)
+            return [] if not stem else (self._package_files(source, stem, scala) or self._ending(f"{stem}.scala", source)
+                                        or (self._package_files(source, parent, scala) if parent else []))
         elif language == "php":  # `use Vendor\Pkg\Client`: `src/Client.php` under PSR-4, or deeper
             parts = [*module.split("\\"), name]
             for k in range(len(parts), 0, -1):
@@ -150,10 +148,11 @@ class ModuleMap:
                 found += self._ending(candidate, source)
         return list(dict.fromkeys(found))
 
-    def _scala_package(self, source: str, stem: str) -> list[int]:
-        """The Scala files of the package folder `stem` (`a/b`: any folder ending so)."""
-        return [d for (s, p), d in self.by_path.items() if s == source and p.endswith((".scala", ".sc"))
-                and stem and (posixpath.dirname(p) == stem or posixpath.dirname(p).endswith("/" + stem))]
+    def _package_files(self, source: str, stem: str, suffixes: tuple[str, ...]) -> list[int]:
+        """The files with `suffixes` of the package folder `stem` (`a/b`: any folder ending so),
+        whatever their names (Kotlin, Scala)."""
+        return [d for (s, p), d in self.by_path.items() if s == source and p.endswith(suffixes)
+                and (posixpath.dirname(p) == stem or posixpath.dirname(p).endswith("/" + stem))]
 
     def _rust_relative(self, source: str, path: str, module: str) -> list[str] | None:
         """The files a Rust path from `crate::`, `self::` or `super::` names, from the crate's
@@ -413,6 +412,11 @@ def _entry(value: Any) -> str | None:
     return value if isinstance(value, str) else None
 
 
+def file_stem(path: str) -> str:
+    """A file's name without its folder and suffix: `os` of `include/fmt/os.h`."""
+    return posixpath.splitext(posixpath.basename(path))[0]
+
+
 def included_stems(doc_id: int, imports: Callable[[int], list[CallRef]], module_files: Callable[..., list[int]],
                    cache: dict[int, set[str]]) -> set[str]:
     """The names (without suffix) of the headers a C or C++ file includes, and of those they
@@ -425,7 +429,7 @@ def included_stems(doc_id: int, imports: Callable[[int], list[CallRef]], module_
             following = []
             for doc in frontier:
                 for include in imports(doc):
-                    stems.add(posixpath.splitext(posixpath.basename(include.qualifier))[0])
+                    stems.add(file_stem(include.qualifier))
                     following += [f for f in module_files(doc, include.qualifier) if f not in seen]
                     seen.update(following)
             frontier = following

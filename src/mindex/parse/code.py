@@ -235,9 +235,16 @@ def _cpp_qualified(name: str) -> str:
     `Foo::bar` → `Foo.bar`, `ns::Foo<T>::bar` → `ns.Foo.bar` (the template's arguments are not
     in its class's name), `Foo::operator<<` keeps its operator."""
     owner, _, last = name.rpartition("::")
-    while (bare := re.sub(r"<[^<>]*>", "", owner)) != owner:
-        owner = bare
-    parts = [p.strip() for p in owner.split("::") if p.strip()]
+    kept: list[str] = []
+    opened: list[int] = []  # where each `<` not yet closed stands in `kept`
+    for ch in owner:  # each `<...>` pair out, innermost first, in one pass (nesting made a loop quadratic)
+        if ch == ">" and opened:
+            del kept[opened.pop():]
+            continue
+        if ch == "<":
+            opened.append(len(kept))
+        kept.append(ch)
+    parts = [p.strip() for p in "".join(kept).split("::") if p.strip()]
     return ".".join([*parts, last]) if parts else last
 
 
