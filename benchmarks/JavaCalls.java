@@ -4,14 +4,16 @@
 // answer); each call `x.f(...)` whose `x` is a plain name (a variable, a field, a class) prints
 // one JSON line: the file and line of the call's name, the call as written, and the file and
 // line of the method it reaches ("out" outside ROOT, "" when javac resolves none). Of an
-// overloaded method, the one javac picks.
+// overloaded method, the one javac picks. With -results, the calls `g().f()` and `new C().f()`
+// on what a call returns or a `new` makes instead, written `().f`.
 //
-//	java benchmarks/JavaCalls.java ROOT
+//	java benchmarks/JavaCalls.java [-results] ROOT
 import com.sun.source.tree.CompilationUnitTree;
 import com.sun.source.tree.IdentifierTree;
 import com.sun.source.tree.MemberSelectTree;
 import com.sun.source.tree.MethodInvocationTree;
 import com.sun.source.tree.MethodTree;
+import com.sun.source.tree.NewClassTree;
 import com.sun.source.tree.Tree;
 import com.sun.source.util.JavacTask;
 import com.sun.source.util.SourcePositions;
@@ -34,7 +36,8 @@ import javax.tools.ToolProvider;
 
 public class JavaCalls {
   public static void main(String[] args) throws IOException {
-    Path root = Paths.get(args[0]).toRealPath();
+    boolean results = args[0].equals("-results");
+    Path root = Paths.get(args[args.length - 1]).toRealPath();
     List<Path> files;
     try (Stream<Path> walk = Files.walk(root)) {
       files = walk.filter(p -> p.toString().endsWith(".java")).sorted().collect(Collectors.toList());
@@ -57,8 +60,9 @@ public class JavaCalls {
         public Void visitMethodInvocation(MethodInvocationTree call, Void unused) {
           if (call.getMethodSelect() instanceof MemberSelectTree) {
             MemberSelectTree select = (MemberSelectTree) call.getMethodSelect();
-            if (select.getExpression() instanceof IdentifierTree) {
-              String receiver = ((IdentifierTree) select.getExpression()).getName().toString();
+            Tree on = select.getExpression();
+            if (results ? on instanceof MethodInvocationTree || on instanceof NewClassTree : on instanceof IdentifierTree) {
+              String receiver = results ? "()" : ((IdentifierTree) on).getName().toString();
               // the line of the name: the select's end, less the name
               long at = positions.getEndPosition(unit, select) - select.getIdentifier().length();
               long line = unit.getLineMap().getLineNumber(at);

@@ -34,7 +34,9 @@ benchmarks/.cache/code-java/gson`, then that commit).
 
 `--attributes` judges calls on an attribute of `self` or `this` instead (`self.pool.get()`),
 `--chains` calls on an attribute of a name (`v.logger.Info()`, `client.pool.get()`: Python by
-jedi, Go by `go_calls.go -chains`).
+jedi, Go by `go_calls.go -chains`), `--results` calls on what a call returns or a `new`
+makes (`c.Root().ExecuteC()`, `self.get_session().send()`, `new Builder().build()`: every
+language; a call written over several lines is left out).
 
 Their answers are kept in benchmarks/.work/graph (jedi takes a minute a package).
 """
@@ -80,6 +82,7 @@ JAVA = {  # name: its main sources in its repository, cloned to benchmarks/.cach
 MIN_CONFIDENCE = 0.2
 ATTRIBUTES = False  # `--attributes`: calls on an attribute of `self` or `this` (`self.session.send()`)
 CHAINS = False  # `--chains`: calls on an attribute of a name (`v.logger.Info()`, `client.pool.get()`)
+RESULTS = False  # `--results`: calls on what a call returns (`c.Root().ExecuteC()`)
 TESTS = ("_test.go", ".spec.ts", ".test.ts", ".d.ts")  # left out in Go and TypeScript, as the references do
 
 
@@ -143,13 +146,17 @@ def calls_on_names(index_root: Path, db: Path) -> list[tuple[str, int, int, str,
                 head, _, attribute = ref.qualifier.partition(".")
                 chain = head.isidentifier() and head not in SELF_WORDS and attribute.isidentifier()
                 on_self = head in ("self", "this") and attribute.removeprefix("#").isidentifier()  # `this.#cache`
-                if (ATTRIBUTES and not on_self) or (CHAINS and not chain) or (
-                        not ATTRIBUTES and not CHAINS and (not ref.qualifier.isidentifier() or ref.qualifier in SELF_WORDS)):
+                on_result = ref.qualifier.endswith(")") and ref.qualifier not in SELF_WORDS and "\n" not in ref.qualifier
+                if (ATTRIBUTES and not on_self) or (CHAINS and not chain) or (RESULTS and not on_result) or (
+                        not ATTRIBUTES and not CHAINS and not RESULTS
+                        and (not ref.qualifier.isidentifier() or ref.qualifier in SELF_WORDS)):
                     continue
                 written = f"{ref.qualifier}.{ref.name}"
                 at = lines[ref.line - 1].find(written) if ref.line <= len(lines) else -1
                 if at < 0:
                     continue
+                if RESULTS:  # the checkers spell the receiver `()`: a call's text is not theirs
+                    written = f"().{ref.name}"
                 resolution = graph.resolve(ref)
                 shown = [(t.path, t.start_line, t.end_line) for t, confidence in resolution.targets
                          if confidence >= MIN_CONFIDENCE]
@@ -160,7 +167,7 @@ def calls_on_names(index_root: Path, db: Path) -> list[tuple[str, int, int, str,
 def jedi_answers(name: str, root: Path, calls: list[tuple[str, int, int, str, list]]) -> dict[str, object]:
     """jedi's definition of each call: "path:line" inside the package, "out" elsewhere,
     None when it finds none (kept in WORK/jedi-<name>.json)."""
-    cache = WORK / f"jedi-{name}{'-attributes' if ATTRIBUTES else '-chains' if CHAINS else ''}.json"
+    cache = WORK / f"jedi-{name}{_mode()}.json"
     known: dict[str, object] = json.loads(cache.read_text()) if cache.exists() else {}
     missing = [c for c in calls if f"{c[0]}:{c[1]}:{c[2]}" not in known]
     if missing:
@@ -234,18 +241,25 @@ def _past_import(definition: Any, project: Any, scripts: dict[str, Any]) -> Any:
     return further[0] if further and (further[0].module_path, further[0].line) != (where, definition.line) else definition
 
 
+def _mode() -> str:
+    """The suffix of a kind of calls' cached answers."""
+    return "-attributes" if ATTRIBUTES else "-chains" if CHAINS else "-results" if RESULTS else ""
+
+
 def checker_answers(name: str, calls: list[tuple[str, int, int, str, list]]) -> dict[str, object]:
     """Go's or TypeScript's checker's declaration of each call (go_calls.go, ts_calls.js), keyed
     as `jedi_answers`: "path:line" inside the package, "out" elsewhere, None when unknown."""
-    cache = WORK / f"checker-{name}{'-chains' if CHAINS else ''}.jsonl"
+    cache = WORK / f"checker-{name}{_mode()}.jsonl"
     if not cache.exists() and name in JAVA:
         WORK.mkdir(parents=True, exist_ok=True)
-        done = subprocess.run(["java", str(HERE / "JavaCalls.java"), str(package_root(name))], check=True,
+        done = subprocess.run(["java", str(HERE / "JavaCalls.java"), *(["-results"] if RESULTS else []),
+                               str(package_root(name))], check=True,
                               capture_output=True, text=True)
         cache.write_text(done.stdout)
     if not cache.exists() and name in TS:
         WORK.mkdir(parents=True, exist_ok=True)
-        env = {**os.environ, "NODE_PATH": os.environ.get("TYPESCRIPT", ""), "CALLS_IN": ".js" if name in JAVASCRIPT else ".ts"}
+        env = {**os.environ, "NODE_PATH": os.environ.get("TYPESCRIPT", ""), "CALLS_IN": ".js" if name in JAVASCRIPT else ".ts",
+               "CALLS_ON": "results" if RESULTS else ""}
         done = subprocess.run(["node", str(HERE / "ts_calls.js"), str(package_root(name))], env=env, check=True,
                               capture_output=True, text=True)
         cache.write_text(done.stdout)
@@ -257,7 +271,8 @@ def checker_answers(name: str, calls: list[tuple[str, int, int, str, list]]) -> 
             if not link.exists():
                 link.symlink_to(package_root(other).resolve())
         env = {**os.environ, "GO111MODULE": "off", "GOPATH": str(gopath), "GOFLAGS": ""}
-        done = subprocess.run(["go", "run", str(HERE / "go_calls.go"), *(["-chains"] if CHAINS else []), GO[name]],
+        done = subprocess.run(["go", "run", str(HERE / "go_calls.go"), *(["-chains"] if CHAINS else []),
+                               *(["-results"] if RESULTS else []), GO[name]],
                               env=env, check=True,
                               capture_output=True, text=True, cwd=WORK)
         cache.write_text(done.stdout)
@@ -296,9 +311,11 @@ def main() -> None:
                         help="calls on an attribute of self or this (self.session.send()) instead (Python, TypeScript)")
     parser.add_argument("--chains", action="store_true",
                         help="calls on an attribute of a name (v.logger.Info()) instead (Python, Go)")
+    parser.add_argument("--results", action="store_true",
+                        help="calls on what a call returns (c.Root().ExecuteC()) instead (every language)")
     args = parser.parse_args()
-    global ATTRIBUTES, CHAINS
-    ATTRIBUTES, CHAINS = args.attributes, args.chains
+    global ATTRIBUTES, CHAINS, RESULTS
+    ATTRIBUTES, CHAINS, RESULTS = args.attributes, args.chains, args.results
     print("| package | calls on a name | reference: in the package / out | edge shown | right | out, shown | recall | precision |")
     print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
     for name in args.packages:

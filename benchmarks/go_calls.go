@@ -4,9 +4,10 @@
 // left aside), and each call `x.f(...)` whose `x` is a name prints one JSON line: the file
 // and line of the call, the call as written, and the file and line of the declaration it
 // reaches ("" when outside GOPATH/src/<prefix> or unknown). With -chains, the calls
-// `x.y.f(...)` on a name's field or method value instead.
+// `x.y.f(...)` on a name's field or method value instead; with -results, the calls `g().f()`
+// on what a call returns, written `().f`.
 //
-//	GO111MODULE=off GOPATH=DIR go run benchmarks/go_calls.go [-chains] github.com/spf13/cobra
+//	GO111MODULE=off GOPATH=DIR go run benchmarks/go_calls.go [-chains|-results] github.com/spf13/cobra
 package main
 
 import (
@@ -34,6 +35,7 @@ type call struct {
 
 func main() {
 	chains := len(os.Args) > 2 && os.Args[1] == "-chains"
+	results := len(os.Args) > 2 && os.Args[1] == "-results"
 	prefix := os.Args[len(os.Args)-1]
 	root, err := filepath.EvalSymlinks(filepath.Join(build.Default.GOPATH, "src", prefix))
 	if err != nil {
@@ -76,7 +78,11 @@ func main() {
 					return true
 				}
 				receiver := ""
-				if name, ok := sel.X.(*ast.Ident); ok {
+				if results {
+					if _, ok := sel.X.(*ast.CallExpr); ok { // `c.Root().ExecuteC()` with -results
+						receiver = "()"
+					}
+				} else if name, ok := sel.X.(*ast.Ident); ok {
 					receiver = name.Name
 				} else if inner, ok := sel.X.(*ast.SelectorExpr); ok && chains {
 					if head, ok := inner.X.(*ast.Ident); ok { // `v.logger.Info()` with -chains

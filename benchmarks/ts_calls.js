@@ -2,7 +2,8 @@
 // bench_graph.py for TypeScript (and JavaScript, CALLS_IN=.js). Every .ts file under ROOT (not .d.ts, not tests) makes one
 // program; each call `x.f(...)` whose `x` is a name or `this.y` prints one JSON line: the file and line of
 // the call, the call as written, and the file and line of the declaration it reaches ("out"
-// outside ROOT, "" when the checker finds none).
+// outside ROOT, "" when the checker finds none). CALLS_ON=results: the calls `g().f()` and
+// `new C().f()` on what a call returns or a `new` makes instead, written `().f`.
 //
 //	NODE_PATH=<a folder holding typescript> node benchmarks/ts_calls.js ROOT
 "use strict";
@@ -11,7 +12,8 @@ const path = require("path");
 const ts = require("typescript");
 
 const root = fs.realpathSync(process.argv[2]);
-const suffix = process.env.CALLS_IN || ".ts"; // ".js": a JavaScript package, read as TypeScript reads JavaScript
+const suffix = process.env.CALLS_IN || ".ts";
+const results = process.env.CALLS_ON === "results"; // calls `g().f()`, `new C().f()` on what a call returns, written `().f` // ".js": a JavaScript package, read as TypeScript reads JavaScript
 const files = [];
 (function walk(folder) {
   for (const entry of fs.readdirSync(folder, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
@@ -30,7 +32,8 @@ for (const source of program.getSourceFiles()) {
     const access = ts.isCallExpression(node) && ts.isPropertyAccessExpression(node.expression) ? node.expression : null;
     const on = access && access.expression;
     // a call on a name (`x.f()`) or on an attribute of `this` (`this.x.f()`)
-    const receiver = !on ? null : ts.isIdentifier(on) ? on.text
+    const receiver = !on ? null : results ? (ts.isCallExpression(on) || ts.isNewExpression(on) ? "()" : null)
+      : ts.isIdentifier(on) ? on.text
       : ts.isPropertyAccessExpression(on) && on.expression.kind === ts.SyntaxKind.ThisKeyword ? `this.${on.name.text}` : null;
     if (receiver) {
       const line = source.getLineAndCharacterOfPosition(access.name.getStart(source)).line + 1;

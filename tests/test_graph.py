@@ -164,7 +164,7 @@ def test_impact_walks_callers_and_importers_grouped_by_file(graph_index: Index) 
     ("fmt", {("web/util.js", 5, "log", 1.0), ("web/main.js", 5, "run", 0.95)}),
     ("log", {("web/main.js", 4, "run", 0.95)}),
     ("Square.area", {("web/shapes.ts", 10, "Square.describe", 1.0)}),
-    ("Square.describe", {("web/view.tsx", 2, "View", 0.6)}),  # TSX shares the TypeScript queries
+    ("Square.describe", {("web/view.tsx", 2, "View", 0.9)}),  # TSX shares the TypeScript queries; `new Square(2).f()`
     ("cleanup", {("net/conn.go", 6, "Conn.Close", 1.0), ("net/dial.go", 5, "Dial", 0.9)}),
     ("Dial", {("cmd/main.go", 6, "main", 0.95)}),
     ("Conn.Close", {("cmd/main.go", 7, "main", 0.9)}),  # c := net.Dial(): Dial says it returns a *Conn
@@ -2055,3 +2055,221 @@ def test_commonjs_functions_assigned_to_properties_are_definitions_and_require_i
     }
     assert _callees(graph, "proto.handle") == {(5, "proto.next", 1.0, "method of the enclosing class")}
     assert [t.name for t in graph.targets("Layer.match")] == ["Layer.match"]
+
+
+def test_a_call_on_what_a_call_returns_reaches_the_class_it_says_it_returns(index: Index, tmp_path: Path) -> None:
+    """cobra's `c.Root().ExecuteC()`, `self.session().send()`, `make().go()`, `new
+    Builder().build()`: a call on a call's result was a guess by name (or, with two methods of
+    that name, none); it now reaches the method of the class the inner call says it returns,
+    through as many calls as the chain holds. A call on what a call outside the index returns
+    reaches nothing (it was one of the index's methods of that name); an inner call whose
+    function says nothing still guesses by name."""
+    root = tmp_path / "results"
+    _write(root, {
+        "client.py": (
+            "import json\n"                                  # 1
+            "class Session:\n"                               # 2
+            "    def send(self):\n"                          # 3
+            "        pass\n"                                 # 4
+            "class Other:\n"                                 # 5
+            "    def send(self):\n"                          # 6
+            "        pass\n"                                 # 7
+            "    def get(self):\n"                           # 8
+            "        pass\n"                                 # 9
+            "class Client:\n"                                # 10
+            "    def session(self) -> Session:\n"            # 11
+            "        return Session()\n"                     # 12
+            "    def me(self) -> 'Client':\n"                # 13
+            "        return self\n"                          # 14
+            "    def vague(self):\n"                         # 15
+            "        return Session()\n"                     # 16
+            "    def run(self, text):\n"                     # 17
+            "        self.session().send()\n"                # 18
+            "        self.me().me().session().send()\n"      # 19
+            "        make(text, (1, ')')).run(text)\n"       # 20
+            "        Other().send()\n"                       # 21
+            "        json.loads(text).get('a')\n"            # 22
+            "        self.vague().send()\n"                  # 23
+            "def make(text, pair) -> Client:\n"              # 24
+            "    return Client()\n"                          # 25
+            "def shown(x):\n"                                # 26
+            "    return str(x).send()\n"                     # 27
+        ),
+        "cmd/root.go": (
+            "package cmd\n"                                            # 1
+            "type Command struct{ parent *Command }\n"                 # 2
+            "func (c *Command) Root() *Command { return c }\n"         # 3
+            "func (c *Command) Execute() error {\n"                    # 4
+            "\tif c.parent != nil {\n"                                 # 5
+            "\t\treturn c.Root().Execute()\n"                          # 6
+            "\t}\n"                                                    # 7
+            "\treturn nil\n"                                           # 8
+            "}\n"                                                      # 9
+            "type Job struct{}\n"                                      # 10
+            "func (j *Job) Execute() error { return nil }\n"           # 11
+        ),
+        "src/Main.java": (
+            "class Builder {\n"                                        # 1
+            "  Builder name(String n) { return this; }\n"              # 2
+            "  Product build() { return new Product(); }\n"            # 3
+            "}\n"                                                      # 4
+            "class Product { void ship() {} }\n"                       # 5
+            "class Parcel { void ship() {} Product build() { return null; } }\n"  # 6
+            "class Main {\n"                                           # 7
+            "  void main() {\n"                                        # 8
+            "    new Builder().name(\"x\").build().ship();\n"          # 9
+            "  }\n"                                                    # 10
+            "}\n"                                                      # 11
+        ),
+    })
+    graph = _graph_of(index, root, {})
+    edges = _callees(graph, "Client.run")
+    assert {(18, "Session.send", 0.9, "self.session() is a Session"),
+            (19, "Session.send", 0.9, "self.me().me().session() is a Session"),
+            (19, "Client.session", 0.9, "self.me().me() is a Client"),
+            (20, "Client.run", 0.9, "make(text, (1, ')')) is a Client"),
+            (21, "Other.send", 0.9, "Other() is a Other"),
+            (22, None, 0.0, "outside the index: called on what json.loads() returns")} <= edges
+    assert {e[3] for e in edges if e[0] == 23 and e[1] != "Client.vague"} == {"ambiguous: 2 definitions named send"}
+    assert _callees(graph, "shown") == {(27, None, 0.0, "not defined in the index"),  # `str` itself
+                                        (27, None, 0.0, "outside the index: called on what str() returns")}
+    assert (6, "Command.Execute", 0.9, "c.Root() is a Command") in _callees(graph, "Command.Execute")
+    java = _callees(graph, "Main.main")
+    assert {(9, "Builder.name", 0.9, "new Builder() is a Builder"),
+            (9, "Builder.build", 0.9, 'new Builder().name("x") is a Builder'),
+            (9, "Product.ship", 0.9, 'new Builder().name("x").build() is a Product')} <= java
+
+
+RETURNED = {  # a builder chain in five more languages, each saying what its methods return in its own way
+    "rs/lib.rs": (
+        'pub struct Builder { n: u32 }\n'
+        'pub struct Product;\n'
+        'pub struct Parcel;\n'
+        'impl Builder {\n'
+        '    pub fn new() -> Self { Builder { n: 0 } }\n'
+        '    pub fn name(&mut self, n: u32) -> &mut Builder { self }\n'
+        '    pub fn build(&self) -> Product { Product }\n'
+        '}\n'
+        'impl Product { pub fn ship(&self) {} }\n'
+        'impl Parcel { pub fn ship(&self) {} pub fn build(&self) -> Parcel { Parcel } }\n'
+        'pub fn main() {\n'
+        '    Builder::new().name(1).build().ship();\n'
+        '}\n'
+    ),
+    "cs/Main.cs": (
+        'namespace Kit {\n'
+        '  class Builder {\n'
+        '    public Builder Name(string n) { return this; }\n'
+        '    public Product Build() { return new Product(); }\n'
+        '  }\n'
+        '  class Product { public void Ship() {} }\n'
+        '  class Parcel { public void Ship() {} public Parcel Build() { return this; } }\n'
+        '  class App {\n'
+        '    static Builder Make() { return new Builder(); }\n'
+        '    void Main() {\n'
+        '      Make().Name("x").Build().Ship();\n'
+        '    }\n'
+        '  }\n'
+        '}\n'
+    ),
+    "kt/Main.kt": (
+        'class Builder {\n'
+        '    fun name(n: String): Builder? {\n'
+        '        return this\n'
+        '    }\n'
+        '\n'
+        '    fun build(): Product {\n'
+        '        return Product()\n'
+        '    }\n'
+        '}\n'
+        '\n'
+        'class Product {\n'
+        '    fun ship() {\n'
+        '    }\n'
+        '}\n'
+        '\n'
+        'class Parcel {\n'
+        '    fun ship() {\n'
+        '    }\n'
+        '\n'
+        '    fun build(): Parcel {\n'
+        '        return this\n'
+        '    }\n'
+        '}\n'
+        '\n'
+        'fun main() {\n'
+        '    Builder().name("x")!!.build().ship()\n'
+        '    Builder().build().ship()\n'
+        '}\n'
+    ),
+    "sw/Main.swift": (
+        'class Builder {\n'
+        '    func name(_ n: String) -> Self { return self }\n'
+        '    func build() -> Product { return Product() }\n'
+        '}\n'
+        'class Product { func ship() {} }\n'
+        'class Parcel { func ship() {} func build() -> Parcel { return self } }\n'
+        'func main() {\n'
+        '    Builder().name("x").build().ship()\n'
+        '}\n'
+    ),
+    "php/Main.php": (
+        '<?php\n'
+        'class Builder {\n'
+        '    public function name(string $n): static { return $this; }\n'
+        '    public function build(): ?Product { return new Product(); }\n'
+        '}\n'
+        'class Product { public function ship() {} }\n'
+        'class Parcel { public function ship() {} public function build(): Parcel { return $this; } }\n'
+        'function main() {\n'
+        '    (new Builder())->name("x")->build()->ship();\n'
+        '}\n'
+    ),
+}
+
+
+
+@pytest.mark.parametrize(("path", "caller", "chain"), [
+    ("rs/lib.rs", "main", ["Builder::new()", "Builder::new().name(1)", "Builder::new().name(1).build()"]),
+    ("cs/Main.cs", "Kit.App.Main", ["Make()", 'Make().Name("x")', 'Make().Name("x").Build()']),
+    ("kt/Main.kt", "main", ["Builder()", 'Builder().name("x")!!', 'Builder().name("x")!!.build()']),
+    ("sw/Main.swift", "main", ["Builder()", 'Builder().name("x")', 'Builder().name("x").build()']),
+    ("php/Main.php", "main", ["(new Builder())", '(new Builder()).name("x")', '(new Builder()).name("x").build()']),
+])
+def test_a_builder_chain_is_followed_by_what_each_method_says_it_returns(
+        index: Index, tmp_path: Path, path: str, caller: str, chain: list[str]) -> None:
+    """Rust's `-> Self` and `-> &mut Builder`, C#'s return type, Kotlin's `Builder?` (and its
+    `!!`), Swift's `-> Self`, PHP's `: static` and `: ?Product`: the chain `name`, `build`,
+    `ship` reaches Builder's, Builder's, then Product's method, where Parcel has a `build`
+    and a `ship` too (by name alone each was one of two)."""
+    graph = _graph_of(index, tmp_path / "chain", {path: RETURNED[path]})
+    name, build, ship = ("Name", "Build", "Ship") if path.endswith(".cs") else ("name", "build", "ship")
+    space = "Kit." if path.endswith(".cs") else ""
+    edges = {(e[1], e[2], e[3]) for e in _callees(graph, caller)}
+    assert {(f"{space}Builder.{name}", 0.9, f"{chain[0]} is a Builder"),
+            (f"{space}Builder.{build}", 0.9, f"{chain[1]} is a Builder"),
+            (f"{space}Product.{ship}", 0.9, f"{chain[2]} is a Product")} <= edges
+    assert not any(target and target.startswith(f"{space}Parcel") for target, _, _ in edges)
+
+
+def test_a_receiver_that_is_a_call_is_taken_apart_as_its_reference_spells_it() -> None:
+    """The last call of a receiver, its own receiver and its argument count; nothing for what
+    is no call, and nothing for a receiver the parser cut at its 80 characters (its end may be
+    a call of the middle of the chain: taken as the receiver, the wrong class would be)."""
+    from mindex.graph_holds import call_of
+    from mindex.models import RECEIVER_CHARS
+
+    assert call_of("c.Root()") == ("c", "Root", "0")
+    assert call_of("a::b::f(x)") == ("a::b", "f", "1")
+    assert call_of('self.x.get(")", g(a, b))') == ("self.x", "get", "2")
+    assert call_of("c.Root().Parent()") == ("c.Root()", "Parent", "0")
+    assert call_of("Foo::new(x).build()") == ("Foo::new(x)", "build", "0")
+    assert call_of("new kit.Builder(1, [2, 3])") == ("new", "kit.Builder", "2")
+    assert call_of("(new Builder()).name(\"x\")") == ("(new Builder())", "name", "1")
+    assert call_of("(new Builder())") == ("new", "Builder", "0")
+    assert call_of("obj?.get()") == ("obj", "get", "0")
+    assert call_of("a\n    .b()") == ("a", "b", "0")
+    for other in ("x", "x[0]()", "f(a)(b)", "List<int>()", "x.y::<T>()", "a.b(", "a)b(", "(a)()", "\"f(\""):
+        assert call_of(other) is None, other
+    assert call_of("a" * (RECEIVER_CHARS - 4) + ".b()") is None
+    assert call_of("a" * (RECEIVER_CHARS - 5) + ".b()") == ("a" * (RECEIVER_CHARS - 5), "b", "0")

@@ -289,7 +289,8 @@ class CodeGraph:
                 return near
         elif receiver not in SELF_WORDS:
             if bound is not None and outside(bound[0]):
-                return Resolution([], f"outside the index: {receiver} holds what {bound[0]} returns")
+                return Resolution([], f"outside the index: {receiver} holds what {bound[0]} returns" if receiver.isidentifier()
+                                  else f"outside the index: called on what {bound[0]} returns")
             if bound is not None and (typed := self._holds.typed(*bound, name, receiver, named, ref.alias)) is not None:
                 return typed
             if bound is not None and bound[1] >= 0.9 and not self.named(bound[0]):

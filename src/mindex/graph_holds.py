@@ -9,8 +9,9 @@ does (`self.pool = pool`), `returns` references what a function says it returns
 (`for t in self._mounts.values()`), read with what the iterable's annotation says it holds,
 and `param` references which parameter of which argument a callback's parameter is, read in
 the signature of the function the callback is passed to (TypeScript); see
-`mindex.parse.refs`. The graph asks `bound` for a call's receiver (a name, `self.x`, or a
-name's field: `v.logger`), and `typed` for the method of the class found.
+`mindex.parse.refs`. The graph asks `bound` for a call's receiver (a name, `self.x`, a
+name's field: `v.logger`, or a call: `c.Root()`, `new Builder()`), and `typed` for the method
+of the class found.
 """
 
 from __future__ import annotations
@@ -18,6 +19,8 @@ from __future__ import annotations
 import re
 from typing import Protocol
 
+from mindex.languages import OVERLOADED
+from mindex.models import RECEIVER_CHARS
 from mindex.graph_types import CLASSLIKE, IMPLICIT_THIS, SELF_WORDS, CallRef, Resolution, SymbolRef, fitting, owner_of
 from mindex.store.base import Store
 
@@ -25,25 +28,69 @@ from mindex.store.base import Store
 # it holds in turn), or a call's result, or another name's value, or a loop's item.
 Binding = tuple[int, str | None, CallRef | None]
 HOLDS_KINDS = ("type", "result", "same", "returns", "item", "param")  # the references this module reads
-# Python's built-in functions whose result no file of an index makes (a file, a list, an iterator)
+# Python's built-in functions whose result no file of an index makes (a file, a list, an iterator,
+# a string: `str(x).rstrip()`)
 BUILT_IN_RESULTS = frozenset({"open", "sorted", "enumerate", "zip", "range", "map", "filter", "reversed", "vars",
-                              "globals", "locals"})
+                              "globals", "locals", "str", "repr", "format", "bytes", "bytearray", "chr", "hex",
+                              "oct", "bin", "dict", "list", "set", "frozenset", "tuple", "int", "float"})
 
 
 # Functions outside the index that give back their argument, or a copy of it (`copy.copy(self)`)
 SAME_AS_ARGUMENT = frozenset({"copy", "deepcopy", "cast", "replace"})
 
 
-def _made_outside(result: CallRef, called: Resolution) -> bool:
+def _made_outside(result: CallRef, called: Resolution, language: str | None) -> bool:
     """Whether a `result` reference's call is made outside the index, so that no file of the
     index makes what it returns: a class or function imported from outside (`todo = deque()`,
     `data = json.loads(text)`), or a builtin (`f = open(path)`); not a method of what such a
     call made (`todo.popleft()` gives back what the index put in), nor a function that gives
     back its argument."""
-    if not result.qualifier and result.name in BUILT_IN_RESULTS:
+    if not result.qualifier and result.name in BUILT_IN_RESULTS and language == "python":
         return all(confidence < 0.9 for _, confidence in called.targets)  # no `open` of this file or its imports
     return (not called.targets and called.reason.startswith("outside the index:") and "imported from" in called.reason
             and result.name not in SAME_AS_ARGUMENT)
+
+
+_NEW = re.compile(r"new\s+([A-Za-z_][\w.]*)")
+_LAST_STEP = re.compile(r"\s*(?:\?\.|::|->|\.)\s*(\w+)\Z")
+
+
+def call_of(receiver: str) -> tuple[str, str, str] | None:
+    """(receiver, name, how many arguments) of the call a receiver is, as a call reference
+    spells them: `c.Root()` is ("c", "Root", "0"), `a::b::f(x)` ("a::b", "f", "1"), `build()`
+    ("", "build", "0"), `self.x.get(")", y)` ("self.x", "get", "2"); `new kit.Builder()` is
+    ("new", "kit.Builder", "0"). None for anything else: a receiver the parser cut short (its
+    end may be a call the chain goes on from), generic arguments, an index or a lambda."""
+    if len(receiver) >= RECEIVER_CHARS:
+        return None
+    opened, depth, quote, commas = -1, 0, "", 0
+    for at, ch in enumerate(receiver):
+        if quote:
+            quote = "" if ch == quote and receiver[at - 1] != "\\" else quote
+        elif ch in "\"'`":
+            quote = ch
+        elif ch in "([{":
+            if depth == 0:
+                opened, commas = (at, 0) if ch == "(" else (opened, commas)
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+            if depth < 0:
+                return None
+        elif ch == "," and depth == 1:
+            commas += 1
+    if depth or quote or opened < 0:
+        return None
+    if opened == 0:  # PHP's `(new Builder())->name()`: what the parentheses hold
+        return call_of(receiver[1:-1].strip()) if receiver.startswith("(") else None
+    callee, arity = receiver[:opened].strip(), str(commas + 1 if receiver[opened + 1:-1].strip() else 0)
+    if made := _NEW.fullmatch(callee):
+        return "new", made[1], arity
+    split = _LAST_STEP.search(callee)  # `a?.b()`, Rust's and C++'s paths, PHP's arrows
+    if split is None:
+        return ("", callee, arity) if callee.isidentifier() else None
+    qualifier, name = callee[:split.start()].strip(), split[1]
+    return (qualifier, name, arity) if name.isidentifier() and qualifier else None
 
 
 def outside(bound: str) -> bool:
@@ -118,6 +165,17 @@ class Holds:
             return self._attribute(ref, attribute)
         if head.isidentifier() and head not in SELF_WORDS and attribute.isidentifier():
             return self._field(ref, head, attribute)
+        # `c.Root().ExecuteC()`; Kotlin's `f()!!.g()` and Swift's `f()?.g()` too, not Rust's
+        # `f()?.g()` (its `?` takes what a Result holds)
+        language = self.graph.files.get(ref.document_id, ("", "", None))[2]
+        unwrapped = receiver.rstrip("!") if language == "rust" else receiver.rstrip("!?")
+        if unwrapped.endswith(")") and receiver not in SELF_WORDS and (called := call_of(unwrapped)) is not None:
+            qualifier, name, arity = called
+            if qualifier == "new":  # `new Builder(x).build()`: a Builder
+                return name, 1.0
+            overloaded = language in OVERLOADED  # of jsoup's `tag()` and `tag(Tag)`, the first
+            return self._returned(CallRef(ref.document_id, "result", name, qualifier, "", ref.line, ref.scope),
+                                  arity if overloaded else "")
         if not receiver.isidentifier() or receiver in SELF_WORDS:
             return None
         binding = self._binding(ref.document_id, receiver, ref.line, ref.scope)
@@ -179,9 +237,9 @@ class Holds:
         return [s for s in self.graph.named(name) if s.kind in CLASSLIKE and (
             s.name == name or (s.language in IMPLICIT_THIS and s.name.endswith("." + name)))]
 
-    def _call(self, doc_id: int, name: str, receiver: str, line: int, scope: str) -> Resolution:
-        """What the call `receiver.name()` at that place reaches."""
-        return self.graph.resolve(CallRef(doc_id, "call", name, receiver, "", line, scope))
+    def _call(self, doc_id: int, name: str, receiver: str, line: int, scope: str, arity: str = "") -> Resolution:
+        """What the call `receiver.name()` at that place reaches (with `arity` arguments, when known)."""
+        return self.graph.resolve(CallRef(doc_id, "call", name, receiver, arity, line, scope))
 
     def _returned_items(self, called: Resolution) -> list[tuple[str, float]]:
         """What the definitions a call reaches at 0.5 or more say their results' items are, each
@@ -312,19 +370,19 @@ class Holds:
         """What a function's return annotation says its result's items are (`-> list[Param]`)."""
         return [r.alias for r in self.graph.refs(target.document_id, "returns") if r.scope == target.name and r.alias]
 
-    def _returned(self, result: CallRef) -> tuple[str, float] | None:
+    def _returned(self, result: CallRef, arity: str = "") -> tuple[str, float] | None:
         """The class a `result` reference's call returns, and how surely: what the definitions
-        it reaches at 0.5 or more say they return, when they agree, as surely as the least
-        sure of them is reached."""
+        it reaches at 0.5 or more (with `arity` arguments, when known) say they return, when
+        they agree, as surely as the least sure of them is reached."""
         key = (result.document_id, result.name, result.qualifier, result.scope)
         if key in self._working:  # `node = node.next()`: its own receiver
             return None
         self._working.add(key)
         try:
-            called = self._call(result.document_id, result.name, result.qualifier, result.line, result.scope)
+            called = self._call(result.document_id, result.name, result.qualifier, result.line, result.scope, arity)
         finally:
             self._working.discard(key)
-        if _made_outside(result, called):
+        if _made_outside(result, called, self.graph.files.get(result.document_id, ("", "", None))[2]):
             return f"{result.qualifier}.{result.name}".lstrip(".") + "()", 1.0
         sure = _sure(called)
         said = {name for target, _ in sure for name in self._returns(target)}
@@ -334,7 +392,10 @@ class Holds:
         """The classes a definition says it returns; a class called makes one of itself."""
         if target.kind in CLASSLIKE:
             return [target.name]
-        return [r.name for r in self.graph.refs(target.document_id, "returns") if r.scope == target.name]
+        said = [r.name for r in self.graph.refs(target.document_id, "returns") if r.scope == target.name
+                and target.start_line <= r.line <= target.end_line]  # of this overload (jsoup's two `tag`s)
+        own = owner_of(target.name)  # `-> Self`, PHP's `: static`: the class whose method it is
+        return [own if name == "Self" and own else name for name in said]
 
     def typed(self, bound: str, surely: float, name: str, receiver: str,
               named: dict[str, list[SymbolRef]], arity: str = "") -> Resolution | None:

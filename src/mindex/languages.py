@@ -168,6 +168,9 @@ PROSE = frozenset(PROSE_SUFFIXES.values())
 ASCIIDOC_BLOCK = re.compile(r"^(-{4,}|\.{4,}|\+{4,}|/{4,}|={4,}|\*{4,}|_{4,}|~{4,}|\|={3,}|-{2})[ \t]*$")
 # Languages whose code is JavaScript or TypeScript (exports, `const` definitions, imports by path)
 SCRIPTS = frozenset({"javascript", "typescript", "tsx", "vue", "svelte"})
+# Languages that choose among methods of one name by the number of arguments: a call's
+# reference keeps its argument count (`mindex.parse.refs`), which the code graph matches.
+OVERLOADED = frozenset({"java", "csharp", "kotlin", "cpp"})
 _BY_SUFFIX = {suffix: lang for lang in LANGUAGES for suffix in lang.suffixes}
 _BY_FILENAME = {name: lang for lang in LANGUAGES for name in lang.filenames}
 

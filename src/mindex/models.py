@@ -84,6 +84,9 @@ class Symbol(NamedTuple):
     exported: bool = True
 
 
+RECEIVER_CHARS = 80  # a reference's receiver (its qualifier) is cut to this many characters
+
+
 class Reference(NamedTuple):
     """A reference a source file makes: a call, an import, a base class (see parse/refs.py)."""
 

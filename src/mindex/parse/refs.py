@@ -26,15 +26,13 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from mindex.languages import Lang
-from mindex.models import Reference as Ref
+from mindex.languages import OVERLOADED, Lang
+from mindex.models import RECEIVER_CHARS, Reference as Ref
 from mindex.parse.code import CLASS_KINDS, Definition, Parsed, node_text
 
 if TYPE_CHECKING:
     from tree_sitter import Node
 
-RECEIVER_CHARS = 80
-OVERLOADED = frozenset({"java", "csharp", "kotlin", "cpp"})  # a call's argument count is its alias
 _CALLS = frozenset({"method_invocation", "invocation_expression", "call_expression", "object_creation_expression",
                     "new_expression"})
 PHP_SELF = {"$this": "this", "static": "self", "parent": "super"}  # as the graph reads `this.`, `self.`, `super.`
@@ -131,7 +129,8 @@ def references(tree: Parsed, defs: list[Definition]) -> list[Ref]:
             found.extend(_aliases(first["alias.of"], line, src))
         elif "returns.name" in first:
             annotation = _text(first["returns.name"], src)
-            if returned := type_written(annotation, lang.name):  # and what it holds: `-> list[Param]`
+            own = _RUST_REF.sub("", annotation).strip() in SELF_TYPES  # `-> Self`, `: static`: its own class
+            if returned := "Self" if own else type_written(annotation, lang.name):  # and what it holds: `-> list[Param]`
                 found.append(Ref("returns", returned, "", elements_of(annotation) if lang.name == "python" else "",
                                  line, scope))
         elif ("type.var" in first and ("_var" not in first or _text(first["_var"], src) == "var")) or (
@@ -294,6 +293,8 @@ def type_written(written: str, language: str) -> str | None:
         return java_type(written)
     if language == "php":
         return java_type(written.lstrip("?").rsplit("\\", 1)[-1])
+    if language == "rust":  # `&'a mut Builder<T>`, `kit::Builder`
+        return java_type(_RUST_REF.sub("", written).replace("::", "."))
     return go_type(written) if language == "go" else ts_type(written) if language in TYPED_JS else class_of(written)
 
 
@@ -396,13 +397,17 @@ def ts_type(written: str) -> str | None:
     return None
 
 
+# What a method returns when it returns its own class's kind, as the graph reads it (`-> Self`,
+# PHP's `: static`), and a Rust reference's marks (`&'a mut `).
+SELF_TYPES = frozenset({"Self", "self", "static", "this"})
+_RUST_REF = re.compile(r"^\s*&\s*(?:'\w+\s+)?(?:mut\s+)?")
 _JAVA_TYPE = re.compile(r"(?:[\w$]+\.)*([A-Z][\w$]*)(?:<.*>)?")
 
 
 def java_type(written: str) -> str | None:
     """The class a Java type names (`Gson`, `com.google.gson.Gson`, `List<Foo>`, `Map.Entry<K, V>`
     give `Gson`, `Gson`, `List`, `Entry`); None for primitives, arrays and `var`."""
-    found = _JAVA_TYPE.fullmatch(written.strip())
+    found = _JAVA_TYPE.fullmatch(written.strip().removesuffix("?"))  # Kotlin's, Swift's, C#'s `Foo?` too
     return found.group(1) if found else None
 
 

@@ -19,3 +19,5 @@
   (object_creation_expression type: (_) @type.class)))
 ; `this.F()` and `base.F()`: the keyword is no named node.
 (invocation_expression function: (member_access_expression expression: "this" name: (identifier) @call.name))
+; What a method says it returns (`c.Root().Run()` on it).
+(method_declaration returns: (_) @returns.name)

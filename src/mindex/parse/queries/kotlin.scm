@@ -9,3 +9,5 @@
 (parameter . (identifier) @type.var . (user_type) @type.name)
 (class_parameter . (identifier) @type.var . (user_type) @type.name)
 (property_declaration (variable_declaration . (identifier) @type.var . (user_type) @type.name))
+; What a function says it returns (`c.root().run()` on it).
+(function_declaration (function_value_parameters) . [(user_type) @returns.name (nullable_type (user_type) @returns.name)])

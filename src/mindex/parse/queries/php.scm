@@ -22,3 +22,8 @@
 (property_promotion_parameter type: [(named_type [(name) (qualified_name)] @type.name)
                                      (optional_type (named_type [(name) (qualified_name)] @type.name))]
   name: (variable_name (name) @type.attr))
+; What a function or method says it returns (`: static`, `: ?Foo`).
+(method_declaration return_type: [(named_type [(name) (qualified_name)] @returns.name)
+                                  (optional_type (named_type [(name) (qualified_name)] @returns.name))])
+(function_definition return_type: [(named_type [(name) (qualified_name)] @returns.name)
+                                   (optional_type (named_type [(name) (qualified_name)] @returns.name))])

@@ -7,3 +7,5 @@
 (impl_item trait: (scoped_type_identifier name: (type_identifier) @implements.name))
 (impl_item trait: (generic_type type: (type_identifier) @implements.name))  ; `impl From<u8> for X`
 (impl_item trait: (generic_type type: (scoped_type_identifier name: (type_identifier) @implements.name)))
+; What a function says it returns (`-> Self`, `-> &mut Builder`: `Foo::new().run()` on it).
+(function_item return_type: (_) @returns.name)

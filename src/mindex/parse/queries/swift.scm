@@ -9,3 +9,5 @@
 (property_declaration (pattern (simple_identifier) @type.var) (type_annotation (user_type) @type.name))
 (property_declaration (pattern (simple_identifier) @type.var) (call_expression . (simple_identifier) @type.class))
 (parameter name: (simple_identifier) @type.var (user_type) @type.name)
+; What a function says it returns (its grammar names the type `name` too).
+(function_declaration name: [(user_type) @returns.name (optional_type wrapped: (user_type) @returns.name)])
