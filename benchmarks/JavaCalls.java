@@ -5,9 +5,10 @@
 // one JSON line: the file and line of the call's name, the call as written, and the file and
 // line of the method it reaches ("out" outside ROOT, "" when javac resolves none). Of an
 // overloaded method, the one javac picks. With -results, the calls `g().f()` and `new C().f()`
-// on what a call returns or a `new` makes instead, written `().f`.
+// on what a call returns or a `new` makes instead, written `().f`; with -bare, the calls `f(...)`
+// of a name alone (a method of the class or its bases, a static import), written `f`.
 //
-//	java benchmarks/JavaCalls.java [-results] ROOT
+//	java benchmarks/JavaCalls.java [-results|-bare] ROOT
 import com.sun.source.tree.CompilationUnitTree;
 import com.sun.source.tree.IdentifierTree;
 import com.sun.source.tree.MemberSelectTree;
@@ -37,6 +38,7 @@ import javax.tools.ToolProvider;
 public class JavaCalls {
   public static void main(String[] args) throws IOException {
     boolean results = args[0].equals("-results");
+    boolean bare = args[0].equals("-bare");
     Path root = Paths.get(args[args.length - 1]).toRealPath();
     List<Path> files;
     try (Stream<Path> walk = Files.walk(root)) {
@@ -58,39 +60,47 @@ public class JavaCalls {
       new TreePathScanner<Void, Void>() {
         @Override
         public Void visitMethodInvocation(MethodInvocationTree call, Void unused) {
-          if (call.getMethodSelect() instanceof MemberSelectTree) {
-            MemberSelectTree select = (MemberSelectTree) call.getMethodSelect();
+          Tree selected = call.getMethodSelect();
+          String written = null;
+          if (bare && selected instanceof IdentifierTree) {  // `f(x)`, not `this(x)` or `super(x)`
+            String name = ((IdentifierTree) selected).getName().toString();
+            written = name.equals("this") || name.equals("super") ? null : name;
+          } else if (!bare && selected instanceof MemberSelectTree) {
+            MemberSelectTree select = (MemberSelectTree) selected;
             Tree on = select.getExpression();
             if (results ? on instanceof MethodInvocationTree || on instanceof NewClassTree : on instanceof IdentifierTree) {
-              String receiver = results ? "()" : ((IdentifierTree) on).getName().toString();
-              // the line of the name: the select's end, less the name
-              long at = positions.getEndPosition(unit, select) - select.getIdentifier().length();
-              long line = unit.getLineMap().getLineNumber(at);
-              String defFile = "";
-              long defLine = 0;
-              Element element = trees.getElement(new TreePath(getCurrentPath(), select));
-              if (element != null && element.getKind() == ElementKind.METHOD) {
-                TreePath declared = trees.getPath(element);
-                if (declared == null) {
+              written = (results ? "()" : ((IdentifierTree) on).getName().toString()) + "." + select.getIdentifier();
+            }
+          }
+          if (written != null) {
+            // the line of the name: the call's name ends where the select does
+            String name = written.substring(written.lastIndexOf('.') + 1);
+            long at = positions.getEndPosition(unit, selected) - name.length();
+            long line = unit.getLineMap().getLineNumber(at);
+            String defFile = "";
+            long defLine = 0;
+            Element element = trees.getElement(new TreePath(getCurrentPath(), selected));
+            if (element != null && element.getKind() == ElementKind.METHOD) {
+              TreePath declared = trees.getPath(element);
+              if (declared == null) {
+                defFile = "out";
+              } else {
+                Path where = Paths.get(declared.getCompilationUnit().getSourceFile().toUri()).normalize();
+                if (!where.startsWith(root)) {
                   defFile = "out";
                 } else {
-                  Path where = Paths.get(declared.getCompilationUnit().getSourceFile().toUri()).normalize();
-                  if (!where.startsWith(root)) {
-                    defFile = "out";
-                  } else {
-                    defFile = root.relativize(where).toString().replace('\\', '/');
-                    // the line of its return type (its body's for a constructor), past its annotations
-                    MethodTree method = (MethodTree) declared.getLeaf();
-                    Tree anchor = method.getReturnType() != null ? method.getReturnType()
-                        : method.getBody() != null ? method.getBody() : method;
-                    defLine = declared.getCompilationUnit().getLineMap().getLineNumber(
-                        positions.getStartPosition(declared.getCompilationUnit(), anchor));
-                  }
+                  defFile = root.relativize(where).toString().replace('\\', '/');
+                  // the line of its return type (its body's for a constructor), past its annotations
+                  MethodTree method = (MethodTree) declared.getLeaf();
+                  Tree anchor = method.getReturnType() != null ? method.getReturnType()
+                      : method.getBody() != null ? method.getBody() : method;
+                  defLine = declared.getCompilationUnit().getLineMap().getLineNumber(
+                      positions.getStartPosition(declared.getCompilationUnit(), anchor));
                 }
               }
-              out.append(String.format("{\"file\": \"%s\", \"line\": %d, \"call\": \"%s.%s\", \"def_file\": \"%s\", \"def_line\": %d}%n",
-                  rel, line, receiver, select.getIdentifier(), defFile, defLine));
             }
+            out.append(String.format("{\"file\": \"%s\", \"line\": %d, \"call\": \"%s\", \"def_file\": \"%s\", \"def_line\": %d}%n",
+                rel, line, written, defFile, defLine));
           }
           return super.visitMethodInvocation(call, unused);
         }

@@ -36,7 +36,9 @@ benchmarks/.cache/code-java/gson`, then that commit).
 `--chains` calls on an attribute of a name (`v.logger.Info()`, `client.pool.get()`: Python by
 jedi, Go by `go_calls.go -chains`), `--results` calls on what a call returns or a `new`
 makes (`c.Root().ExecuteC()`, `self.get_session().send()`, `new Builder().build()`: every
-language; a call written over several lines is left out).
+language; a call written over several lines is left out), `--bare` calls of a name alone
+(`lowerCase(s)`, `helper()`: a function of the file, an import, a static import, a method of
+the class or its bases).
 
 Their answers are kept in benchmarks/.work/graph (jedi takes a minute a package).
 """
@@ -83,6 +85,7 @@ MIN_CONFIDENCE = 0.2
 ATTRIBUTES = False  # `--attributes`: calls on an attribute of `self` or `this` (`self.session.send()`)
 CHAINS = False  # `--chains`: calls on an attribute of a name (`v.logger.Info()`, `client.pool.get()`)
 RESULTS = False  # `--results`: calls on what a call returns (`c.Root().ExecuteC()`)
+BARE = False  # `--bare`: calls of a name alone (`helper()`)
 TESTS = ("_test.go", ".spec.ts", ".test.ts", ".d.ts")  # left out in Go and TypeScript, as the references do
 
 
@@ -148,19 +151,25 @@ def calls_on_names(index_root: Path, db: Path) -> list[tuple[str, int, int, str,
                 on_self = head in ("self", "this") and attribute.removeprefix("#").isidentifier()  # `this.#cache`
                 on_result = ref.qualifier.endswith(")") and ref.qualifier not in SELF_WORDS and "\n" not in ref.qualifier
                 if (ATTRIBUTES and not on_self) or (CHAINS and not chain) or (RESULTS and not on_result) or (
-                        not ATTRIBUTES and not CHAINS and not RESULTS
-                        and (not ref.qualifier.isidentifier() or ref.qualifier in SELF_WORDS)):
+                        BARE and ref.qualifier) or (not ATTRIBUTES and not CHAINS and not RESULTS and not BARE
+                                                    and (not ref.qualifier.isidentifier() or ref.qualifier in SELF_WORDS)):
                     continue
                 written = f"{ref.qualifier}.{ref.name}"
-                at = lines[ref.line - 1].find(written) if ref.line <= len(lines) else -1
-                if at < 0:
+                text = lines[ref.line - 1] if ref.line <= len(lines) else ""
+                if BARE:  # the name itself, called, and not a member's name
+                    alone = re.search(rf"(?<![\w.$]){re.escape(ref.name)}\s*\(", text)
+                    written, column = ref.name, (alone.start() if alone else -1)
+                else:
+                    at = text.find(written)
+                    column = at + len(ref.qualifier) + 1 if at >= 0 else -1
+                if column < 0:
                     continue
                 if RESULTS:  # the checkers spell the receiver `()`: a call's text is not theirs
                     written = f"().{ref.name}"
                 resolution = graph.resolve(ref)
                 shown = [(t.path, t.start_line, t.end_line) for t, confidence in resolution.targets
                          if confidence >= MIN_CONFIDENCE]
-                out.append((path, ref.line, at + len(ref.qualifier) + 1, written, shown))
+                out.append((path, ref.line, column, written, shown))
         return out
 
 
@@ -197,6 +206,8 @@ def jedi_answers(name: str, root: Path, calls: list[tuple[str, int, int, str, li
                     continue
                 where = Path(where).resolve()
                 inside = root.resolve() in where.parents
+                if BARE and inside and definition.type not in ("function", "class"):
+                    break  # `func()` of a parameter or a variable (`get = table.get`): no definition to judge
                 answer = f"{where.relative_to(root.resolve()).as_posix()}:{definition.line}" if inside else "out"
                 break
             known[f"{path}:{line}:{column}"] = answer
@@ -243,7 +254,7 @@ def _past_import(definition: Any, project: Any, scripts: dict[str, Any]) -> Any:
 
 def _mode() -> str:
     """The suffix of a kind of calls' cached answers."""
-    return "-attributes" if ATTRIBUTES else "-chains" if CHAINS else "-results" if RESULTS else ""
+    return "-attributes" if ATTRIBUTES else "-chains" if CHAINS else "-results" if RESULTS else "-bare" if BARE else ""
 
 
 def checker_answers(name: str, calls: list[tuple[str, int, int, str, list]]) -> dict[str, object]:
@@ -252,14 +263,14 @@ def checker_answers(name: str, calls: list[tuple[str, int, int, str, list]]) -> 
     cache = WORK / f"checker-{name}{_mode()}.jsonl"
     if not cache.exists() and name in JAVA:
         WORK.mkdir(parents=True, exist_ok=True)
-        done = subprocess.run(["java", str(HERE / "JavaCalls.java"), *(["-results"] if RESULTS else []),
+        done = subprocess.run(["java", str(HERE / "JavaCalls.java"), *(["-results"] if RESULTS else ["-bare"] if BARE else []),
                                str(package_root(name))], check=True,
                               capture_output=True, text=True)
         cache.write_text(done.stdout)
     if not cache.exists() and name in TS:
         WORK.mkdir(parents=True, exist_ok=True)
         env = {**os.environ, "NODE_PATH": os.environ.get("TYPESCRIPT", ""), "CALLS_IN": ".js" if name in JAVASCRIPT else ".ts",
-               "CALLS_ON": "results" if RESULTS else ""}
+               "CALLS_ON": "results" if RESULTS else "bare" if BARE else ""}
         done = subprocess.run(["node", str(HERE / "ts_calls.js"), str(package_root(name))], env=env, check=True,
                               capture_output=True, text=True)
         cache.write_text(done.stdout)
@@ -272,7 +283,7 @@ def checker_answers(name: str, calls: list[tuple[str, int, int, str, list]]) -> 
                 link.symlink_to(package_root(other).resolve())
         env = {**os.environ, "GO111MODULE": "off", "GOPATH": str(gopath), "GOFLAGS": ""}
         done = subprocess.run(["go", "run", str(HERE / "go_calls.go"), *(["-chains"] if CHAINS else []),
-                               *(["-results"] if RESULTS else []), GO[name]],
+                               *(["-results"] if RESULTS else ["-bare"] if BARE else []), GO[name]],
                               env=env, check=True,
                               capture_output=True, text=True, cwd=WORK)
         cache.write_text(done.stdout)
@@ -313,9 +324,10 @@ def main() -> None:
                         help="calls on an attribute of a name (v.logger.Info()) instead (Python, Go)")
     parser.add_argument("--results", action="store_true",
                         help="calls on what a call returns (c.Root().ExecuteC()) instead (every language)")
+    parser.add_argument("--bare", action="store_true", help="calls of a name alone (helper()) instead (every language)")
     args = parser.parse_args()
-    global ATTRIBUTES, CHAINS, RESULTS
-    ATTRIBUTES, CHAINS, RESULTS = args.attributes, args.chains, args.results
+    global ATTRIBUTES, CHAINS, RESULTS, BARE
+    ATTRIBUTES, CHAINS, RESULTS, BARE = args.attributes, args.chains, args.results, args.bare
     print("| package | calls on a name | reference: in the package / out | edge shown | right | out, shown | recall | precision |")
     print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
     for name in args.packages:

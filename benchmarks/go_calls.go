@@ -5,9 +5,9 @@
 // and line of the call, the call as written, and the file and line of the declaration it
 // reaches ("" when outside GOPATH/src/<prefix> or unknown). With -chains, the calls
 // `x.y.f(...)` on a name's field or method value instead; with -results, the calls `g().f()`
-// on what a call returns, written `().f`.
+// on what a call returns, written `().f`; with -bare, the calls `f(...)` of a name alone.
 //
-//	GO111MODULE=off GOPATH=DIR go run benchmarks/go_calls.go [-chains|-results] github.com/spf13/cobra
+//	GO111MODULE=off GOPATH=DIR go run benchmarks/go_calls.go [-chains|-results|-bare] github.com/spf13/cobra
 package main
 
 import (
@@ -36,6 +36,7 @@ type call struct {
 func main() {
 	chains := len(os.Args) > 2 && os.Args[1] == "-chains"
 	results := len(os.Args) > 2 && os.Args[1] == "-results"
+	bare := len(os.Args) > 2 && os.Args[1] == "-bare"
 	prefix := os.Args[len(os.Args)-1]
 	root, err := filepath.EvalSymlinks(filepath.Join(build.Default.GOPATH, "src", prefix))
 	if err != nil {
@@ -67,10 +68,36 @@ func main() {
 		}
 		info := &types.Info{Uses: map[*ast.Ident]types.Object{}, Selections: map[*ast.SelectorExpr]*types.Selection{}}
 		conf.Check(found.ImportPath, fset, files, info)
+		emit := func(name *ast.Ident, written string, obj types.Object) {
+			at := fset.Position(name.Pos())
+			rel, _ := filepath.Rel(root, at.Filename)
+			row := call{File: filepath.ToSlash(rel), Line: at.Line, Call: written}
+			if obj != nil && obj.Pos().IsValid() {
+				def := fset.Position(obj.Pos())
+				where, err := filepath.EvalSymlinks(def.Filename) // a package imported through GOPATH's link
+				if err != nil {
+					where = def.Filename
+				}
+				if inside, err := filepath.Rel(root, where); err == nil && !strings.HasPrefix(inside, "..") {
+					row.DefFile, row.DefLine = filepath.ToSlash(inside), def.Line
+				} else {
+					row.DefFile = "out"
+				}
+			}
+			out.Encode(row)
+		}
 		for _, file := range files {
 			ast.Inspect(file, func(node ast.Node) bool {
 				expr, ok := node.(*ast.CallExpr)
 				if !ok {
+					return true
+				}
+				if bare { // `f(x)` with -bare
+					if name, ok := expr.Fun.(*ast.Ident); ok {
+						if _, held := info.Uses[name].(*types.Var); !held { // not a variable or parameter holding a func
+							emit(name, name.Name, info.Uses[name])
+						}
+					}
 					return true
 				}
 				sel, ok := expr.Fun.(*ast.SelectorExpr)
@@ -98,22 +125,7 @@ func main() {
 				} else {
 					obj = info.Uses[sel.Sel]
 				}
-				at := fset.Position(sel.Sel.Pos())
-				rel, _ := filepath.Rel(root, at.Filename)
-				row := call{File: filepath.ToSlash(rel), Line: at.Line, Call: fmt.Sprintf("%s.%s", receiver, sel.Sel.Name)}
-				if obj != nil && obj.Pos().IsValid() {
-					def := fset.Position(obj.Pos())
-					where, err := filepath.EvalSymlinks(def.Filename) // a package imported through GOPATH's link
-					if err != nil {
-						where = def.Filename
-					}
-					if inside, err := filepath.Rel(root, where); err == nil && !strings.HasPrefix(inside, "..") {
-						row.DefFile, row.DefLine = filepath.ToSlash(inside), def.Line
-					} else {
-						row.DefFile = "out"
-					}
-				}
-				out.Encode(row)
+				emit(sel.Sel, fmt.Sprintf("%s.%s", receiver, sel.Sel.Name), obj)
 				return true
 			})
 		}

@@ -3,7 +3,8 @@
 // program; each call `x.f(...)` whose `x` is a name or `this.y` prints one JSON line: the file and line of
 // the call, the call as written, and the file and line of the declaration it reaches ("out"
 // outside ROOT, "" when the checker finds none). CALLS_ON=results: the calls `g().f()` and
-// `new C().f()` on what a call returns or a `new` makes instead, written `().f`.
+// `new C().f()` on what a call returns or a `new` makes instead, written `().f`; CALLS_ON=bare:
+// the calls `f()` of a name alone, written `f`.
 //
 //	NODE_PATH=<a folder holding typescript> node benchmarks/ts_calls.js ROOT
 "use strict";
@@ -13,7 +14,8 @@ const ts = require("typescript");
 
 const root = fs.realpathSync(process.argv[2]);
 const suffix = process.env.CALLS_IN || ".ts";
-const results = process.env.CALLS_ON === "results"; // calls `g().f()`, `new C().f()` on what a call returns, written `().f` // ".js": a JavaScript package, read as TypeScript reads JavaScript
+const results = process.env.CALLS_ON === "results"; // calls `g().f()`, `new C().f()` on what a call returns, written `().f`
+const bare = process.env.CALLS_ON === "bare"; // calls `f()` of a name alone, written `f` // ".js": a JavaScript package, read as TypeScript reads JavaScript
 const files = [];
 (function walk(folder) {
   for (const entry of fs.readdirSync(folder, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
@@ -32,17 +34,27 @@ for (const source of program.getSourceFiles()) {
     const access = ts.isCallExpression(node) && ts.isPropertyAccessExpression(node.expression) ? node.expression : null;
     const on = access && access.expression;
     // a call on a name (`x.f()`) or on an attribute of `this` (`this.x.f()`)
-    const receiver = !on ? null : results ? (ts.isCallExpression(on) || ts.isNewExpression(on) ? "()" : null)
+    const alone = bare && ts.isCallExpression(node) && ts.isIdentifier(node.expression) ? node.expression : null;
+    const receiver = bare ? null : !on ? null : results ? (ts.isCallExpression(on) || ts.isNewExpression(on) ? "()" : null)
       : ts.isIdentifier(on) ? on.text
       : ts.isPropertyAccessExpression(on) && on.expression.kind === ts.SyntaxKind.ThisKeyword ? `this.${on.name.text}` : null;
-    if (receiver) {
-      const line = source.getLineAndCharacterOfPosition(access.name.getStart(source)).line + 1;
-      const row = { file: rel, line, call: `${receiver}.${access.name.text}`, def_file: "", def_line: 0 };
-      let symbol = checker.getSymbolAtLocation(access.name);
+    const named = alone || (receiver ? access.name : null);
+    if (named) {
+      const line = source.getLineAndCharacterOfPosition(named.getStart(source)).line + 1;
+      const row = { file: rel, line, call: alone ? alone.text : `${receiver}.${access.name.text}`, def_file: "", def_line: 0 };
+      let symbol = checker.getSymbolAtLocation(named);
       if (symbol && symbol.flags & ts.SymbolFlags.Alias) symbol = checker.getAliasedSymbol(symbol);
       // of an overloaded method, its implementation (the one with a body), else the first
       const declarations = (symbol && symbol.declarations) || [];
       const declaration = declarations.find((d) => d.body) || declarations[0];
+      // with CALLS_ON=bare, a parameter or a variable that holds no function literal is no definition to judge
+      const held = alone && declaration && (ts.isParameter(declaration) || ts.isBindingElement(declaration)
+        || (ts.isVariableDeclaration(declaration) && !(declaration.initializer
+          && (ts.isArrowFunction(declaration.initializer) || ts.isFunctionExpression(declaration.initializer)))));
+      if (held) {
+        ts.forEachChild(node, visit);
+        return;
+      }
       if (declaration) {
         const where = declaration.getSourceFile();
         const inside = path.relative(root, fs.realpathSync(where.fileName));

@@ -246,7 +246,8 @@ def test_a_submodule_is_listed_by_its_own_git(tmp_path: Path) -> None:
     (lib / ".gitignore").write_text("ignored.py\n")
     app = tmp_path / "app"
     app.mkdir()
-    (app / "main.py").write_text("def main():\n    return from_the_submodule()\n")
+    (app / "main.py").write_text("from third.lib.pkg.core import from_the_submodule\n\n\n"
+                                 "def main():\n    return from_the_submodule()\n")
     for repo in (lib, app):
         _git(repo, "init", "-q")
         _git(repo, "add", "-A")

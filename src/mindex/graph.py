@@ -37,7 +37,7 @@ from mindex.modes import DEFAULT_MIN_CONFIDENCE
 from mindex.pathglob import glob_match
 from mindex.store.base import ChunkSpan, Store, chunk_at
 from mindex.testfiles import is_test_path
-from mindex.graph_types import CLASSLIKE, Calls, Edge, FAMILY, IMPLICIT_THIS, NOT_CALLABLE, OPEN_CLASSES, Resolution, SELF_WORDS, TYPE_CASED, FOLDER_PACKAGES, MODULE_TABLES, SymbolRef, CallRef, by_name, fitting, owner_of, package_of, shown_callees, shown_callers, weak
+from mindex.graph_types import CLASSLIKE, CLOSURES, FUNCTIONS_ALONE, Calls, Edge, FAMILY, IMPLICIT_THIS, NOT_CALLABLE, OPEN_CLASSES, Resolution, SELF_WORDS, TYPE_CASED, FOLDER_PACKAGES, MODULE_TABLES, SymbolRef, CallRef, by_name, fitting, owner_of, package_of, shown_callees, shown_callers, weak
 
 Link = tuple[CallRef, float, str]  # a call that reaches a definition, how surely, why
 
@@ -232,7 +232,10 @@ class CodeGraph:
         # the same for every call alike in a class (or at a file's top level): only the owner
         # counts, and the class its receiver holds there
         bound = self._holds.bound(ref)
-        key = (ref.document_id, ref.name, ref.qualifier, owner_of(ref.scope), bound, ref.alias)
+        # a call of a name alone in Python or JavaScript may reach a function of its own function
+        language = self.files.get(ref.document_id, ("", "", None))[2]
+        nested = not ref.qualifier and language in CLOSURES
+        key = (ref.document_id, ref.name, ref.qualifier, ref.scope if nested else self._owner(ref, language), bound, ref.alias)
         if key not in self._resolved:
             found = self._resolve(ref, bound)
             fit = fitting([s for s, _ in found.targets], ref.alias)  # the overloads the arguments fit, if any
@@ -251,7 +254,7 @@ class CodeGraph:
                 spelled.setdefault(symbol.name, []).append(symbol)
             self._callable[(name, family)] = listed, spelled
         callable_, named = self._callable[(name, family)]
-        owner = owner_of(ref.scope)
+        owner = self._owner(ref, language)
         if receiver in SELF_WORDS or (not receiver and language in IMPLICIT_THIS and owner):
             own = f"{owner}.{name}" if owner or language != "perl" else name  # Perl's subs are named bare
             mine = [] if receiver.startswith(("super", "base")) else [
@@ -265,16 +268,22 @@ class CodeGraph:
                 held, surely, why = next((f for f in found if fitting(f[0], ref.alias)), found[0])
                 return Resolution([(s, surely) for s in fitting(held, ref.alias) or held], why)
         if not receiver:  # also no method of a Java or C++ class: `new JsonIOException(e)`, `free(p)`
+            if language in CLOSURES and (nested := self._closure(ref, named)):  # a function's own function
+                return Resolution([(s, 1.0) for s in nested], "defined in this file")
             if local := [s for s in named.get(name, ()) if s.document_id == doc_id]:
                 return Resolution([(s, 1.0) for s in local], "defined in this file")
             passed: Resolution | None = None  # a module that imports it: only if none defines it (`import *`)
             for imp in self.imports(doc_id):
+                if imp.scope and ref.scope != imp.scope and not ref.scope.startswith(imp.scope + "."):
+                    continue  # imported inside another function (click's `from x import raw_terminal as f`)
                 if imp.alias == name or imp.name == "*":  # `from m import *` may bring it
                     files = self.module_files(doc_id, imp.qualifier, imp.name)
                     real = name if imp.name == "*" else imp.name or name
                     reached = self._defined((doc, real) for doc in files)  # `real`: imported `as` another name
                     if not reached and (holder := imp.qualifier.rpartition(".")[2])[:1].isupper():
-                        # Scala's `import a.Effects._` or `a.Effects.helper`: an object's members
+                        # Scala's `import a.Effects._` or `a.Effects.helper`: an object's members;
+                        # Java's `import static a.Util.f` (or `a.Util.*`): a class's, in its file
+                        files = files or self.module_files(doc_id, imp.qualifier.rpartition(".")[0], holder)
                         reached = [s for s in self.named(real) if s.document_id in files and s.name == f"{holder}.{real}"
                                    and s.kind not in NOT_CALLABLE]
                     if reached:
@@ -324,14 +333,41 @@ class CodeGraph:
                 return heir  # `Prompt.ask()`, `ask` being PromptBase's
             if written == receiver and written.isidentifier() and written[:1].isupper() and family in TYPE_CASED and not self.named(written):
                 return Resolution([], f"outside the index: nothing here defines {written}")  # `Math.max()`
+        if not receiver and family == "python" and callable_ and not self.files[doc_id][1].endswith(".ipynb"):
+            # Python sees its file's names, its imports and the builtins (a notebook's kernel more:
+            # `%run`, other cells)
+            return Resolution([], "not defined in this file or imported")
         tail = receiver.rsplit("::", 1)[-1]
         # `a::b::f()` names a module's function; `WalkDir::new(x).into_iter().f()` calls a method
         path = "::" in receiver and tail[:1].islower() and not any(c in receiver for c in "(.")
         guess = (name, family, bool(receiver), path, is_test_path(self.files[doc_id][1]))
         if guess not in self._guesses:  # by name alone, the same for every such call; code never calls its tests
             pool = callable_ if guess[4] else [s for s in callable_ if not is_test_path(s.path)]
-            self._guesses[guess] = by_name(pool, guess[2], name, guess[3])
+            self._guesses[guess] = by_name(pool, guess[2], name, guess[3], family in FUNCTIONS_ALONE)
         return self._guesses[guess]
+
+    def _owner(self, ref: CallRef, language: str | None) -> str:
+        """The class a call is made in: its scope's owner (`Class` of `Class.method`), or, where
+        a class calls its methods without `this`, the class whose body the call is in (a
+        field's initializer: gson's `INSTANCE = create()`)."""
+        if language in IMPLICIT_THIS and ref.scope in self._holds.classes(ref.document_id):
+            return ref.scope
+        return owner_of(ref.scope)
+
+    def _closure(self, ref: CallRef, named: dict[str, list[SymbolRef]]) -> list[SymbolRef]:
+        """A Python or JavaScript function or class defined in the function around the call, or
+        in one around that, which a call of its name alone reaches (`outer.helper` for
+        `helper()`, a test's own `class C` for `C()`); not a class's member (a method does not
+        see its class's names)."""
+        scope = ref.scope
+        while scope:
+            found = [s for s in named.get(f"{scope}.{ref.name}", ())
+                     if s.document_id == ref.document_id and s.kind in ("function", "class")]
+            if found and any(s.document_id == ref.document_id and s.name == scope and s.kind in ("function", "method")
+                             for s in self.named(scope.rpartition(".")[2])):
+                return found
+            scope = owner_of(scope)
+        return []
 
     def _offered(self, files: list[int], name: str) -> list[SymbolRef]:
         """Top-level definitions that `files` import as `name` and so offer (`reexported`)."""

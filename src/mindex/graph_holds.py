@@ -147,7 +147,7 @@ class Holds:
             self._names[doc_id] |= {name.partition(".")[2] for name in self._names[doc_id] if "." in name}
         return self._files[doc_id]
 
-    def _classes(self, doc_id: int) -> set[str]:
+    def classes(self, doc_id: int) -> set[str]:
         """The names of a file's classes (read when a scope is to be walked out of)."""
         if doc_id not in self._class_names:
             self._class_names[doc_id] = {row[2] for row in self.graph.store.symbol_rows("document_id", doc_id)
@@ -194,14 +194,14 @@ class Holds:
             if not scope:
                 break
             scope = owner_of(scope)
-            while scope in self._classes(doc_id) and not fields:
+            while scope in self.classes(doc_id) and not fields:
                 scope = owner_of(scope)
         return self._inherited_field(doc_id, around, name) if fields else None
 
     def _inherited_field(self, doc_id: int, scope: str, name: str, depth: int = 0) -> Binding | None:
         """A field a Java (C#, Kotlin, ...) class inherits: `stack`, declared by the class its
         class extends, three levels up at most."""
-        owner = _class_around(scope, self._classes(doc_id))
+        owner = _class_around(scope, self.classes(doc_id))
         if not owner or depth > 2:
             return None
         key = (doc_id, owner, name)  # once each: fmt's hundreds of `formatter` classes made it exponential
@@ -250,7 +250,7 @@ class Holds:
         """The class `self.<attribute>` (`this.` in JavaScript) holds in the class around the
         call: what every binding the class's body and methods make of it says, when they agree."""
         held = self._attribute_bindings(ref.document_id, ref.scope, attribute)
-        owner = _class_around(ref.scope, self._classes(ref.document_id))
+        owner = _class_around(ref.scope, self.classes(ref.document_id))
         if not held:
             return self._property(owner, attribute)
         key = (ref.document_id, "self." + attribute, owner, "")
@@ -296,7 +296,7 @@ class Holds:
         bindings = self._file(doc_id)
         if attribute not in self._names[doc_id]:  # nothing here binds it
             return []
-        classes = self._classes(doc_id)
+        classes = self.classes(doc_id)
         owner = _class_around(scope, classes)
         if not owner:
             return []

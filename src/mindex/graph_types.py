@@ -207,17 +207,23 @@ def package_of(path: str) -> str:
 
 
 CLOSURES = frozenset({"python", *SCRIPTS})  # where a dotted name of kind function is a nested function
+# Families where a call of a name alone never reaches a method (no implicit `this`): there, by
+# name alone, only a module-level function or class (Python's `next(it)` is the builtin, not
+# some class's `next`).
+FUNCTIONS_ALONE = frozenset({"python", "js", "go"})
 
 
-def by_name(callable_: list[SymbolRef], has_receiver: bool, name: str, module_path: bool = False) -> Resolution:
-    """What a call reaches by its name alone, when nothing nearer resolved it."""
+def by_name(callable_: list[SymbolRef], has_receiver: bool, name: str, module_path: bool = False,
+            functions_alone: bool = False) -> Resolution:
+    """What a call reaches by its name alone, when nothing nearer resolved it; with
+    `functions_alone` (`FUNCTIONS_ALONE`), a call without a receiver reaches no method."""
     # A function a function holds (Python's and JavaScript's closures: `createRetryer.resolve`)
     # is called by its name inside it, never on a receiver (`Promise.resolve()`).
     methods = [s for s in callable_ if "." in s.name and not (s.kind == "function" and s.language in CLOSURES)]
     plain = [s for s in callable_ if "." not in s.name]
     # obj.f() reaches a method; a plain function only through a module path (a::b::f()),
     # and module aliases were resolved through the imports before this.
-    pool = (plain if module_path else methods) if has_receiver else (plain or callable_)
+    pool = (plain if module_path else methods) if has_receiver else plain if functions_alone else (plain or callable_)
     if not pool:
         return Resolution([], "not defined in the index")
     if len(pool) == 1:
