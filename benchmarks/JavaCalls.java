@@ -6,9 +6,10 @@
 // line of the method it reaches ("out" outside ROOT, "" when javac resolves none). Of an
 // overloaded method, the one javac picks. With -results, the calls `g().f()` and `new C().f()`
 // on what a call returns or a `new` makes instead, written `().f`; with -bare, the calls `f(...)`
-// of a name alone (a method of the class or its bases, a static import), written `f`.
+// of a name alone (a method of the class or its bases, a static import), written `f`; with
+// -self, the calls `this.f(...)`.
 //
-//	java benchmarks/JavaCalls.java [-results|-bare] ROOT
+//	java benchmarks/JavaCalls.java [-results|-bare|-self] ROOT
 import com.sun.source.tree.CompilationUnitTree;
 import com.sun.source.tree.IdentifierTree;
 import com.sun.source.tree.MemberSelectTree;
@@ -39,6 +40,7 @@ public class JavaCalls {
   public static void main(String[] args) throws IOException {
     boolean results = args[0].equals("-results");
     boolean bare = args[0].equals("-bare");
+    boolean self = args[0].equals("-self");
     Path root = Paths.get(args[args.length - 1]).toRealPath();
     List<Path> files;
     try (Stream<Path> walk = Files.walk(root)) {
@@ -68,7 +70,9 @@ public class JavaCalls {
           } else if (!bare && selected instanceof MemberSelectTree) {
             MemberSelectTree select = (MemberSelectTree) selected;
             Tree on = select.getExpression();
-            if (results ? on instanceof MethodInvocationTree || on instanceof NewClassTree : on instanceof IdentifierTree) {
+            boolean onThis = on instanceof IdentifierTree && ((IdentifierTree) on).getName().contentEquals("this");
+            if (results ? on instanceof MethodInvocationTree || on instanceof NewClassTree
+                : self ? onThis : on instanceof IdentifierTree) {
               written = (results ? "()" : ((IdentifierTree) on).getName().toString()) + "." + select.getIdentifier();
             }
           }

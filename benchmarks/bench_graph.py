@@ -38,7 +38,8 @@ jedi, Go by `go_calls.go -chains`), `--results` calls on what a call returns or 
 makes (`c.Root().ExecuteC()`, `self.get_session().send()`, `new Builder().build()`: every
 language; a call written over several lines is left out), `--bare` calls of a name alone
 (`lowerCase(s)`, `helper()`: a function of the file, an import, a static import, a method of
-the class or its bases).
+the class or its bases), `--self` calls on `self` or `this` (`self.helper()`: the class's
+method or one it inherits; Python by jedi, TypeScript and Java by their checkers).
 
 Their answers are kept in benchmarks/.work/graph (jedi takes a minute a package).
 """
@@ -86,6 +87,7 @@ ATTRIBUTES = False  # `--attributes`: calls on an attribute of `self` or `this` 
 CHAINS = False  # `--chains`: calls on an attribute of a name (`v.logger.Info()`, `client.pool.get()`)
 RESULTS = False  # `--results`: calls on what a call returns (`c.Root().ExecuteC()`)
 BARE = False  # `--bare`: calls of a name alone (`helper()`)
+SELF = False  # `--self`: calls on `self` or `this` (`self.helper()`)
 TESTS = ("_test.go", ".spec.ts", ".test.ts", ".d.ts")  # left out in Go and TypeScript, as the references do
 
 
@@ -151,8 +153,9 @@ def calls_on_names(index_root: Path, db: Path) -> list[tuple[str, int, int, str,
                 on_self = head in ("self", "this") and attribute.removeprefix("#").isidentifier()  # `this.#cache`
                 on_result = ref.qualifier.endswith(")") and ref.qualifier not in SELF_WORDS and "\n" not in ref.qualifier
                 if (ATTRIBUTES and not on_self) or (CHAINS and not chain) or (RESULTS and not on_result) or (
-                        BARE and ref.qualifier) or (not ATTRIBUTES and not CHAINS and not RESULTS and not BARE
-                                                    and (not ref.qualifier.isidentifier() or ref.qualifier in SELF_WORDS)):
+                        BARE and ref.qualifier) or (SELF and ref.qualifier not in ("self", "this")) or (
+                        not ATTRIBUTES and not CHAINS and not RESULTS and not BARE and not SELF
+                        and (not ref.qualifier.isidentifier() or ref.qualifier in SELF_WORDS)):
                     continue
                 written = f"{ref.qualifier}.{ref.name}"
                 text = lines[ref.line - 1] if ref.line <= len(lines) else ""
@@ -206,7 +209,7 @@ def jedi_answers(name: str, root: Path, calls: list[tuple[str, int, int, str, li
                     continue
                 where = Path(where).resolve()
                 inside = root.resolve() in where.parents
-                if BARE and inside and definition.type not in ("function", "class"):
+                if (BARE or SELF) and inside and definition.type not in ("function", "class"):
                     break  # `func()` of a parameter or a variable (`get = table.get`): no definition to judge
                 answer = f"{where.relative_to(root.resolve()).as_posix()}:{definition.line}" if inside else "out"
                 break
@@ -254,7 +257,8 @@ def _past_import(definition: Any, project: Any, scripts: dict[str, Any]) -> Any:
 
 def _mode() -> str:
     """The suffix of a kind of calls' cached answers."""
-    return "-attributes" if ATTRIBUTES else "-chains" if CHAINS else "-results" if RESULTS else "-bare" if BARE else ""
+    return ("-attributes" if ATTRIBUTES else "-chains" if CHAINS else "-results" if RESULTS else "-bare" if BARE
+            else "-self" if SELF else "")
 
 
 def checker_answers(name: str, calls: list[tuple[str, int, int, str, list]]) -> dict[str, object]:
@@ -263,14 +267,15 @@ def checker_answers(name: str, calls: list[tuple[str, int, int, str, list]]) -> 
     cache = WORK / f"checker-{name}{_mode()}.jsonl"
     if not cache.exists() and name in JAVA:
         WORK.mkdir(parents=True, exist_ok=True)
-        done = subprocess.run(["java", str(HERE / "JavaCalls.java"), *(["-results"] if RESULTS else ["-bare"] if BARE else []),
+        done = subprocess.run(["java", str(HERE / "JavaCalls.java"),
+                               *(["-results"] if RESULTS else ["-bare"] if BARE else ["-self"] if SELF else []),
                                str(package_root(name))], check=True,
                               capture_output=True, text=True)
         cache.write_text(done.stdout)
     if not cache.exists() and name in TS:
         WORK.mkdir(parents=True, exist_ok=True)
         env = {**os.environ, "NODE_PATH": os.environ.get("TYPESCRIPT", ""), "CALLS_IN": ".js" if name in JAVASCRIPT else ".ts",
-               "CALLS_ON": "results" if RESULTS else "bare" if BARE else ""}
+               "CALLS_ON": "results" if RESULTS else "bare" if BARE else "self" if SELF else ""}
         done = subprocess.run(["node", str(HERE / "ts_calls.js"), str(package_root(name))], env=env, check=True,
                               capture_output=True, text=True)
         cache.write_text(done.stdout)
@@ -325,9 +330,10 @@ def main() -> None:
     parser.add_argument("--results", action="store_true",
                         help="calls on what a call returns (c.Root().ExecuteC()) instead (every language)")
     parser.add_argument("--bare", action="store_true", help="calls of a name alone (helper()) instead (every language)")
+    parser.add_argument("--self", action="store_true", help="calls on self or this (self.helper()) instead")
     args = parser.parse_args()
-    global ATTRIBUTES, CHAINS, RESULTS, BARE
-    ATTRIBUTES, CHAINS, RESULTS, BARE = args.attributes, args.chains, args.results, args.bare
+    global ATTRIBUTES, CHAINS, RESULTS, BARE, SELF
+    ATTRIBUTES, CHAINS, RESULTS, BARE, SELF = args.attributes, args.chains, args.results, args.bare, args.self
     print("| package | calls on a name | reference: in the package / out | edge shown | right | out, shown | recall | precision |")
     print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
     for name in args.packages:

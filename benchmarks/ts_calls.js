@@ -15,7 +15,8 @@ const ts = require("typescript");
 const root = fs.realpathSync(process.argv[2]);
 const suffix = process.env.CALLS_IN || ".ts";
 const results = process.env.CALLS_ON === "results"; // calls `g().f()`, `new C().f()` on what a call returns, written `().f`
-const bare = process.env.CALLS_ON === "bare"; // calls `f()` of a name alone, written `f` // ".js": a JavaScript package, read as TypeScript reads JavaScript
+const bare = process.env.CALLS_ON === "bare"; // calls `f()` of a name alone, written `f`
+const self = process.env.CALLS_ON === "self"; // calls `this.f()` // ".js": a JavaScript package, read as TypeScript reads JavaScript
 const files = [];
 (function walk(folder) {
   for (const entry of fs.readdirSync(folder, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
@@ -35,7 +36,7 @@ for (const source of program.getSourceFiles()) {
     const on = access && access.expression;
     // a call on a name (`x.f()`) or on an attribute of `this` (`this.x.f()`)
     const alone = bare && ts.isCallExpression(node) && ts.isIdentifier(node.expression) ? node.expression : null;
-    const receiver = bare ? null : !on ? null : results ? (ts.isCallExpression(on) || ts.isNewExpression(on) ? "()" : null)
+    const receiver = bare ? null : !on ? null : self ? (on.kind === ts.SyntaxKind.ThisKeyword ? "this" : null) : results ? (ts.isCallExpression(on) || ts.isNewExpression(on) ? "()" : null)
       : ts.isIdentifier(on) ? on.text
       : ts.isPropertyAccessExpression(on) && on.expression.kind === ts.SyntaxKind.ThisKeyword ? `this.${on.name.text}` : null;
     const named = alone || (receiver ? access.name : null);
@@ -48,9 +49,11 @@ for (const source of program.getSourceFiles()) {
       const declarations = (symbol && symbol.declarations) || [];
       const declaration = declarations.find((d) => d.body) || declarations[0];
       // with CALLS_ON=bare, a parameter or a variable that holds no function literal is no definition to judge
-      const held = alone && declaration && (ts.isParameter(declaration) || ts.isBindingElement(declaration)
-        || (ts.isVariableDeclaration(declaration) && !(declaration.initializer
-          && (ts.isArrowFunction(declaration.initializer) || ts.isFunctionExpression(declaration.initializer)))));
+      // (and with CALLS_ON=self, a field or a property holding no function literal)
+      const literal = (d) => d.initializer && (ts.isArrowFunction(d.initializer) || ts.isFunctionExpression(d.initializer));
+      const held = (alone || self) && declaration && (ts.isParameter(declaration) || ts.isBindingElement(declaration)
+        || ts.isPropertySignature(declaration)
+        || ((ts.isVariableDeclaration(declaration) || ts.isPropertyDeclaration(declaration)) && !literal(declaration)));
       if (held) {
         ts.forEachChild(node, visit);
         return;

@@ -18,7 +18,7 @@ from mindex.config import EmbedSettings
 from mindex.errors import NotFoundError
 from mindex.graph import CodeGraph
 from mindex.serve.cli import cli
-from mindex.graph_heirs import impact
+from mindex.graph_heirs import direct_heirs, impact
 
 REPO = {
     # Python: imports by name, by module alias, relative; inheritance; a call into the stdlib.
@@ -1927,7 +1927,7 @@ def test_a_class_called_by_name_reaches_the_method_it_inherits_through_a_generic
         "    Prompt.ask()\n"                       # 11
     )
     assert (11, "PromptBase.ask", 0.85, "Prompt inherits it from PromptBase") in _edges_from(index, root, "main")
-    subclasses = index.graph().direct_heirs(next(t for t in index.graph().targets("PromptBase") if t.name == "PromptBase"))
+    subclasses = direct_heirs(index.graph(), next(t for t in index.graph().targets("PromptBase") if t.name == "PromptBase"))
     assert [(kind, edge.scope) for kind, edge in subclasses] == [("extends", "Prompt")]
 
 
@@ -2378,3 +2378,43 @@ def test_a_call_of_a_name_alone_reaches_closures_static_imports_and_never_a_meth
     # JavaScript and Go call no method without a receiver either
     assert _callees(graph, "step") == {(5, None, 0.0, "not defined in the index")}
     assert _callees(graph, "Shut") == {(8, None, 0.0, "not defined in the index")}
+
+
+def test_a_call_on_self_reaches_a_method_inherited_through_several_classes(index: Index, tmp_path: Path) -> None:
+    """jsoup's `TextNode` extends `LeafNode`, which extends `Node`: `outerHtml()` in a
+    TextNode is Node's. Only the class's own bases were looked in, so a method two levels up
+    was a guess among every method of that name; now three levels up, nearest first. And a
+    Java nested class's call of its outer class's method was a guess too."""
+    graph = _graph_of(index, tmp_path / "heirs", {
+        "nodes.py": (
+            "class Node:\n"                           # 1
+            "    def outer_html(self):\n"             # 2
+            "        pass\n"                          # 3
+            "class Leaf(Node):\n"                     # 4
+            "    pass\n"                              # 5
+            "class Text(Leaf):\n"                     # 6
+            "    def show(self):\n"                   # 7
+            "        return self.outer_html()\n"      # 8
+            "class Other:\n"                          # 9
+            "    def outer_html(self):\n"             # 10
+            "        pass\n"                          # 11
+        ),
+        "src/Nodes.java": (
+            "class Node { String outerHtml() { return \"\"; } }\n"                     # 1
+            "class LeafNode extends Node { }\n"                                      # 2
+            "class TextNode extends LeafNode { String show() { return outerHtml(); } }\n"  # 3
+            "class Page { String outerHtml() { return \"\"; } }\n"                     # 4
+        ),
+        "src/Outer.java": (
+            "class Outer {\n"                                              # 1
+            "  static void load(int x) {}\n"                               # 2
+            "  static class Inner { void run() { load(1); } }\n"           # 3
+            "}\n"                                                          # 4
+            "class Other { static void load(int x) {} }\n"                 # 5
+        ),
+    })
+    assert _callees(graph, "Text.show") == {(8, "Node.outer_html", 0.9, "inherited from Node")}
+    assert _callees(graph, "TextNode.show") == {(3, "Node.outerHtml", 0.9, "inherited from Node")}
+    # a nested class calls its outer class's methods without `this` (jsoup's `EscapeMode` its
+    # `Entities.load`, a StreamParser's iterator its `close()`)
+    assert _callees(graph, "Outer.Inner.run") == {(3, "Outer.load", 0.95, "method of the outer class Outer")}

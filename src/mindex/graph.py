@@ -37,7 +37,7 @@ from mindex.modes import DEFAULT_MIN_CONFIDENCE
 from mindex.pathglob import glob_match
 from mindex.store.base import ChunkSpan, Store, chunk_at
 from mindex.testfiles import is_test_path
-from mindex.graph_types import CLASSLIKE, CLOSURES, FUNCTIONS_ALONE, Calls, Edge, FAMILY, IMPLICIT_THIS, NOT_CALLABLE, OPEN_CLASSES, Resolution, SELF_WORDS, TYPE_CASED, FOLDER_PACKAGES, MODULE_TABLES, SymbolRef, CallRef, by_name, fitting, owner_of, package_of, shown_callees, shown_callers, weak
+from mindex.graph_types import CLOSURES, FUNCTIONS_ALONE, Calls, Edge, FAMILY, IMPLICIT_THIS, NOT_CALLABLE, OPEN_CLASSES, Resolution, SELF_WORDS, TYPE_CASED, FOLDER_PACKAGES, MODULE_TABLES, SymbolRef, CallRef, by_name, fitting, owner_of, package_of, shown_callees, shown_callers, weak
 
 Link = tuple[CallRef, float, str]  # a call that reaches a definition, how surely, why
 
@@ -64,6 +64,7 @@ class CodeGraph:
         self._links: dict[str, tuple[dict[int, list[Link]], dict[frozenset[int], list[Link]]]] = {}
         self._stems: dict[int, set[str]] = {}  # each C file's included headers' stems, theirs too
         self._bases: dict[tuple[int, str], list[str]] = {}  # (file, class): the bases it names
+        self._ancestry: dict[tuple[int, str], list[str]] = {}  # (file, class): its bases three levels up
         self._resolved: dict[tuple[int, str, str, str, tuple[str, float] | None, str], Resolution] = {}
         self._holds = Holds(self)  # what a name holds where a call is made on it
         self._callable: dict[tuple[str, str | None], tuple[list[SymbolRef], dict[str, list[SymbolRef]]]] = {}
@@ -260,10 +261,13 @@ class CodeGraph:
             mine = [] if receiver.startswith(("super", "base")) else [
                 s for s in named.get(own, ()) if s.document_id == doc_id] or [
                 s for s in named.get(own, ()) if language in OPEN_CLASSES and s.source == self.files[doc_id][0]]
-            found = [(held, surely, why) for held, surely, why in [(mine, 1.0, "method of the enclosing class")] + [
-                ([s for full, defs in named.items() if full == f"{base}.{name}" or full.endswith(f".{base}.{name}")
-                  for s in defs], 0.9, f"inherited from {base}")  # `kit.Downloader.log` of C++'s `kit::Downloader`
-                for base in self.bases(doc_id, owner)] if held]
+            inherited = [([s for full, defs in named.items() if full == f"{base}.{name}" or full.endswith(f".{base}.{name}")
+                           for s in defs], 0.9, f"inherited from {base}")  # `kit.Downloader.log` of C++'s `kit::Downloader`
+                         for base in self.ancestors(doc_id, owner)]
+            outer = [([s for s in named.get(f"{cls}.{name}", ()) if s.document_id == doc_id], 0.95,
+                      f"method of the outer class {cls}") for cls in self._outer_classes(doc_id, owner) if not receiver]
+            found = [(held, surely, why) for held, surely, why in [(mine, 1.0, "method of the enclosing class"),
+                                                                  *inherited, *outer] if held]
             if found:  # the nearest whose parameters take the call's arguments (overloads), else the nearest
                 held, surely, why = next((f for f in found if fitting(f[0], ref.alias)), found[0])
                 return Resolution([(s, surely) for s in fitting(held, ref.alias) or held], why)
@@ -354,6 +358,15 @@ class CodeGraph:
             return ref.scope
         return owner_of(ref.scope)
 
+    def _outer_classes(self, doc_id: int, owner: str) -> list[str]:
+        """The classes a nested class sits in, nearest first (their methods are called without
+        `this` from it in Java and its kind: jsoup's `EscapeMode(...) { load(...); }`)."""
+        classes, outer, found = self._holds.classes(doc_id), owner_of(owner), []
+        while outer and outer in classes:
+            found.append(outer)
+            outer = owner_of(outer)
+        return found
+
     def _closure(self, ref: CallRef, named: dict[str, list[SymbolRef]]) -> list[SymbolRef]:
         """A Python or JavaScript function or class defined in the function around the call, or
         in one around that, which a call of its name alone reaches (`outer.helper` for
@@ -385,6 +398,10 @@ class CodeGraph:
         found = [s for s in callable_ if s.source == source and s.path in places and s.name == name]
         return Resolution([(s, 0.9) for s in found], f"{receiver} is a module of this crate ({found[0].path})") if found else None
 
+    def included(self, doc_id: int) -> set[str]:
+        """The stems of the headers a C, C++ or Objective-C file includes, and theirs."""
+        return included_stems(doc_id, self.imports, self.module_files, self._stems)
+
     def _neighbours(self, doc_id: int, language: str | None, callable_: list[SymbolRef],
                     name: str) -> Resolution | None:
         """Go: a function of the same package (folder), Java, Kotlin, PHP: a class (`new Foo()`); C/C++,
@@ -396,10 +413,26 @@ class CodeGraph:
                         and s.path.endswith(suffix) and package_of(s.path) == here]:
                 return Resolution([(s, 0.9) for s in same], "same package")
         if language in ("c", "cpp", "objc"):
-            stems = included_stems(doc_id, self.imports, self.module_files, self._stems)
+            stems = self.included(doc_id)
             paired = [s for s in callable_ if s.name == name and file_stem(s.path) in stems]
             return Resolution([(s, 0.9) for s in paired], "defined with an included header") if paired else None
         return None
+
+    def ancestors(self, doc_id: int, owner: str) -> list[str]:
+        """The classes a class of a file inherits from, nearest first, three levels up at most
+        (jsoup's `TextNode` extends `LeafNode`, which extends `Node`: `outerHtml()` in a
+        TextNode is Node's)."""
+        if (doc_id, owner) not in self._ancestry:
+            level = self.bases(doc_id, owner)
+            seen, found = {owner, *level}, list(level)
+            for _ in range(2):
+                above = [base for name in level for cls in self._holds.classes_named(name)
+                         for base in self.bases(cls.document_id, cls.name)]
+                level = [base for base in dict.fromkeys(above) if base not in seen]
+                seen.update(level)
+                found += level
+            self._ancestry[(doc_id, owner)] = found
+        return self._ancestry[(doc_id, owner)]
 
     def bases(self, doc_id: int, owner: str) -> list[str]:
         """The classes a class of a file extends or implements, as recorded, in line order; when
@@ -425,7 +458,8 @@ class CodeGraph:
 
     # -- questions -------------------------------------------------------------------------
 
-    def _edge(self, ref: CallRef, target: SymbolRef | None, confidence: float, reason: str) -> Edge:
+    def edge(self, ref: CallRef, target: SymbolRef | None, confidence: float, reason: str) -> Edge:
+        """The edge a reference makes to a target (None: unresolved), as callers and callees list it."""
         source, path, _ = self.files.get(ref.document_id, ("?", "?", None))
         call = f"{ref.qualifier}.{ref.name}" if ref.qualifier else ref.name
         return Edge(source, path, ref.line, ref.scope, call, target and self._located(target), confidence, reason,
@@ -433,7 +467,7 @@ class CodeGraph:
 
     def callers(self, target: SymbolRef, min_confidence: float = 0.0) -> list[Edge]:
         """Every call that reaches `target` (at `min_confidence` or more), most certain first."""
-        edges = [self._edge(ref, target, confidence, reason) for ref, confidence, reason in self.links(target)
+        edges = [self.edge(ref, target, confidence, reason) for ref, confidence, reason in self.links(target)
                  if confidence >= min_confidence]
         return sorted(edges, key=lambda e: (-e.confidence, e.source, e.path, e.line))
 
@@ -483,13 +517,13 @@ class CodeGraph:
                 continue
             resolution = self.resolve(ref)
             if not resolution.targets:
-                edges.append(self._edge(ref, None, 0.0, resolution.reason))
+                edges.append(self.edge(ref, None, 0.0, resolution.reason))
             elif (best := max(c for _, c in resolution.targets)) < min_confidence:
-                edges.append(weak(self._edge(ref, None, best, resolution.reason), len(resolution.targets),
+                edges.append(weak(self.edge(ref, None, best, resolution.reason), len(resolution.targets),
                                   min_confidence))
                 continue
             for symbol, confidence in resolution.targets:
-                edges.append(self._edge(ref, symbol, confidence, resolution.reason))
+                edges.append(self.edge(ref, symbol, confidence, resolution.reason))
         return edges
 
     def calls(self, query: str, direction: str, path: str | None = None,
@@ -524,7 +558,7 @@ class CodeGraph:
                     imp.name == short and target.document_id in self.module_files(imp.document_id, imp.qualifier)):
                 found.append(place)
         found += modules.get(target.document_id, ())
-        return [self._edge(imp, target, 1.0, f"imports {imp.name or imp.qualifier}") for _, _, imp in sorted(
+        return [self.edge(imp, target, 1.0, f"imports {imp.name or imp.qualifier}") for _, _, imp in sorted(
             found, key=lambda place: place[:2])]
 
     def _imports_of(self) -> tuple[dict[str, list[tuple[int, int, CallRef]]], dict[int, list[tuple[int, int, CallRef]]]]:
@@ -543,54 +577,6 @@ class CodeGraph:
                         for key in {imp.name, imp.alias} - {""}:
                             self._import_names.setdefault(key, []).append((place, n, imp))
         return self._import_names, self._module_imports
-
-    # -- classes that extend or implement a definition ----------------------------------------
-
-    def direct_heirs(self, base: SymbolRef, kinds: tuple[str, ...] = ("extends", "implements")
-                     ) -> list[tuple[str, Edge]]:
-        """Classes whose declaration names `base` as a base (`extends`) or an interface
-        (`implements`): (kind, edge) with the heir as the edge's scope, resolved as calls are
-        (same file 1.0, imported from its module 0.95, the only class of that name 0.6, one of
-        n 0.5 / n)."""
-        short = base.name.rsplit(".", 1)[-1]
-        family = FAMILY.get(base.language or "", base.language)
-        rivals = [s for s in self.named(short) if s.kind in CLASSLIKE
-                  and FAMILY.get(s.language or "", s.language) == family]
-        found = []
-        # a base imported under another name (`import {ERC20 as Base}`, `from a import Base as B`)
-        renamed = {alias for row in self.store.ref_rows("name", short, "import")
-                   if (alias := CallRef(*row).alias) and alias != short}
-        for kind in kinds:
-            for row in [r for name in (short, *sorted(renamed)) for r in self.store.ref_rows("name", name, kind)]:
-                ref = CallRef(*row)
-                language = self.files.get(ref.document_id, ("", "", None))[2]
-                if ref.document_id not in self.files or FAMILY.get(language or "", language) != family:
-                    continue
-                imported = [self.module_files(ref.document_id, imp.qualifier, imp.name)
-                            for imp in self.imports(ref.document_id) if short in (imp.name, imp.alias)
-                            and (ref.name == short or (imp.name == short and imp.alias == ref.name))]
-                if ref.name != short and not imported:
-                    continue  # another class that happens to be named as some file's alias
-                if ref.document_id == base.document_id:
-                    confidence, reason = 1.0, "defined in this file"
-                elif any(base.document_id in files for files in imported):
-                    confidence, reason = 0.95, f"{short} is imported from its file"
-                elif family == "c" and file_stem(base.path) in included_stems(
-                        ref.document_id, self.imports, self.module_files, self._stems):
-                    confidence, reason = 0.95, f"{short} is declared in an included header"
-                elif any(imported) or any(s.document_id == ref.document_id for s in rivals):
-                    continue  # the heir means the class of that name it imports, or its own file's
-                elif family in FOLDER_PACKAGES and (ref_source := self.files[ref.document_id])[0] == base.source and \
-                        package_of(ref_source[1]) == package_of(base.path):
-                    confidence, reason = 0.9, "same package"  # as Java sees its package's classes unimported
-                elif family == "csharp" and "." in base.name and ref.scope.rpartition(".")[0] == base.name.rpartition(".")[0]:
-                    confidence, reason = 0.9, "same namespace"
-                elif len(rivals) <= 1:
-                    confidence, reason = 0.6, f"the only class named {short}"
-                else:
-                    confidence, reason = round(0.5 / len(rivals), 3), f"ambiguous: {len(rivals)} classes named {short}"
-                found.append((kind, self._edge(ref, base, confidence, reason)))
-        return sorted(found, key=lambda k_e: (-k_e[1].confidence, k_e[1].source, k_e[1].path, k_e[1].line))
 
     def scope_symbol(self, edge: Edge) -> SymbolRef | None:
         if not edge.scope:

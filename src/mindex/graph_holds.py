@@ -208,7 +208,7 @@ class Holds:
         if key not in self._inherited:
             self._inherited[key] = None
             self._inherited[key] = next((found for base in self.graph.bases(doc_id, owner)
-                                         for cls in self._classes_named(base)
+                                         for cls in self.classes_named(base)
                                          if (found := self._declared(cls.document_id, cls.name, name)
                                              or self._inherited_field(cls.document_id, cls.name, name, depth + 1))
                                          is not None), None)
@@ -232,7 +232,7 @@ class Holds:
             return self._parameter(made)
         return self._returned(made)
 
-    def _classes_named(self, name: str) -> list[SymbolRef]:
+    def classes_named(self, name: str) -> list[SymbolRef]:
         """The classes (structs, interfaces, ...) the index defines by this name."""
         return [s for s in self.graph.named(name) if s.kind in CLASSLIKE and (
             s.name == name or (s.language in IMPLICIT_THIS and s.name.endswith("." + name)))]
@@ -274,7 +274,7 @@ class Holds:
             return None
         self._working.add(key)
         try:
-            held = [binding for cls in self._classes_named(owner[0])
+            held = [binding for cls in self.classes_named(owner[0])
                     for binding in self._attribute_bindings(cls.document_id, cls.name, field)]
             agreed = _agreed([self._said(binding) for binding in held]) if held else self._property(owner[0], field)
         finally:
@@ -346,7 +346,7 @@ class Holds:
         if len(said) != 1 or None in said:
             return None
         found = said.pop()
-        if found is None or not self._classes_named(found):
+        if found is None or not self.classes_named(found):
             return None
         return found, min(confidence for _, confidence in sure)
 
@@ -409,7 +409,7 @@ class Holds:
         nearest = Resolution([(s, min(0.9, surely)) for s in direct], f"{receiver} is a {bound}") if direct else None
         level, seen = [bound], {bound}
         for _ in range(3):
-            bases = [base for cls in level for s in self._classes_named(cls)
+            bases = [base for cls in level for s in self.classes_named(cls)
                      for base in self.graph.bases(s.document_id, cls)]
             level = [base for base in dict.fromkeys(bases) if base not in seen]
             seen.update(level)
@@ -421,7 +421,7 @@ class Holds:
                     if fit := fitting(inherited, arity):
                         return Resolution([(s, min(0.85, surely)) for s in fit], says)
                     nearest = nearest or Resolution([(s, min(0.85, surely)) for s in inherited], says)
-        if nearest is None and surely >= 0.9 and (outer := [b for b in seen - {bound} if not self._classes_named(b)]):
+        if nearest is None and surely >= 0.9 and (outer := [b for b in seen - {bound} if not self.classes_named(b)]):
             # `elements.size()`, jsoup's Elements being an ArrayList: the method is the base's, not one named so here
             return Resolution([], f"outside the index: {receiver} is a {bound}, which extends {sorted(outer)[0]}")
         return nearest
