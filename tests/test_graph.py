@@ -2123,12 +2123,13 @@ def test_a_call_on_what_a_call_returns_reaches_the_class_it_says_it_returns(inde
             "  Product build() { return new Product(); }\n"            # 3
             "}\n"                                                      # 4
             "class Product { void ship() {} }\n"                       # 5
-            "class Parcel { void ship() {} Product build() { return null; } }\n"  # 6
+            "class Parcel { void ship() {} Product build() { return null; } String trim() { return null; } }\n"  # 6
             "class Main {\n"                                           # 7
             "  void main() {\n"                                        # 8
             "    new Builder().name(\"x\").build().ship();\n"          # 9
-            "  }\n"                                                    # 10
-            "}\n"                                                      # 11
+            "    new Builder().toString().trim();\n"                   # 10
+            "  }\n"                                                    # 11
+            "}\n"                                                      # 12
         ),
     })
     graph = _graph_of(index, root, {})
@@ -2147,6 +2148,8 @@ def test_a_call_on_what_a_call_returns_reaches_the_class_it_says_it_returns(inde
     assert {(9, "Builder.name", 0.9, "new Builder() is a Builder"),
             (9, "Builder.build", 0.9, 'new Builder().name("x") is a Builder'),
             (9, "Product.ship", 0.9, 'new Builder().name("x").build() is a Product')} <= java
+    # whatever class an object is, Java's `toString()` gives a String (the JDK's `trim`, not Parcel's)
+    assert (10, None, 0.0, "outside the index: new Builder().toString() is a String") in java
 
 
 RETURNED = {  # a builder chain in five more languages, each saying what its methods return in its own way

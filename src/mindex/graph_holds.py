@@ -35,6 +35,10 @@ BUILT_IN_RESULTS = frozenset({"open", "sorted", "enumerate", "zip", "range", "ma
                               "oct", "bin", "dict", "list", "set", "frozenset", "tuple", "int", "float"})
 
 
+# What every Java object's `getClass()` and `toString()` return, whatever class it is (no
+# override changes it): a call on their result is the JDK's (`e.getClass().getName()`).
+JAVA_OBJECT_RESULTS = {"getClass": "Class", "toString": "String"}
+
 # Functions outside the index that give back their argument, or a copy of it (`copy.copy(self)`)
 SAME_AS_ARGUMENT = frozenset({"copy", "deepcopy", "cast", "replace"})
 
@@ -173,6 +177,8 @@ class Holds:
             qualifier, name, arity = called
             if qualifier == "new":  # `new Builder(x).build()`: a Builder
                 return name, 1.0
+            if language == "java" and arity == "0" and name in JAVA_OBJECT_RESULTS:  # `e.getClass().getName()`
+                return JAVA_OBJECT_RESULTS[name], 1.0
             overloaded = language in OVERLOADED  # of jsoup's `tag()` and `tag(Tag)`, the first
             return self._returned(CallRef(ref.document_id, "result", name, qualifier, "", ref.line, ref.scope),
                                   arity if overloaded else "")
