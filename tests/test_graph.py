@@ -2420,4 +2420,4 @@ def test_a_call_on_self_reaches_a_method_inherited_through_several_classes(index
     assert _callees(graph, "TextNode.show") == {(3, "Node.outerHtml", 0.9, "inherited from Node")}
     # a nested class calls its outer class's methods without `this` (jsoup's `EscapeMode` its
     # `Entities.load`, a StreamParser's iterator its `close()`)
-    assert _callees(graph, "Outer.Inner.run") == {(3, "Outer.load", 0.95, "method of the outer class Outer")}
+    assert _callees(graph, "Outer.Inner.run") == {(3, "Outer.load", 0.95, "member of the outer class Outer")}

@@ -265,7 +265,7 @@ class CodeGraph:
                            for s in defs], 0.9, f"inherited from {base}")  # `kit.Downloader.log` of C++'s `kit::Downloader`
                          for base in self.ancestors(doc_id, owner)]
             outer = [([s for s in named.get(f"{cls}.{name}", ()) if s.document_id == doc_id], 0.95,
-                      f"method of the outer class {cls}") for cls in self._outer_classes(doc_id, owner) if not receiver]
+                      f"member of the outer class {cls}") for cls in self._outer_classes(doc_id, owner) if not receiver]
             found = [(held, surely, why) for held, surely, why in [(mine, 1.0, "method of the enclosing class"),
                                                                   *inherited, *outer] if held]
             if found:  # the nearest whose parameters take the call's arguments (overloads), else the nearest
