@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from typing import Protocol
 
-from mindex.languages import OVERLOADED
+from mindex.languages import OVERLOADED, PYTHON_BUILTIN_CLASSES
 from mindex.models import RECEIVER_CHARS
 from mindex.graph_types import CLASSLIKE, IMPLICIT_THIS, SELF_WORDS, CallRef, Resolution, SymbolRef, fitting, owner_of
 from mindex.store.base import Store
@@ -29,10 +29,10 @@ from mindex.store.base import Store
 Binding = tuple[int, str | None, CallRef | None]
 HOLDS_KINDS = ("type", "result", "same", "returns", "item", "param")  # the references this module reads
 # Python's built-in functions whose result no file of an index makes (a file, a list, an iterator,
-# a string: `str(x).rstrip()`)
+# a string: `str(x).rstrip()`, `repr(x)`), its builtin classes among them
 BUILT_IN_RESULTS = frozenset({"open", "sorted", "enumerate", "zip", "range", "map", "filter", "reversed", "vars",
-                              "globals", "locals", "str", "repr", "format", "bytes", "bytearray", "chr", "hex",
-                              "oct", "bin", "dict", "list", "set", "frozenset", "tuple", "int", "float"})
+                              "globals", "locals", "repr", "format", "chr", "hex", "oct", "bin",
+                              *PYTHON_BUILTIN_CLASSES})
 
 
 # What every Java object's `getClass()` and `toString()` return, whatever class it is (no

@@ -168,6 +168,10 @@ PROSE = frozenset(PROSE_SUFFIXES.values())
 ASCIIDOC_BLOCK = re.compile(r"^(-{4,}|\.{4,}|\+{4,}|/{4,}|={4,}|\*{4,}|_{4,}|~{4,}|\|={3,}|-{2})[ \t]*$")
 # Languages whose code is JavaScript or TypeScript (exports, `const` definitions, imports by path)
 SCRIPTS = frozenset({"javascript", "typescript", "tsx", "vue", "svelte"})
+# Python's builtin classes: what an annotation naming one, or a call of one (`str(x)`), gives a
+# name; a call on it reaches nothing in an index (`mindex.parse.refs`, `mindex.graph_holds`).
+PYTHON_BUILTIN_CLASSES = frozenset({"dict", "list", "set", "frozenset", "tuple", "str", "bytes", "bytearray", "int",
+                                    "float"})
 # Languages that choose among methods of one name by the number of arguments: a call's
 # reference keeps its argument count (`mindex.parse.refs`), which the code graph matches.
 OVERLOADED = frozenset({"java", "csharp", "kotlin", "cpp"})

@@ -26,7 +26,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from mindex.languages import OVERLOADED, Lang
+from mindex.languages import OVERLOADED, PYTHON_BUILTIN_CLASSES, Lang
 from mindex.models import RECEIVER_CHARS, Reference as Ref
 from mindex.parse.code import CLASS_KINDS, Definition, Parsed, node_text
 
@@ -308,7 +308,6 @@ _MEMBER = {"attribute": ("attribute", "object"), "selector_expression": ("field"
 LITERALS = {"dictionary": "dict", "dictionary_comprehension": "dict", "list": "list", "list_comprehension": "list",
             "set": "set", "set_comprehension": "set", "string": "str", "list_splat_pattern": "tuple",
             "dictionary_splat_pattern": "dict"}
-BUILTINS = frozenset({"dict", "list", "set", "frozenset", "tuple", "str", "bytes", "bytearray", "int", "float"})
 # typing's names of the builtin classes (as an annotation writes them: `t.Dict`, `List[str]`)
 TYPING_ALIASES = {"Dict": "dict", "List": "list", "Set": "set", "FrozenSet": "frozenset", "Tuple": "tuple"}
 _OPTIONAL = re.compile(r"(?:[\w.]+\.)?Optional\[(.*)\]")
@@ -431,7 +430,7 @@ def class_named(name: str) -> str | None:
     """The last part of a dotted name when it is spelled as a class is (a capital first, after
     any underscores: `_ClassBuilder`), or is a builtin class (`dict`)."""
     last = name.rsplit(".", 1)[-1]
-    return last if (last.lstrip("_")[:1].isupper() and last.isidentifier()) or last in BUILTINS else None
+    return last if (last.lstrip("_")[:1].isupper() and last.isidentifier()) or last in PYTHON_BUILTIN_CLASSES else None
 
 
 def _aliases(statement: Node, line: int, src: bytes) -> list[Ref]:
