@@ -297,7 +297,7 @@ EXACT_SYMBOLS = {
         ("Geometry", "module", 1, 26, True), ("Geometry.Point", "struct", 5, 8, True),
         ("Geometry.Counter", "struct", 10, 12, True), ("Geometry.distance", "function", 14, 16, True),
         ("Geometry.norm2", "function", 18, 18, True), ("Geometry.Shape", "type", 20, 20, True),
-        ("Geometry.twice", "macro", 22, 24, True),
+        ("Geometry.@twice", "macro", 22, 24, True),
     },
     "sample.lua": {
         ("M.clamp", "function", 3, 5, True), ("M.reset", "method", 7, 9, True), ("helper", "function", 11, 13, False),

@@ -1063,6 +1063,78 @@ def test_shell_functions_are_called_here_and_through_sourced_scripts(index: Inde
     assert {(e.call, e.target is None) for e in graph.callees(fetch)} == {("curl", True), ("die", False)}
 
 
+def test_powershell_commands_dot_sourced_scripts_modules_and_classes(index: Index, tmp_path: Path) -> None:
+    """PowerShell had no reference query: a module's functions (Pester's) had no callers. A
+    command is a call of its name: a function of this script (1.0), of a script it dot-sources
+    (`. $PSScriptRoot\\lib\\Util.ps1`, `. "$PSScriptRoot/lib/Net.ps1"`) or of a module it imports
+    (`Import-Module $PSScriptRoot\\Kit.psd1`: the manifest's `Kit.psm1`) at 0.95, of a script
+    dot-sourced by the same file as this one at 0.9; a cmdlet
+    (`Join-Path`) reaches nothing; `$this.M()` is the class's own method, `[Shape]::new()` makes
+    the class, `class Square : Shape` extends it; the `else` of an `if` whose value is assigned
+    (`$mode = if (...) {...}`, then `else {` on a line of its own) is no command."""
+    from mindex.graph_heirs import heirs
+
+    graph = _graph_of(index, tmp_path / "ps", {
+        "lib/Util.ps1": "function Write-Log {\n    param($Text)\n    Write-Host $Text\n}\n",
+        "lib/Net.ps1": "function Get-Page {\n    param($Url)\n    Write-Log \"get $Url\"\n}\n",
+        "Kit.psm1": ". $PSScriptRoot\\lib\\Util.ps1\nfunction Invoke-Kit {\n    Write-Log 'kit'\n}\n",
+        "Shapes.ps1": (
+            "class Shape {\n    [int] Area() { return $this.Side() }\n    [int] Side() { return 2 }\n}\n"
+            "class Square : Shape {\n}\n"),
+        "build.ps1": (
+            ". $PSScriptRoot\\lib\\Util.ps1\n. \"$PSScriptRoot/lib/Net.ps1\"\n"
+            "Import-Module $PSScriptRoot\\Kit.psd1 -Force\n\n"
+            "function Start-Build {\n    param($Out)\n    Write-Log 'building'\n"
+            "    $page = Get-Page -Url 'https://example.org'\n    $path = Join-Path $Out 'x.txt'\n"
+            "    $mode = if ($page) {\n        Invoke-Kit\n    }\n    else {\n        Write-Log 'empty'\n    }\n"
+            "    $shape = [Shape]::new()\n    return $shape.Area()\n}\n\nStart-Build -Out ./out\n"),
+    })
+    assert _callers(graph, "Write-Log") == {
+        ("lib/Net.ps1", 3, "Get-Page", 0.9),  # build.ps1 dot-sources Net.ps1 with Util.ps1
+        ("Kit.psm1", 3, "Invoke-Kit", 0.95), ("build.ps1", 7, "Start-Build", 0.95), ("build.ps1", 14, "Start-Build", 0.95)}
+    assert _callers(graph, "Get-Page") == {("build.ps1", 8, "Start-Build", 0.95)}
+    assert _callers(graph, "Invoke-Kit") == {("build.ps1", 11, "Start-Build", 0.95)}
+    assert _callers(graph, "Start-Build") == {("build.ps1", 20, "", 1.0)}
+    assert _callers(graph, "Shape.Side") == {("Shapes.ps1", 2, "Shape.Area", 1.0)}
+    assert ("build.ps1", 16, "Start-Build") in {(p, line, scope) for p, line, scope, _ in _callers(graph, "Shape")}
+    (start,) = graph.targets("Start-Build")
+    reached = {e.call: e.target.name if e.target else None for e in graph.callees(start)}
+    assert reached["Join-Path"] is None and "else" not in reached
+    assert [e.scope for e in heirs(graph, "Shape", ("extends",))[0].edges] == ["Square"]
+
+
+def test_julia_modules_included_files_macros_and_methods_of_base(index: Index, tmp_path: Path) -> None:
+    """Julia had no reference query (CSV.jl's functions had no callers), and `function
+    Base.show(io, x)` was a definition named `Base`. A file `include`d by a module shares its
+    names: a call in one reaches a function of another included by the same file (0.9) and
+    sees the includer's `using` (a test file included by runtests.jl calls `Kit.helper`); a
+    macro is `@check` as it is called, and `@check x` reaches no function `check`; a method head
+    (`fmt(b::Box) = ...`) is no call; a method added to Base's `show` is `Base.show`, so a call
+    of `show` is no sure edge to it; `struct Box{T} <: AbstractBox{T}` extends AbstractBox."""
+    from mindex.graph_heirs import heirs
+
+    graph = _graph_of(index, tmp_path / "jl", {
+        "src/Kit.jl": (
+            "module Kit\nusing Dates\ninclude(\"types.jl\")\ninclude(\"util.jl\")\n\n"
+            "macro check(ex)\n    esc(ex)\nend\n\nfunction run(x)\n    @check x > 0\n    return helper(x)\nend\nend\n"),
+        "src/types.jl": (
+            "abstract type AbstractBox{T} end\n\nstruct Box{T} <: AbstractBox{T}\n    value::T\nend\n\n"
+            "fmt(b::Box) = string(b.value)\n\nfunction Base.show(io::IO, b::Box)\n    print(io, fmt(b))\nend\n"),
+        "src/util.jl": "function helper(x)\n    b = Box(x)\n    show(stdout, b)\n    return fmt(b)\nend\n\ncheck(x) = x\n",
+        "test/runtests.jl": "using Kit\nusing Test\n\ninclude(\"basics.jl\")\n",
+        "test/basics.jl": "@testset \"helper\" begin\n    @test Kit.helper(1) == \"1\"\nend\n",
+    })
+    assert _callers(graph, "fmt") == {("src/util.jl", 4, "helper", 0.9), ("src/types.jl", 10, "Base.show", 1.0)}
+    assert _callers(graph, "Box") == {("src/util.jl", 2, "helper", 0.9)}
+    assert _callers(graph, "helper") == {("src/Kit.jl", 12, "Kit.run", 0.95), ("test/basics.jl", 2, "", 0.9)}
+    assert _callers(graph, "@check") == {("src/Kit.jl", 11, "Kit.run", 1.0)}
+    assert _callers(graph, "check") == set()
+    (show,) = graph.targets("Base.show")
+    assert show.signature == "Base.show(io::IO, b::Box)"
+    assert [(e.path, e.line, e.confidence) for e in graph.callers(show)] == [("src/util.jl", 3, 0.6)]  # a guess
+    assert [e.scope for e in heirs(graph, "AbstractBox", ("extends",))[0].edges] == ["Box"]
+
+
 def test_perl_calls_through_use_and_package_names(index: Index, tmp_path: Path) -> None:
     """Mojolicious's subs had no callers: Perl's calls were not read. `use My::Util qw(trim)`
     makes `trim()` My/Util.pm's (0.95), `My::Util::md5()` and `My::App->new` reach the sub of

@@ -32,12 +32,12 @@ from typing import Any
 from mindex.errors import NotFoundError
 from mindex.graph_find import Row, ranked_rows
 from mindex.graph_holds import HOLDS_KINDS, Holds, outside
-from mindex.graph_modules import ModuleMap, included_stems, module_rows, reexported, file_stem
+from mindex.graph_modules import INCLUDED_WHOLE, ModuleMap, included_stems, included_together, module_rows, reexported, file_stem, spellings
 from mindex.modes import DEFAULT_MIN_CONFIDENCE
 from mindex.pathglob import glob_match
 from mindex.store.base import ChunkSpan, Store, chunk_at
 from mindex.testfiles import is_test_path
-from mindex.graph_types import CLOSURES, FUNCTIONS_ALONE, Calls, Edge, FAMILY, IMPLICIT_THIS, NOT_CALLABLE, OPEN_CLASSES, Resolution, SELF_WORDS, TYPE_CASED, FOLDER_PACKAGES, MODULE_TABLES, SymbolRef, CallRef, by_name, fitting, owner_of, package_of, shown_callees, shown_callers, weak
+from mindex.graph_types import CLOSURES, FUNCTIONS_ALONE, Calls, Edge, FAMILY, IMPLICIT_THIS, NOT_CALLABLE, OPEN_CLASSES, Resolution, SELF_WORDS, TYPE_CASED, FOLDER_PACKAGES, MODULE_OWNERS, MODULE_TABLES, SymbolRef, CallRef, by_name, fitting, owner_of, package_of, shown_callees, shown_callers, weak
 
 Link = tuple[CallRef, float, str]  # a call that reaches a definition, how surely, why
 
@@ -63,6 +63,7 @@ class CodeGraph:
         # a call resolves once for every definition sharing its name (see `links`)
         self._links: dict[str, tuple[dict[int, list[Link]], dict[frozenset[int], list[Link]]]] = {}
         self._stems: dict[int, set[str]] = {}  # each C file's included headers' stems, theirs too
+        self._together: dict[int, set[int]] | None = None  # what each file included whole shares names with
         self._bases: dict[tuple[int, str], list[str]] = {}  # (file, class): the bases it names
         self._ancestry: dict[tuple[int, str], list[str]] = {}  # (file, class): its bases three levels up
         self._resolved: dict[tuple[int, str, str, str, tuple[str, float] | None, str], Resolution] = {}
@@ -266,8 +267,8 @@ class CodeGraph:
                          for base in self.ancestors(doc_id, owner)]
             outer = [([s for s in named.get(f"{cls}.{name}", ()) if s.document_id == doc_id], 0.95,
                       f"member of the outer class {cls}") for cls in self._outer_classes(doc_id, owner) if not receiver]
-            found = [(held, surely, why) for held, surely, why in [(mine, 1.0, "method of the enclosing class"),
-                                                                  *inherited, *outer] if held]
+            whose = "function of the enclosing module" if language in MODULE_OWNERS else "method of the enclosing class"
+            found = [(held, surely, why) for held, surely, why in [(mine, 1.0, whose), *inherited, *outer] if held]
             if found:  # the nearest whose parameters take the call's arguments (overloads), else the nearest
                 held, surely, why = next((f for f in found if fitting(f[0], ref.alias)), found[0])
                 return Resolution([(s, surely) for s in fitting(held, ref.alias) or held], why)
@@ -277,7 +278,7 @@ class CodeGraph:
             if local := [s for s in named.get(name, ()) if s.document_id == doc_id]:
                 return Resolution([(s, 1.0) for s in local], "defined in this file")
             passed: Resolution | None = None  # a module that imports it: only if none defines it (`import *`)
-            for imp in self.imports(doc_id):
+            for imp in self._visible(doc_id, language):
                 if imp.scope and ref.scope != imp.scope and not ref.scope.startswith(imp.scope + "."):
                     continue  # imported inside another function (click's `from x import raw_terminal as f`)
                 if imp.alias == name or imp.name == "*":  # `from m import *` may bring it
@@ -309,7 +310,7 @@ class CodeGraph:
             if bound is not None and bound[1] >= 0.9 and not self.named(bound[0]):
                 return Resolution([], f"outside the index: {receiver} is a {bound[0]}")
             head = receiver if language == "perl" else receiver.split(".")[0].split("::")[0]  # Perl's `A::B::f()`: A::B
-            for imp in self.imports(doc_id):
+            for imp in self._visible(doc_id, language):
                 if imp.alias == head or (imp.alias and receiver == imp.qualifier):
                     module = imp.qualifier if not imp.name else f"{imp.qualifier}.{imp.name}".lstrip(".")
                     if imp.name and imp.qualifier.startswith("."):
@@ -356,7 +357,9 @@ class CodeGraph:
         field's initializer: gson's `INSTANCE = create()`)."""
         if language in IMPLICIT_THIS and ref.scope in self._holds.classes(ref.document_id):
             return ref.scope
-        return owner_of(ref.scope)
+        owner = owner_of(ref.scope)  # Julia's `function Base.show(...)`: Base is no module of the file's
+        return owner if language != "julia" or any(s.kind == "module" and s.document_id == ref.document_id
+                                                   for s in self.named(owner.rpartition(".")[2])) else ""
 
     def _outer_classes(self, doc_id: int, owner: str) -> list[str]:
         """The classes a nested class sits in, nearest first (their methods are called without
@@ -404,19 +407,38 @@ class CodeGraph:
 
     def _neighbours(self, doc_id: int, language: str | None, callable_: list[SymbolRef],
                     name: str) -> Resolution | None:
-        """Go: a function of the same package (folder), Java, Kotlin, PHP: a class (`new Foo()`); C/C++,
-        Objective-C: of an included header's source."""
+        """Go: a function of the same package (folder), Java, Kotlin, PHP: a class (`new Foo()`); Julia,
+        PowerShell: of a file included by the same file; C/C++, Objective-C: of an included header's source."""
         source, path, _ = self.files[doc_id]
         if language in FOLDER_PACKAGES:
             here, suffix = package_of(path), posixpath.splitext(path)[1]
             if same := [s for s in callable_ if s.source == source and s.name == name
                         and s.path.endswith(suffix) and package_of(s.path) == here]:
                 return Resolution([(s, 0.9) for s in same], "same package")
+        if language in INCLUDED_WHOLE:  # a function of a file included by the same file
+            together = self._companions(doc_id)
+            if near := [s for s in callable_ if s.document_id in together and (s.name == name or (  # Julia: `Kit.f` of
+                    language == "julia" and any(m.kind == "module" for m in self.named(owner_of(s.name)))))]:  # `module Kit`
+                return Resolution([(s, 0.9) for s in near], f"defined in {near[0].path}, included with this file")
         if language in ("c", "cpp", "objc"):
             stems = self.included(doc_id)
             paired = [s for s in callable_ if s.name == name and file_stem(s.path) in stems]
             return Resolution([(s, 0.9) for s in paired], "defined with an included header") if paired else None
         return None
+
+    def _companions(self, doc_id: int) -> set[int]:
+        """The files that share a file's names by including it whole, or along with it."""
+        if self._together is None:
+            self._together = included_together(self.files, self.imports, self.modules.module_files)
+        return self._together.get(doc_id, set())
+
+    def _visible(self, doc_id: int, language: str | None) -> list[CallRef]:
+        """A file's imports; for a file included whole, also those of the files sharing its
+        names (test/basics.jl sees the `using CSV` of the runtests.jl that includes it)."""
+        return self.imports(doc_id) if language not in INCLUDED_WHOLE else [*self.imports(doc_id), *(
+            CallRef(imp.document_id, imp.kind, imp.name, imp.qualifier, imp.alias, imp.line, "")
+            for other in sorted(self._companions(doc_id)) for imp in self.imports(other)
+            if not imp.qualifier.lower().endswith((".jl", ".ps1")))]
 
     def ancestors(self, doc_id: int, owner: str) -> list[str]:
         """The classes a class of a file inherits from, nearest first, three levels up at most
@@ -481,7 +503,7 @@ class CodeGraph:
             found: dict[int, list[Link]] = {}
             fanned: dict[frozenset[int], list[Link]] = {}
             sets: dict[int, frozenset[int]] = {}  # resolutions are shared: a set made once for each
-            for row in (row for name in self._spellings(short) for row in self.store.ref_rows("name", name, "call")):
+            for row in (row for name in spellings(self.store, short) for row in self.store.ref_rows("name", name, "call")):
                 ref = CallRef(*row)
                 if ref.document_id in self.files:
                     resolution = self.resolve(ref)
@@ -495,17 +517,6 @@ class CodeGraph:
             self._links[short] = (found, fanned)
         direct, many = self._links[short]
         return [*direct.get(target.id, []), *(link for ids, links in many.items() if target.id in ids for link in links)]
-
-    def _spellings(self, short: str) -> list[str]:
-        """The names a call of `short` may be written with: itself, and the names it is bound
-        to or imported as (`s = attrs`, then `from attr import s as S`), three steps deep;
-        resolution then says which of those calls reach the definition."""
-        names, frontier = {short: None}, [short]
-        for _ in range(3):
-            frontier = [alias for name in frontier for _, _, _, _, alias, _, _ in self.store.ref_rows(
-                "name", name, ("alias", "import")) if alias and alias not in names and alias.isidentifier()]
-            names.update(dict.fromkeys(frontier))
-        return list(names)
 
     def callees(self, target: SymbolRef, min_confidence: float = 0.0) -> list[Edge]:
         """Every call made inside `target` (and functions nested in it), in line order; an

@@ -8,10 +8,13 @@ import os
 import posixpath
 import re
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mindex.graph_types import JS_SUFFIXES, CallRef
 from mindex.languages import SCRIPTS
+
+if TYPE_CHECKING:
+    from mindex.store.base import Store
 
 
 class ModuleMap:
@@ -119,6 +122,13 @@ class ModuleMap:
                 candidates, exact = [posixpath.normpath(posixpath.join(here, module))], True
             else:
                 candidates = [tail or posixpath.basename(module)]
+        elif language == "powershell":
+            return self._powershell(source, here, module)
+        elif language == "julia":  # `include("x.jl")` beside this file; `using .Sub`, `using Kit`: `Sub.jl`, `Kit.jl`
+            if module.endswith(".jl"):
+                local = posixpath.normpath(posixpath.join(here, module))
+                return [self.by_path[(source, local)]] if (source, local) in self.by_path else self._ending(module, source)
+            candidates = [module.lstrip(".").rpartition(".")[2] + ".jl"]
         elif language == "zig":  # `@import("a/b.zig")` beside this file; `@import("clap")`: a package's `clap.zig`
             if module.endswith(".zig"):
                 candidates, exact = [posixpath.normpath(posixpath.join(here, module))], True
@@ -147,6 +157,25 @@ class ModuleMap:
             else:
                 found += self._ending(candidate, source)
         return list(dict.fromkeys(found))
+
+    def _powershell(self, source: str, here: str, module: str) -> list[int]:
+        """The files a dot-sourced script or an imported module names: `$PSScriptRoot/lib.ps1`
+        (or `./lib.ps1`) from this file's folder, else by its last part; `$Dir/lib.ps1` by its
+        tail; `Kit` (a module by name) `Kit.psm1`; a manifest `Kit.psd1` its `Kit.psm1`. Nothing
+        for a variable alone (`. $scriptBlock`) or a parameter."""
+        if module.startswith("-") or (module.startswith("$") and "/" not in module):
+            return []
+        stem = module[:-5] + ".psm1" if module.lower().endswith(".psd1") else module
+        if not stem.lower().endswith((".ps1", ".psm1")):
+            return [] if "/" in stem or "$" in stem else self._ending(f"{stem}.psm1", source)
+        if stem.lower().startswith("$psscriptroot/") or stem.startswith("."):
+            local = posixpath.normpath(posixpath.join(here, stem.split("/", 1)[1] if stem.startswith("$") else stem))
+            if (source, local) in self.by_path:
+                return [self.by_path[(source, local)]]
+        tail = stem.rsplit("$", 1)[-1].split("/", 1)[-1] if "$" in stem else stem
+        while tail.startswith(("../", "./")):
+            tail = tail.split("/", 1)[1]
+        return self._ending(tail, source) or self._ending(posixpath.basename(tail), source)
 
     def _package_files(self, source: str, stem: str, suffixes: tuple[str, ...]) -> list[int]:
         """The files with `suffixes` of the package folder `stem` (`a/b`: any folder ending so),
@@ -482,3 +511,37 @@ def module_rows(query: str, modules: ModuleMap, imports: Callable[[int], list[Ca
         if rows:
             return list({row[0]: row for row in rows}.values())
     return []
+
+
+INCLUDED_WHOLE = frozenset({"julia", "powershell"})  # a file `include`d or dot-sourced joins its includer
+
+
+def included_together(files: dict[int, tuple[str, str, str | None]], imports: Callable[[int], list[CallRef]],
+                      module_files: Callable[[int, str, str], list[int]]) -> dict[int, set[int]]:
+    """For each file that another includes whole (Julia's `include("x.jl")`, PowerShell's
+    `. ./x.ps1`), the files that share its names: those including it and what they include
+    (CSV.jl's `src/file.jl` calls a function of `src/utils.jl`, both included by `src/CSV.jl`;
+    Pester's module dot-sources each function's script)."""
+    includes: dict[int, set[int]] = {}
+    for doc_id, (_, _, language) in files.items():
+        if language in INCLUDED_WHOLE:
+            for imp in imports(doc_id):
+                if imp.name == "*" and imp.qualifier.lower().endswith((".jl", ".ps1")):
+                    includes.setdefault(doc_id, set()).update(d for d in module_files(doc_id, imp.qualifier, "*") if d != doc_id)
+    together: dict[int, set[int]] = {}
+    for includer, included in includes.items():
+        for doc_id in included:
+            together.setdefault(doc_id, set()).update({includer} | included - {doc_id})
+    return together
+
+
+def spellings(store: Store, short: str) -> list[str]:
+    """The names a call of `short` may be written with: itself, and the names it is bound
+    to or imported as (`s = attrs`, then `from attr import s as S`), three steps deep;
+    resolution then says which of those calls reach the definition."""
+    names, frontier = {short: None}, [short]
+    for _ in range(3):
+        frontier = [alias for name in frontier for _, _, _, _, alias, _, _ in store.ref_rows(
+            "name", name, ("alias", "import")) if alias and alias not in names and alias.isidentifier()]
+        names.update(dict.fromkeys(frontier))
+    return list(names)

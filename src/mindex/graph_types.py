@@ -13,11 +13,13 @@ from mindex.languages import SCRIPTS
 
 
 SELF_WORDS = {"self", "this", "cls", "Self", "super", "super()", "base"}
-IMPLICIT_THIS = {"java", "cpp", "csharp", "kotlin", "scala", "swift", "php", "ruby", "elixir", "dart", "solidity"}
+IMPLICIT_THIS = {"java", "cpp", "csharp", "kotlin", "scala", "swift", "php", "ruby", "elixir", "dart", "solidity", "julia"}
 NOT_CALLABLE = {"constant", "module", "impl"}
 # Languages whose module's functions are named with the module (Lua's table `M.f`, Elixir's
 # `MyApp.Repo.all`): an import of the module reaches them by their last part.
 MODULE_TABLES = {"lua", "elixir"}
+# Languages whose functions sit in a module their calls name implicitly (Elixir's `defmodule`, Julia's `module`).
+MODULE_OWNERS = {"elixir", "julia"}
 # Languages whose folder is a package (a PHP namespace under PSR-4): its names seen unimported.
 FOLDER_PACKAGES = {"go", "java", "kotlin", "scala", "php"}
 # Languages whose class's methods may be written in several files: Swift's extensions,

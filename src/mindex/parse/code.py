@@ -215,19 +215,52 @@ def _define(node: Node, inner: Node, kind: str, lang: Lang, src: bytes, parents:
                                                     made[2][:SIGNATURE_CHARS], parents, made[3])
     path = lang.names.get(inner.type)
     target = _at_path(inner, path) if path is not None else None
+    if lang.name == "julia" and inner.type in ("function_definition", "macro_definition"):
+        target = julia_head(next((c for c in inner.named_children if c.type == "signature"), None))
     name = (node_text(target, src) if target is not None else None) if path is not None else _name(inner, src)
     if not name or (found := _refine(lang, inner, kind, name)) is None:
         return None
     kind, name = found, name.replace(":", ".") if lang.name == "lua" else name
     if lang.name == "go" and inner.type == "method_declaration":
         parents = (*parents, _go_receiver(inner, src))
+    if lang.name == "julia" and target is not None and (extended := julia_extended(target, src)):
+        parents = (extended,)  # `function Base.show(...)`: a method of Base's `show`
     if kind == "function" and (owner in CLASS_KINDS or "::" in name):
         kind = "method"
     if "::" in name and lang.name in ("cpp", "metal"):  # `void Foo::bar()` is Foo's `bar`, as in its class
         name = _cpp_qualified(name)
     end = last_line(body_after(inner) or node, src) if lang.name == "dart" else last_line(node, src)
-    return Definition(name, kind, node.start_point[0] + 1, end, _signature(inner, name, src), parents,
+    signature = _signature(inner, name, src)
+    if lang.name == "julia" and inner.type in ("function_definition", "macro_definition") and target is not None:
+        call = target.parent  # the head as written (`show(io::IO, f::File)`); `@check(ex)` for a macro
+        while call is not None and call.type != "call_expression":
+            call = call.parent
+        head = " ".join(node_text(call if call is not None else target, src).split())
+        name, signature = ("@" + name, "@" + head) if inner.type == "macro_definition" else (name, head)
+    return Definition(name, kind, node.start_point[0] + 1, end, signature[:SIGNATURE_CHARS], parents,
                       _exported(node, inner, lang, name, src))
+
+
+def julia_head(node: Node | None) -> Node | None:
+    """The name of the function a Julia method's head defines: `f(x)`, `Base.show(io, x)`
+    (a method of `show`), `f(x)::T`, `f(x) where T`, `Foo{T}(x)`; None for anything else (a
+    functor's `(f::File)(x)`, a plain `x::Int`)."""
+    while node is not None and node.type in ("signature", "where_expression", "typed_expression"):
+        node = node.named_children[0] if node.named_children else None
+    if node is None or node.type != "call_expression" or not node.named_children:
+        return None
+    callee = node.named_children[0]
+    if callee.type in ("field_expression", "parametrized_type_expression") and callee.named_children:
+        callee = callee.named_children[-1 if callee.type == "field_expression" else 0]
+    return callee if callee.type == "identifier" else None
+
+
+def julia_extended(head: Node, src: bytes) -> str:
+    """The module whose function a Julia method head adds to (`Base` of `Base.show(io, x)`), or ''."""
+    parent = head.parent
+    if parent is None or parent.type != "field_expression" or not parent.named_children:
+        return ""
+    return node_text(parent.named_children[0], src)
 
 
 def _cpp_qualified(name: str) -> str:
@@ -353,10 +386,9 @@ def module_constants(root: Node, lang: Lang, src: bytes) -> list[Definition]:
             scope = node.parent
             if node.type != "assignment" or scope is None or scope.type not in ("source_file", "module_definition"):
                 continue
-            call = node.named_children[0] if node.named_children else None
-            if call is not None and call.type == "call_expression" and call.named_children:
+            if (head := julia_head(node.named_children[0] if node.named_children else None)) is not None:
                 parents = (_name(scope, src) or "?",) if scope.type == "module_definition" else ()
-                add(call.named_children[0], "function", node, True, parents)
+                add(head, "function", node, True, (extended,) if (extended := julia_extended(head, src)) else parents)
     elif lang.name == "java":
         for node in walk(root):
             if node.type != "field_declaration":

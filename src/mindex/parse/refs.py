@@ -36,6 +36,7 @@ if TYPE_CHECKING:
 _CALLS = frozenset({"method_invocation", "invocation_expression", "call_expression", "object_creation_expression",
                     "new_expression"})
 PHP_SELF = {"$this": "this", "static": "self", "parent": "super"}  # as the graph reads `this.`, `self.`, `super.`
+_POWERSHELL_SCOPE = re.compile(r"^(?:script|global|private|local):", re.IGNORECASE)  # `$script:x`: x
 PERL_SELF = frozenset({"$self", "$class", "shift", "__PACKAGE__"})  # `$self->m()`, `shift->m()`: the package's own
 HEIRS = CLASS_KINDS | {"trait", "protocol", "record"}  # what a supertype is written for
 # Languages that declare a name's class as Java does (`Gson gson`, `c: Client`; `java_type`),
@@ -115,6 +116,13 @@ def references(tree: Parsed, defs: list[Definition]) -> list[Ref]:
             elif lang.name == "perl":  # `&f()`; `Mojo::Util::trim(...)`: trim of Mojo::Util
                 package, _, name = name.lstrip("&").rpartition("::")
                 receiver = package or ("self" if receiver in PERL_SELF else receiver)
+            elif lang.name == "julia" and (holder := first["call.name"].parent) is not None \
+                    and holder.type == "macro_identifier":  # `@test x` calls the macro `@test`, not `test`
+                name = "@" + name
+            elif lang.name == "powershell":  # `$this.M()` as `this.M()`, `[Kit.T]::M()` as `Kit.T.M()`
+                receiver = _POWERSHELL_SCOPE.sub("", receiver.strip("[]").lstrip("$"))
+                if first["call.name"].type == "type_spec":  # `[Kit.Box[int]]::new()` makes a Box
+                    name = name.split("[", 1)[0].rsplit(".", 1)[-1]
             arity = _arity(first["call.name"]) if lang.name in OVERLOADED else ""
             found.append(Ref("call", name, receiver, arity, line, scope))
         elif "import.tree" in first:
@@ -143,7 +151,8 @@ def references(tree: Parsed, defs: list[Definition]) -> list[Ref]:
             items.extend(_callback(first, scopes, src))
         elif "extends.name" in first or "implements.name" in first:
             kind = "extends" if "extends.name" in first else "implements"
-            name = re.split(r"\.|::|\\", _text(first[f"{kind}.name"], src))[-1]
+            supertype = _text(first[f"{kind}.name"], src)
+            name = re.split(r"\.|::|\\", supertype.split("{")[0] if lang.name == "julia" else supertype)[-1]  # `T{X}`
             found.append(Ref(kind, name, "", "", line, scope if lang.name == "python" else _heir(defs, line) or scope))
     if held or items:  # what a name holds, for the names some call is made on only
         receivers = {r.qualifier for r in found if r.kind == "call"}
@@ -169,9 +178,10 @@ def references(tree: Parsed, defs: list[Definition]) -> list[Ref]:
         holding = {(r.qualifier, r.line) for r in kept if r.kind == "type" and r.alias}  # `x: list[T] = []`: once
         found.extend(r for r in kept if ((r.alias or (r.qualifier, r.line) not in holding) if r.kind == "type"
                                          else (r.alias, r.line) not in written))
-    if lang.name == "elixir":  # `def list(opts) do`: its head is a call node, and no call
-        heads = {(d.start_line, d.name) for d in defs}
-        found = [r for r in found if r.kind != "call" or r.qualifier or (r.line, r.name) not in heads]
+    if lang.name in ("elixir", "julia"):  # `def list(opts) do`, `f(x) = ...`: a head is a call node, and no call
+        heads = {(d.start_line, d.name.lstrip("@")) for d in defs}
+        found = [r for r in found if r.kind != "call" or (r.qualifier and lang.name == "elixir")
+                 or (r.line, r.name) not in heads]
     found.sort(key=lambda r: r.line)
     return found
 
@@ -476,6 +486,12 @@ def _import(lang: Lang, first: dict[str, Node], line: int, scope: str, src: byte
         name = "" if alias else "*"
     elif lang.name == "bash":  # `source lib/util.sh`: every function the script defines
         name, alias = "*", ""
+    elif lang.name == "julia" and not name:  # `include("x.jl")`, `using A`: every name (and A); `import A`: A
+        holder = first["import.module"].parent
+        every = module.endswith(".jl") or (holder is not None and holder.type == "using_statement")
+        name, alias = ("*" if every else ""), (alias or ("" if module.endswith(".jl") else module.rpartition(".")[2]))
+    elif lang.name == "powershell":  # `. $PSScriptRoot\\lib.ps1`, `Import-Module ./Kit.psm1`: every function
+        module, name, alias = module.replace("\\", "/"), "*", ""
     elif lang.name == "perl":  # `use Mojo::Util`: what it exports (read as all its subs), and `Mojo::Util::f()`
         name, alias = "*", module
     elif lang.name == "elixir":  # `alias MyApp.Repo`: the module, as its last part
