@@ -1135,6 +1135,69 @@ def test_julia_modules_included_files_macros_and_methods_of_base(index: Index, t
     assert [e.scope for e in heirs(graph, "AbstractBox", ("extends",))[0].edges] == ["Box"]
 
 
+def test_haskell_applications_imports_where_functions_and_the_prelude(index: Index, tmp_path: Path) -> None:
+    """Haskell had no reference query (hakyll's functions had no callers). A function applied
+    (`clamp 0 10 x`, `U.norm x`), passed qualified (`map U.norm xs`) or on the function's side
+    of `$` and `.` is a call; a plain argument is a value. `import Kit.Util (clamp)`,
+    `import qualified Kit.Util as U` and `import Kit` are read as Haskell reads them (the last
+    brings every name), a `where` function is its own (1.0), and a name neither the file nor an
+    import gives is the Prelude's (`print`), never a guess at the index's definitions of it;
+    a value binding, `main = ...`, is a definition; `class Show a => Pretty a` extends Show."""
+    graph = _graph_of(index, tmp_path / "hs", {
+        "src/Kit/Util.hs": (
+            "module Kit.Util (norm, clamp) where\n\nnorm :: Int -> Int\nnorm x = clamp 0 10 x\n\n"
+            "clamp :: Int -> Int -> Int -> Int\nclamp lo hi = max lo . min hi\n\nprint :: Int -> Int\nprint = id\n"),
+        "src/Kit.hs": (
+            "module Kit (run) where\n\nimport qualified Kit.Util as U\nimport Kit.Util (clamp)\nimport Data.List (sortBy)\n\n"
+            "run :: [Int] -> [Int]\nrun xs = map U.norm (go xs)\n  where go ys = sortBy compare . filter (> clamp 0 1 5) $ ys\n\n"
+            "class Show a => Pretty a where\n  pretty :: a -> String\n"),
+        "app/Main.hs": "module Main where\n\nimport Kit\n\nmain :: IO ()\nmain = print $ run [3, 1, 2]\n",
+    })
+    assert _callers(graph, "clamp") == {("src/Kit/Util.hs", 4, "norm", 1.0), ("src/Kit.hs", 9, "run.go", 0.95)}
+    assert _callers(graph, "norm") == {("src/Kit.hs", 8, "run", 0.95)}
+    assert _callers(graph, "run.go") == {("src/Kit.hs", 8, "run", 1.0)}
+    assert _callers(graph, "run") == {("app/Main.hs", 6, "main", 0.95)}
+    (main,) = graph.targets("main")
+    assert main.start_line == 5 and main.end_line == 6  # its signature and its binding, one definition
+    reached = {e.call: (e.target.name if e.target else None, e.reason) for e in graph.callees(main)}
+    assert reached["print"] == (None, "not defined in this file or imported (the Prelude's, or an outside module's)")
+    (go,) = graph.targets("run.go")
+    assert {e.call: e.reason for e in graph.callees(go)}["sortBy"] == "outside the index: imported from Data.List"
+    assert [(r.name, r.scope) for r in graph.refs(graph.document("src/Kit.hs"), "extends")] == [("Show", "Pretty")]
+
+
+def test_groovy_calls_reach_groovy_and_java_classes(index: Index, tmp_path: Path) -> None:
+    """Groovy had no reference query (Job DSL's methods had no callers). Its grammar is Java's,
+    and so are its calls, imports and supertypes; a Groovy class reaches a Java class of its
+    package (a Spock or JUnit test in `src/test/groovy` of the code in `src/main/java`), `def x
+    = new Engine()` says what x holds, and a call of a name alone is the class's own method or
+    an inherited one."""
+    from mindex.graph_heirs import heirs
+
+    graph = _graph_of(index, tmp_path / "groovy", {
+        "src/main/java/kit/Engine.java": (
+            "package kit;\n\npublic class Engine {\n  public int run(int x) { return check(x); }\n"
+            "  int check(int x) { return x; }\n}\n"),
+        "src/main/groovy/kit/util/Log.groovy": "package kit.util\n\nclass Log {\n    static void info(String m) { println m }\n}\n",
+        "src/main/groovy/kit/Drivable.groovy": "package kit\n\ninterface Drivable {\n    def drive()\n}\n",
+        "src/main/groovy/kit/Car.groovy": (
+            "package kit\n\nimport kit.util.Log\n\nclass Car extends Engine implements Drivable {\n    def drive() {\n"
+            "        Log.info(\"go\")\n        def spare = new Engine()\n        spare.run(1)\n        run(2)\n        honk()\n"
+            "    }\n\n    void honk() { }\n}\n"),
+        "src/test/groovy/kit/EngineTest.groovy": (
+            "package kit\n\nclass EngineTest {\n    void runs() {\n        Engine e = new Engine()\n        e.run(3)\n    }\n}\n"),
+    })
+    assert _callers(graph, "Engine.run") == {
+        ("src/main/groovy/kit/Car.groovy", 9, "Car.drive", 0.9), ("src/main/groovy/kit/Car.groovy", 10, "Car.drive", 0.9),
+        ("src/test/groovy/kit/EngineTest.groovy", 6, "EngineTest.runs", 0.9)}
+    assert _callers(graph, "Log.info") == {("src/main/groovy/kit/Car.groovy", 7, "Car.drive", 0.95)}
+    assert _callers(graph, "Car.honk") == {("src/main/groovy/kit/Car.groovy", 11, "Car.drive", 1.0)}
+    made = {(path, line, confidence) for path, line, _, confidence in _callers(graph, "Engine")}
+    assert made == {("src/main/groovy/kit/Car.groovy", 8, 0.9), ("src/test/groovy/kit/EngineTest.groovy", 5, 0.9)}
+    assert [e.scope for e in heirs(graph, "Engine", ("extends",))[0].edges] == ["Car"]
+    assert [e.scope for e in heirs(graph, "Drivable", ("implements",))[0].edges] == ["Car"]
+
+
 def test_perl_calls_through_use_and_package_names(index: Index, tmp_path: Path) -> None:
     """Mojolicious's subs had no callers: Perl's calls were not read. `use My::Util qw(trim)`
     makes `trim()` My/Util.pm's (0.95), `My::Util::md5()` and `My::App->new` reach the sub of

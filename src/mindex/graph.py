@@ -37,7 +37,7 @@ from mindex.modes import DEFAULT_MIN_CONFIDENCE
 from mindex.pathglob import glob_match
 from mindex.store.base import ChunkSpan, Store, chunk_at
 from mindex.testfiles import is_test_path
-from mindex.graph_types import CLOSURES, FUNCTIONS_ALONE, Calls, Edge, FAMILY, IMPLICIT_THIS, NOT_CALLABLE, OPEN_CLASSES, Resolution, SELF_WORDS, TYPE_CASED, FOLDER_PACKAGES, MODULE_OWNERS, MODULE_TABLES, SymbolRef, CallRef, by_name, fitting, owner_of, package_of, shown_callees, shown_callers, weak
+from mindex.graph_types import CLOSURES, FUNCTIONS_ALONE, Calls, Edge, FAMILY, IMPLICIT_THIS, NOT_CALLABLE, OPEN_CLASSES, Resolution, SELF_WORDS, TYPE_CASED, FOLDER_PACKAGES, MODULE_OWNERS, MODULE_TABLES, SEEN_NAMES, SymbolRef, CallRef, by_name, fitting, owner_of, package_of, shown_callees, shown_callers, weak
 
 Link = tuple[CallRef, float, str]  # a call that reaches a definition, how surely, why
 
@@ -338,10 +338,10 @@ class CodeGraph:
                 return heir  # `Prompt.ask()`, `ask` being PromptBase's
             if written == receiver and written.isidentifier() and written[:1].isupper() and family in TYPE_CASED and not self.named(written):
                 return Resolution([], f"outside the index: nothing here defines {written}")  # `Math.max()`
-        if not receiver and family == "python" and callable_ and not self.files[doc_id][1].endswith(".ipynb"):
+        if not receiver and family in SEEN_NAMES and callable_ and not self.files[doc_id][1].endswith(".ipynb"):
             # Python sees its file's names, its imports and the builtins (a notebook's kernel more:
-            # `%run`, other cells)
-            return Resolution([], "not defined in this file or imported")
+            # `%run`, other cells); Haskell its imports and the Prelude
+            return Resolution([], "not defined in this file or imported" + SEEN_NAMES[family])
         tail = receiver.rsplit("::", 1)[-1]
         # `a::b::f()` names a module's function; `WalkDir::new(x).into_iter().f()` calls a method
         path = "::" in receiver and tail[:1].islower() and not any(c in receiver for c in "(.")
@@ -411,7 +411,8 @@ class CodeGraph:
         PowerShell: of a file included by the same file; C/C++, Objective-C: of an included header's source."""
         source, path, _ = self.files[doc_id]
         if language in FOLDER_PACKAGES:
-            here, suffix = package_of(path), posixpath.splitext(path)[1]
+            jvm = FAMILY.get(language or "") == "java" or language == "java"  # a Groovy test of a Java class
+            here, suffix = package_of(path), (".java", ".groovy") if jvm else posixpath.splitext(path)[1]
             if same := [s for s in callable_ if s.source == source and s.name == name
                         and s.path.endswith(suffix) and package_of(s.path) == here]:
                 return Resolution([(s, 0.9) for s in same], "same package")

@@ -82,11 +82,11 @@ class ModuleMap:
                     return []
                 stem = "/".join(parts)
                 candidates = [f"{stem}.rs", f"{stem}/mod.rs"]
-        elif language == "java":
+        elif language in ("java", "groovy"):  # Groovy imports Java's classes and its own alike
             stem = module.replace(".", "/")
             if name == "*":
                 return [d for (s, p), d in self.by_path.items() if s == source and posixpath.dirname(p).endswith(stem)]
-            candidates = [f"{stem}/{name}.java"]
+            candidates = [f"{stem}/{name}.java", f"{stem}/{name}.groovy"]
         elif language == "kotlin":  # a package's files, whatever their names
             return self._package_files(source, module.replace(".", "/"), (".kt", ".kts"))
         elif language == "scala":  # a package's files; for `import a.b.O._`, O.scala or else package a.b's
@@ -140,6 +140,8 @@ class ModuleMap:
             else:  # a remapped package: its longest tail of two parts or more that some file ends with
                 parts = module.split("/")
                 return next((found for k in range(len(parts), 1, -1) if (found := self._ending("/".join(parts[-k:]), source))), [])
+        elif language == "haskell":  # `import Kit.Util`: `src/Kit/Util.hs` (or `.lhs`)
+            candidates = [module.replace(".", "/") + ".hs", module.replace(".", "/") + ".lhs"]
         elif language == "perl":  # `use Mojo::Util`: `lib/Mojo/Util.pm`
             candidates = [module.replace("::", "/") + ".pm"]
         elif language in ("c", "cpp", "objc"):

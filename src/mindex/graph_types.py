@@ -13,7 +13,7 @@ from mindex.languages import SCRIPTS
 
 
 SELF_WORDS = {"self", "this", "cls", "Self", "super", "super()", "base"}
-IMPLICIT_THIS = {"java", "cpp", "csharp", "kotlin", "scala", "swift", "php", "ruby", "elixir", "dart", "solidity", "julia"}
+IMPLICIT_THIS = {"java", "groovy", "cpp", "csharp", "kotlin", "scala", "swift", "php", "ruby", "elixir", "dart", "solidity", "julia"}
 NOT_CALLABLE = {"constant", "module", "impl"}
 # Languages whose module's functions are named with the module (Lua's table `M.f`, Elixir's
 # `MyApp.Repo.all`): an import of the module reaches them by their last part.
@@ -21,7 +21,7 @@ MODULE_TABLES = {"lua", "elixir"}
 # Languages whose functions sit in a module their calls name implicitly (Elixir's `defmodule`, Julia's `module`).
 MODULE_OWNERS = {"elixir", "julia"}
 # Languages whose folder is a package (a PHP namespace under PSR-4): its names seen unimported.
-FOLDER_PACKAGES = {"go", "java", "kotlin", "scala", "php"}
+FOLDER_PACKAGES = {"go", "java", "groovy", "kotlin", "scala", "php"}
 # Languages whose class's methods may be written in several files: Swift's extensions,
 # Objective-C's categories, C++'s sources beside their headers, C#'s partial classes, Rust's
 # impl blocks, Ruby's reopened classes. A method there is "of the enclosing class" in any
@@ -35,7 +35,7 @@ TYPE_CASED = {"python", "java", "kotlin", "scala", "swift", "js", "ruby", "php",
 # Definitions other classes may extend or implement.
 CLASSLIKE = {"class", "interface", "trait", "struct", "type", "protocol", "enum", "record", "abstract_class"}
 # Languages that call each other's definitions directly.
-FAMILY = {"javascript": "js", "typescript": "js", "tsx": "js", "vue": "js", "svelte": "js", "c": "c", "cpp": "c",
+FAMILY = {"groovy": "java", "javascript": "js", "typescript": "js", "tsx": "js", "vue": "js", "svelte": "js", "c": "c", "cpp": "c",
           "metal": "c", "objc": "c"}
 JS_SUFFIXES = (".ts", ".tsx", ".js", ".jsx", ".mjs", ".cjs", ".d.ts")
 
@@ -195,7 +195,7 @@ def fitting(symbols: list[SymbolRef], arity: str) -> list[SymbolRef]:
     return [s for s in symbols if takes(s.signature, int(arity))] if arity else symbols
 
 
-_SOURCE_ROOTS = {"java": (".java",), "kotlin": (".kt", ".kts"), "scala": (".scala", ".sc")}
+_SOURCE_ROOTS = {"java": (".java",), "groovy": (".groovy",), "kotlin": (".kt", ".kts"), "scala": (".scala", ".sc")}
 
 
 def package_of(path: str) -> str:
@@ -208,7 +208,10 @@ def package_of(path: str) -> str:
     return inner.rstrip("/") if found else folder
 
 
-CLOSURES = frozenset({"python", *SCRIPTS})  # where a dotted name of kind function is a nested function
+CLOSURES = frozenset({"python", "haskell", *SCRIPTS})  # where a dotted name of kind function is a nested function
+# Languages whose files see only their own names, their imports and a library every module
+# has: a call of a name none of them gives is that library's (the builtins, the Prelude).
+SEEN_NAMES = {"python": "", "haskell": " (the Prelude's, or an outside module's)"}
 # Families where a call of a name alone never reaches a method (no implicit `this`): there, by
 # name alone, only a module-level function or class (Python's `next(it)` is the builtin, not
 # some class's `next`).

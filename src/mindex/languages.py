@@ -93,9 +93,9 @@ LANGUAGES: tuple[Lang, ...] = (
     Lang("lua", "tree_sitter_lua", (".lua",), {"function_declaration": "function"},
          names={"function_declaration": "name"}),
     Lang("haskell", "tree_sitter_haskell", (".hs",),
-         {"function": "function", "signature": "function", "data_type": "type", "newtype": "type",
+         {"function": "function", "signature": "function", "bind": "function", "data_type": "type", "newtype": "type",
           "type_synonym": "type", "class": "interface", "instance": "impl"},
-         names={"function": "name", "signature": "name", "data_type": "name", "newtype": "name",
+         names={"function": "name", "signature": "name", "bind": "name", "data_type": "name", "newtype": "name",
                 "type_synonym": "name", "class": "name", "instance": "name"}),
     # Elixir defines by calling `def`, `defmodule`, ...: which calls define is read in parse/code.py
     Lang("elixir", "tree_sitter_elixir", (".ex", ".exs"), {"call": "function"}),
@@ -174,7 +174,7 @@ PYTHON_BUILTIN_CLASSES = frozenset({"dict", "list", "set", "frozenset", "tuple",
                                     "float"})
 # Languages that choose among methods of one name by the number of arguments: a call's
 # reference keeps its argument count (`mindex.parse.refs`), which the code graph matches.
-OVERLOADED = frozenset({"java", "csharp", "kotlin", "cpp"})
+OVERLOADED = frozenset({"java", "groovy", "csharp", "kotlin", "cpp"})
 _BY_SUFFIX = {suffix: lang for lang in LANGUAGES for suffix in lang.suffixes}
 _BY_FILENAME = {name: lang for lang in LANGUAGES for name in lang.filenames}
 

@@ -178,6 +178,9 @@ def _refine(lang: Lang, node: Node, kind: str, name: str) -> str | None:
             else "constant"
     if lang.name == "make" and node.type == "rule" and name.startswith("."):
         return None
+    if lang.name == "haskell" and node.type == "bind" and node.parent is not None \
+            and node.parent.type not in ("declarations", "class_declarations", "instance_declarations"):
+        return None  # a `where` or `let` value, `x = f y`, is no definition (a `where` function is)
     if lang.name == "lua" and ":" in name:
         return "method"
     return kind

@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING
 from mindex.languages import OVERLOADED, PYTHON_BUILTIN_CLASSES, Lang
 from mindex.models import RECEIVER_CHARS, Reference as Ref
 from mindex.parse.code import CLASS_KINDS, Definition, Parsed, node_text
+from mindex.parse.haskell import haskell_imports
 
 if TYPE_CHECKING:
     from tree_sitter import Node
@@ -41,7 +42,7 @@ PERL_SELF = frozenset({"$self", "$class", "shift", "__PACKAGE__"})  # `$self->m(
 HEIRS = CLASS_KINDS | {"trait", "protocol", "record"}  # what a supertype is written for
 # Languages that declare a name's class as Java does (`Gson gson`, `c: Client`; `java_type`),
 # whose classes' fields their methods and subclasses call on.
-DECLARED = frozenset({"java", "csharp", "kotlin", "swift", "dart"})
+DECLARED = frozenset({"java", "groovy", "csharp", "kotlin", "swift", "dart"})
 
 
 def _text(node: Node | None, src: bytes) -> str:
@@ -119,6 +120,8 @@ def references(tree: Parsed, defs: list[Definition]) -> list[Ref]:
             elif lang.name == "julia" and (holder := first["call.name"].parent) is not None \
                     and holder.type == "macro_identifier":  # `@test x` calls the macro `@test`, not `test`
                 name = "@" + name
+            elif lang.name == "haskell":  # `M.f x`: the module's node holds its dot
+                receiver = receiver.rstrip(".")
             elif lang.name == "powershell":  # `$this.M()` as `this.M()`, `[Kit.T]::M()` as `Kit.T.M()`
                 receiver = _POWERSHELL_SCOPE.sub("", receiver.strip("[]").lstrip("$"))
                 if first["call.name"].type == "type_spec":  # `[Kit.Box[int]]::new()` makes a Box
@@ -129,6 +132,7 @@ def references(tree: Parsed, defs: list[Definition]) -> list[Ref]:
             statement = first["import.tree"]
             for module, name, alias in (_scala_imports(statement, src) if lang.name == "scala"
                                         else _solidity_imports(statement, src) if lang.name == "solidity"
+                                        else haskell_imports(statement, src) if lang.name == "haskell"
                                         else _rust_use(_text(statement, src))):
                 found.append(Ref("import", name, module, alias, line, scope))
         elif "import.module" in first:
@@ -470,7 +474,7 @@ def _import(lang: Lang, first: dict[str, Node], line: int, scope: str, src: byte
         alias = alias or name
     elif lang.name == "go":
         alias = alias or module.rsplit("/", 1)[-1]
-    elif lang.name in ("java", "kotlin"):
+    elif lang.name in ("java", "kotlin", "groovy"):
         holder = first["import.module"].parent
         if holder is not None and any(c.type == "asterisk" for c in holder.children):
             name = "*"
