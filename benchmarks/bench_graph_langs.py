@@ -38,7 +38,8 @@ def bands(root: Path) -> dict[str, object]:
         index.add_source(root, name="repo", kind="code")
         index.index()
         graph = index.graph()
-        languages = collections.Counter(lang for _, _, lang in graph.files.values() if lang)
+        languages = collections.Counter(lang for doc_id, (_, _, lang) in graph.files.items()  # of the files with calls
+                                        if lang and graph.refs(doc_id, "call"))
         language = languages.most_common(1)[0][0]
         counted: collections.Counter[str] = collections.Counter()
         for doc_id, (_, _, lang) in graph.files.items():

@@ -1198,6 +1198,60 @@ def test_groovy_calls_reach_groovy_and_java_classes(index: Index, tmp_path: Path
     assert [e.scope for e in heirs(graph, "Drivable", ("implements",))[0].edges] == ["Car"]
 
 
+def test_ocaml_applications_opens_aliases_and_modules_seen_without_import(index: Index, tmp_path: Path) -> None:
+    """OCaml had no reference query (ocaml-containers' functions had no callers). A function
+    applied, piped into (`x |> f`), applied with `@@` or passed qualified (`List.map Util.norm`)
+    is a call; `open Util` brings util.ml's names, `module U = Util` names it U, and any module
+    of the index is seen without either (`Kit.top 3` reaches kit.ml's `top`); a local `let go ys
+    = ...` is found inside its function; a name neither the file nor an open gives is Stdlib's
+    (main.ml's `print_endline`, not util.ml's), and `List.rev` (no `List` in the index) reaches
+    nothing."""
+    graph = _graph_of(index, tmp_path / "ml", {
+        "src/util.ml": "let clamp lo hi x = max lo (min hi x)\n\nlet norm x = clamp 0 10 x\n\nlet print_endline s = ignore s\n",
+        "src/kit.ml": (
+            "open Util\n\nmodule U = Util\n\nlet double x = x * 2\n\nlet run xs =\n"
+            "  let go ys = List.map Util.norm ys in\n  go xs |> List.rev |> List.map double\n\n"
+            "let top x = U.clamp 0 1 x |> norm\n"),
+        "bin/main.ml": "let () = print_endline @@ string_of_int (Kit.top 3)\n",
+    })
+    assert _callers(graph, "norm") == {("src/kit.ml", 8, "run.go", 0.95), ("src/kit.ml", 11, "top", 0.95)}
+    assert _callers(graph, "clamp") == {("src/util.ml", 3, "norm", 1.0), ("src/kit.ml", 11, "top", 0.95)}
+    assert _callers(graph, "run.go") == {("src/kit.ml", 9, "run", 1.0)}
+    assert _callers(graph, "top") == {("bin/main.ml", 1, "", 0.9)}
+    (run,) = graph.targets("run")
+    reasons = {e.call: e.reason for e in graph.callees(run)}
+    assert reasons["List.rev"] == "outside the index: nothing here defines List"
+    main = graph.refs(graph.document("bin/main.ml"), "call")
+    assert {r.name: graph.resolve(r).reason for r in main}["print_endline"].startswith(
+        "not defined in this file or imported (Stdlib's")
+
+
+def test_matlab_calls_reach_function_files_and_local_functions(index: Index, tmp_path: Path) -> None:
+    """MATLAB had no reference query (export_fig's functions had no callers). `f(x)` is a call
+    or an array indexed; it reaches the file's own function (1.0) or the function of `f.m`
+    (0.9), as MATLAB's path finds it, never another file's local function (`scale` of
+    norm01.m) nor a guess: a variable indexed (`data(2)`) reaches nothing. `pkg.sub.f(x)` is a
+    call on `pkg.sub`; `classdef Shape < handle` extends handle."""
+    graph = _graph_of(index, tmp_path / "mat", {
+        "kit/clamp.m": "function y = clamp(x, lo, hi)\n  y = min(max(x, lo), hi);\nend\n",
+        "kit/norm01.m": (
+            "function y = norm01(x)\n  y = clamp(x, 0, 1);\n  y = scale(y);\nend\n\n"
+            "function z = scale(q)\n  z = q * 2;\nend\n"),
+        "Shape.m": (
+            "classdef Shape < handle\n  methods\n    function obj = Shape(r)\n      obj.r = r;\n    end\n"
+            "    function a = area(obj)\n      a = obj.r;\n    end\n  end\nend\n"),
+        "main.m": "data = [1 2 3];\nv = data(2);\nr = norm01(v);\nscale(r)\nhold on\nobj = Shape(1);\nkit.util.log(obj);\n",
+    })
+    assert _callers(graph, "clamp") == {("kit/norm01.m", 2, "norm01", 0.9)}
+    assert _callers(graph, "norm01") == {("main.m", 3, "", 0.9)}
+    assert _callers(graph, "scale") == {("kit/norm01.m", 3, "norm01", 1.0)}
+    assert ("main.m", 6, "", 0.9) in _callers(graph, "Shape")
+    main = {r.name: (r.qualifier, graph.resolve(r)) for r in graph.refs(graph.document("main.m"), "call")}
+    assert main["data"][1].targets == [] and main["scale"][1].targets == [] and main["hold"][1].targets == []
+    assert main["log"][0] == "kit.util"
+    assert [r.name for r in graph.refs(graph.document("Shape.m"), "extends")] == ["handle"]
+
+
 def test_perl_calls_through_use_and_package_names(index: Index, tmp_path: Path) -> None:
     """Mojolicious's subs had no callers: Perl's calls were not read. `use My::Util qw(trim)`
     makes `trim()` My/Util.pm's (0.95), `My::Util::md5()` and `My::App->new` reach the sub of

@@ -32,7 +32,7 @@ from typing import Any
 from mindex.errors import NotFoundError
 from mindex.graph_find import Row, ranked_rows
 from mindex.graph_holds import HOLDS_KINDS, Holds, outside
-from mindex.graph_modules import INCLUDED_WHOLE, ModuleMap, included_stems, included_together, module_rows, reexported, file_stem, spellings
+from mindex.graph_modules import INCLUDED_WHOLE, ModuleMap, included_stems, included_together, imports_by_name, module_rows, reexported, file_stem, spellings
 from mindex.modes import DEFAULT_MIN_CONFIDENCE
 from mindex.pathglob import glob_match
 from mindex.store.base import ChunkSpan, Store, chunk_at
@@ -326,6 +326,8 @@ class CodeGraph:
                         return Resolution([(s, 0.95) for s in members], f"member of {head}, imported from {imp.qualifier}")
                     if not files:
                         return Resolution([], f"outside the index: {head} is imported from {imp.qualifier}")
+            if language == "ocaml" and bound is None and (unit := self._unit(doc_id, receiver, name)) is not None:
+                return unit  # every module of the index is seen without an import
             if language == "rust" and bound is None and receiver[:1].islower() and receiver not in SELF_WORDS:
                 if (in_crate := self._rust_module(doc_id, receiver, name, callable_)) is not None:
                     return in_crate
@@ -401,14 +403,20 @@ class CodeGraph:
         found = [s for s in callable_ if s.source == source and s.path in places and s.name == name]
         return Resolution([(s, 0.9) for s in found], f"{receiver} is a module of this crate ({found[0].path})") if found else None
 
+    def _unit(self, doc_id: int, receiver: str, name: str) -> Resolution | None:
+        """OCaml: `Uri.to_string u` reaches the `to_string` of the index's `uri.ml`."""
+        found = self._defined((doc, name) for doc in self.module_files(doc_id, receiver))
+        return Resolution([(s, 0.9) for s in found], f"{receiver} is {found[0].path}") if found else None
+
     def included(self, doc_id: int) -> set[str]:
         """The stems of the headers a C, C++ or Objective-C file includes, and theirs."""
         return included_stems(doc_id, self.imports, self.module_files, self._stems)
 
     def _neighbours(self, doc_id: int, language: str | None, callable_: list[SymbolRef],
                     name: str) -> Resolution | None:
-        """Go: a function of the same package (folder), Java, Kotlin, PHP: a class (`new Foo()`); Julia,
-        PowerShell: of a file included by the same file; C/C++, Objective-C: of an included header's source."""
+        """Go: a function of the same package (folder), Java, Kotlin, PHP: a class (`new Foo()`); MATLAB:
+        `f.m`'s; Julia, PowerShell: of a file included by the same file; C/C++, Objective-C: of an
+        included header's source."""
         source, path, _ = self.files[doc_id]
         if language in FOLDER_PACKAGES:
             jvm = FAMILY.get(language or "") == "java" or language == "java"  # a Groovy test of a Java class
@@ -416,6 +424,9 @@ class CodeGraph:
             if same := [s for s in callable_ if s.source == source and s.name == name
                         and s.path.endswith(suffix) and package_of(s.path) == here]:
                 return Resolution([(s, 0.9) for s in same], "same package")
+        if language == "matlab" and (own := [s for s in callable_ if s.name == name and s.path.endswith(f"/{name}.m")
+                                             or s.path == f"{name}.m"]):  # a function file's function, on the path
+            return Resolution([(s, 0.9) for s in own], f"the function of {own[0].path}")
         if language in INCLUDED_WHOLE:  # a function of a file included by the same file
             together = self._companions(doc_id)
             if near := [s for s in callable_ if s.document_id in together and (s.name == name or (  # Julia: `Kit.f` of
@@ -574,20 +585,9 @@ class CodeGraph:
             found, key=lambda place: place[:2])]
 
     def _imports_of(self) -> tuple[dict[str, list[tuple[int, int, CallRef]]], dict[int, list[tuple[int, int, CallRef]]]]:
-        """Every file's imports as (file's place, import's place, import): by the name or alias
-        they bring in, and, for whole modules, by each file the module is. Made once: impact
-        asks `importers` for every caller it finds (thousands for a test helper), and going
-        through every file's imports each time took minutes on the standard library."""
+        """Every file's imports by the name they bring in and by module file (`imports_by_name`), made once."""
         if self._import_names is None:
-            self._import_names = {}
-            for place, doc_id in enumerate(self.files):
-                for n, imp in enumerate(self.imports(doc_id)):
-                    if imp.name in ("", "*"):
-                        for file in self.module_files(doc_id, imp.qualifier, imp.name):
-                            self._module_imports.setdefault(file, []).append((place, n, imp))
-                    else:
-                        for key in {imp.name, imp.alias} - {""}:
-                            self._import_names.setdefault(key, []).append((place, n, imp))
+            self._import_names, self._module_imports = imports_by_name(self.files, self.imports, self.module_files)
         return self._import_names, self._module_imports
 
     def scope_symbol(self, edge: Edge) -> SymbolRef | None:

@@ -140,6 +140,12 @@ class ModuleMap:
             else:  # a remapped package: its longest tail of two parts or more that some file ends with
                 parts = module.split("/")
                 return next((found for k in range(len(parts), 1, -1) if (found := self._ending("/".join(parts[-k:]), source))), [])
+        elif language == "ocaml":  # `Foo`: foo.ml (or Foo.ml); `Lib.Foo`: a wrapped library's foo.ml, else lib.ml
+            for part in reversed(module.split(".")):
+                for stem in dict.fromkeys((part[:1].lower() + part[1:], part)):
+                    if found := self._ending(f"{stem}.ml", source):
+                        return found
+            return []
         elif language == "haskell":  # `import Kit.Util`: `src/Kit/Util.hs` (or `.lhs`)
             candidates = [module.replace(".", "/") + ".hs", module.replace(".", "/") + ".lhs"]
         elif language == "perl":  # `use Mojo::Util`: `lib/Mojo/Util.pm`
@@ -547,3 +553,25 @@ def spellings(store: Store, short: str) -> list[str]:
             "name", name, ("alias", "import")) if alias and alias not in names and alias.isidentifier()]
         names.update(dict.fromkeys(frontier))
     return list(names)
+
+
+Place = tuple[int, int, CallRef]  # (the file's place in the graph's files, the import's in its file, the import)
+
+
+def imports_by_name(files: dict[int, tuple[str, str, str | None]], imports: Callable[[int], list[CallRef]],
+                    module_files: Callable[[int, str, str], list[int]]) -> tuple[dict[str, list[Place]], dict[int, list[Place]]]:
+    """Every file's imports by the name or alias they bring in, and, for whole modules, by each
+    file the module is. Made once a graph: impact asks `importers` for every caller it finds
+    (thousands for a test helper), and going through every file's imports each time took
+    minutes on the standard library."""
+    names: dict[str, list[Place]] = {}
+    modules: dict[int, list[Place]] = {}
+    for place, doc_id in enumerate(files):
+        for n, imp in enumerate(imports(doc_id)):
+            if imp.name in ("", "*"):
+                for file in module_files(doc_id, imp.qualifier, imp.name):
+                    modules.setdefault(file, []).append((place, n, imp))
+            else:
+                for key in {imp.name, imp.alias} - {""}:
+                    names.setdefault(key, []).append((place, n, imp))
+    return names, modules

@@ -31,7 +31,7 @@ OPEN_CLASSES = {"swift", "objc", "cpp", "csharp", "rust", "ruby"}
 # class is): an interface's implementations are what extends it.
 SUPERTYPES_ALIKE = {"scala", "swift", "solidity"}
 # Languages (by FAMILY) whose capitalised plain names are classes: `Math.max()` calls a class's.
-TYPE_CASED = {"python", "java", "kotlin", "scala", "swift", "js", "ruby", "php", "rust", "dart", "solidity"}
+TYPE_CASED = {"python", "java", "kotlin", "scala", "swift", "js", "ruby", "php", "rust", "dart", "solidity", "ocaml"}
 # Definitions other classes may extend or implement.
 CLASSLIKE = {"class", "interface", "trait", "struct", "type", "protocol", "enum", "record", "abstract_class"}
 # Languages that call each other's definitions directly.
@@ -208,10 +208,12 @@ def package_of(path: str) -> str:
     return inner.rstrip("/") if found else folder
 
 
-CLOSURES = frozenset({"python", "haskell", *SCRIPTS})  # where a dotted name of kind function is a nested function
+CLOSURES = frozenset({"python", "haskell", "ocaml", *SCRIPTS})  # where a dotted name of kind function is a nested function
 # Languages whose files see only their own names, their imports and a library every module
 # has: a call of a name none of them gives is that library's (the builtins, the Prelude).
-SEEN_NAMES = {"python": "", "haskell": " (the Prelude's, or an outside module's)"}
+SEEN_NAMES = {"python": "", "haskell": " (the Prelude's, or an outside module's)",
+              "ocaml": " (Stdlib's, or an opened module's outside the index)",
+              "matlab": " (MATLAB's or a toolbox's; or a variable indexed, which reads the same)"}
 # Families where a call of a name alone never reaches a method (no implicit `this`): there, by
 # name alone, only a module-level function or class (Python's `next(it)` is the builtin, not
 # some class's `next`).

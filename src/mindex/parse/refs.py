@@ -3,7 +3,7 @@
 Each language with a graph has `queries/<language>.scm`, a tree-sitter query (a line
 `; inherits: other` puts `other.scm` in front of it) whose captures
 say what a node is: `@call.name` (with `@call.receiver` for `obj.name(...)`),
-`@import.module` (with `@import.name` / `@import.alias`; Rust's, Scala's and Solidity's
+`@import.module` (with `@import.name` / `@import.alias`; Rust's, Scala's, Solidity's and Haskell's
 `@import.tree` is a whole `use` tree or `import` statement), `@extends.name`, `@implements.name`, and what a name holds, kept for the names
 some call is made on: `@type.var` (or `@type.attr`, an attribute of `self` or `this`) with
 `@type.name` (an annotation), `@type.class` or `@type.new` (a class made) or `@type.literal`
@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING
 from mindex.languages import OVERLOADED, PYTHON_BUILTIN_CLASSES, Lang
 from mindex.models import RECEIVER_CHARS, Reference as Ref
 from mindex.parse.code import CLASS_KINDS, Definition, Parsed, node_text
-from mindex.parse.haskell import haskell_imports
+from mindex.parse.imports import statement_imports
 
 if TYPE_CHECKING:
     from tree_sitter import Node
@@ -120,6 +120,10 @@ def references(tree: Parsed, defs: list[Definition]) -> list[Ref]:
             elif lang.name == "julia" and (holder := first["call.name"].parent) is not None \
                     and holder.type == "macro_identifier":  # `@test x` calls the macro `@test`, not `test`
                 name = "@" + name
+            elif lang.name == "matlab" and (call := first["call.name"].parent) is not None \
+                    and call.parent is not None and call.parent.type == "field_expression":
+                before = src[call.parent.start_byte:call.start_byte]  # `pkg.sub.f(x)`: all before `f(x)`
+                receiver = " ".join(before.decode("utf-8", "replace").split()).rstrip(". ")[:RECEIVER_CHARS]
             elif lang.name == "haskell":  # `M.f x`: the module's node holds its dot
                 receiver = receiver.rstrip(".")
             elif lang.name == "powershell":  # `$this.M()` as `this.M()`, `[Kit.T]::M()` as `Kit.T.M()`
@@ -130,10 +134,7 @@ def references(tree: Parsed, defs: list[Definition]) -> list[Ref]:
             found.append(Ref("call", name, receiver, arity, line, scope))
         elif "import.tree" in first:
             statement = first["import.tree"]
-            for module, name, alias in (_scala_imports(statement, src) if lang.name == "scala"
-                                        else _solidity_imports(statement, src) if lang.name == "solidity"
-                                        else haskell_imports(statement, src) if lang.name == "haskell"
-                                        else _rust_use(_text(statement, src))):
+            for module, name, alias in statement_imports(lang.name, statement, src):
                 found.append(Ref("import", name, module, alias, line, scope))
         elif "import.module" in first:
             found.append(_import(lang, first, line, scope, src))
@@ -488,6 +489,8 @@ def _import(lang: Lang, first: dict[str, Node], line: int, scope: str, src: byte
         alias = alias or name
     elif lang.name == "dart":  # `import 'x.dart' as x`; without a prefix it brings every name
         name = "" if alias else "*"
+    elif lang.name == "ocaml":  # `open Foo`, `include Foo`: every name; `module U = Uri`: the module as U
+        name = "" if alias else "*"
     elif lang.name == "bash":  # `source lib/util.sh`: every function the script defines
         name, alias = "*", ""
     elif lang.name == "julia" and not name:  # `include("x.jl")`, `using A`: every name (and A); `import A`: A
@@ -506,87 +509,3 @@ def _import(lang: Lang, first: dict[str, Node], line: int, scope: str, src: byte
     else:
         alias = alias or name
     return Ref("import", name, module, alias, line, scope)
-
-
-def _scala_imports(statement: Node, src: bytes) -> list[tuple[str, str, str]]:
-    """`import a.b.C, d._, e.{F, G => H, I as J, K => _, given}` → (module, name, alias)
-    triples: (a.b, C, C), (d, *, *), (e, F, F), (e, G, H), (e, I, J), (e, *, *); a wildcard
-    (`_`, `*`, `given`) brings every name, `K => _` hides K."""
-    out: list[tuple[str, str, str]] = []
-    path: list[str] = []
-    for child in [*statement.children, None]:  # None: the end, as a comma
-        if child is not None and child.type == "identifier":
-            path.append(_text(child, src))
-            continue
-        module = ".".join(path)
-        if child is not None and child.type == "namespace_wildcard":
-            out.append((module, "*", "*"))
-        elif child is not None and child.type == "namespace_selectors":
-            for chosen in child.named_children:
-                name = _text(chosen.child_by_field_name("name") if "renamed" in chosen.type else chosen, src)
-                alias = _text(chosen.child_by_field_name("alias"), src) if "renamed" in chosen.type else name
-                if chosen.type == "namespace_wildcard":
-                    out.append((module, "*", "*"))
-                elif alias != "_" and chosen.type in ("identifier", "arrow_renamed_identifier", "as_renamed_identifier"):
-                    out.append((module, name, alias))
-        elif child is None or child.type == ",":
-            if path:
-                out.append((".".join(path[:-1]), path[-1], path[-1]))
-        else:
-            continue
-        path = []
-    return out
-
-
-def _solidity_imports(directive: Node, src: bytes) -> list[tuple[str, str, str]]:
-    """`import {A, B as C} from "./x.sol"` → ("./x.sol", A, A), ("./x.sol", B, C); `import
-    "./x.sol"` → ("./x.sol", *, ""): every name; `import * as M from "./x.sol"` or `import
-    "./x.sol" as M` → ("./x.sol", "", M): the file as a module."""
-    source = directive.child_by_field_name("source")
-    module = _text(source, src).strip("\"'") if source is not None else ""
-    names: list[list[str]] = []
-    for at, child in enumerate(directive.named_children):
-        field = directive.field_name_for_named_child(at)
-        if field == "import_name":
-            names.append([_text(child, src)] * 2)
-        elif field == "alias" and names:
-            names[-1][1] = _text(child, src)
-        elif field == "alias":
-            return [(module, "", _text(child, src))]
-    return [(module, name, alias) for name, alias in names] or [(module, "*", "")]
-
-
-def _rust_use(tree: str) -> list[tuple[str, str, str]]:
-    """`a::b::{C, d::E as F, self}` → (module, name, alias) triples: (a::b, C, C), (a::b::d, E, F),
-    (a, b, b)."""
-    out: list[tuple[str, str, str]] = []
-
-    def expand(prefix: str, part: str) -> None:
-        part = part.strip()
-        brace = part.find("{")
-        if brace != -1 and part.endswith("}"):
-            head = prefix + part[:brace]
-            depth, start = 0, brace + 1
-            for i in range(brace + 1, len(part) - 1):
-                ch = part[i]
-                depth += ch == "{"
-                depth -= ch == "}"
-                if ch == "," and depth == 0:
-                    expand(head, part[start:i])
-                    start = i + 1
-            expand(head, part[start:len(part) - 1])
-            return
-        if part == "self":  # `a::b::{self}` imports the module a::b itself
-            module, _, name = prefix.strip(":").rpartition("::")
-            out.append((module, name, name))
-            return
-        part = part.strip()
-        if not part:
-            return
-        path, _, alias = part.partition(" as ")
-        full = (prefix + path.strip()).strip(":").replace(" ", "")
-        module, _, name = full.rpartition("::")
-        out.append((module, name, alias.strip() or name))
-
-    expand("", tree)
-    return out
