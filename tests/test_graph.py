@@ -1158,7 +1158,7 @@ def test_haskell_applications_imports_where_functions_and_the_prelude(index: Ind
     assert _callers(graph, "run.go") == {("src/Kit.hs", 8, "run", 1.0)}
     assert _callers(graph, "run") == {("app/Main.hs", 6, "main", 0.95)}
     (main,) = graph.targets("main")
-    assert main.start_line == 5 and main.end_line == 6  # its signature and its binding, one definition
+    assert (main.start_line, main.end_line, main.signature) == (5, 6, "main :: IO ()")  # its type and binding, one
     reached = {e.call: (e.target.name if e.target else None, e.reason) for e in graph.callees(main)}
     assert reached["print"] == (None, "not defined in this file or imported (the Prelude's, or an outside module's)")
     (go,) = graph.targets("run.go")
@@ -1217,6 +1217,7 @@ def test_ocaml_applications_opens_aliases_and_modules_seen_without_import(index:
     assert _callers(graph, "norm") == {("src/kit.ml", 8, "run.go", 0.95), ("src/kit.ml", 11, "top", 0.95)}
     assert _callers(graph, "clamp") == {("src/util.ml", 3, "norm", 1.0), ("src/kit.ml", 11, "top", 0.95)}
     assert _callers(graph, "run.go") == {("src/kit.ml", 9, "run", 1.0)}
+    assert graph.targets("clamp")[0].signature == "clamp lo hi x"  # the binding's head
     assert _callers(graph, "top") == {("bin/main.ml", 1, "", 0.9)}
     (run,) = graph.targets("run")
     reasons = {e.call: e.reason for e in graph.callees(run)}
@@ -1243,6 +1244,7 @@ def test_matlab_calls_reach_function_files_and_local_functions(index: Index, tmp
         "main.m": "data = [1 2 3];\nv = data(2);\nr = norm01(v);\nscale(r)\nhold on\nobj = Shape(1);\nkit.util.log(obj);\n",
     })
     assert _callers(graph, "clamp") == {("kit/norm01.m", 2, "norm01", 0.9)}
+    assert graph.targets("clamp")[0].signature == "y = clamp(x, lo, hi)"  # the head as written
     assert _callers(graph, "norm01") == {("main.m", 3, "", 0.9)}
     assert _callers(graph, "scale") == {("kit/norm01.m", 3, "norm01", 1.0)}
     assert ("main.m", 6, "", 0.9) in _callers(graph, "Shape")

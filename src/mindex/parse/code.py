@@ -234,6 +234,10 @@ def _define(node: Node, inner: Node, kind: str, lang: Lang, src: bytes, parents:
         name = _cpp_qualified(name)
     end = last_line(body_after(inner) or node, src) if lang.name == "dart" else last_line(node, src)
     signature = _signature(inner, name, src)
+    if lang.name == "haskell" and inner.type == "signature":  # `makeItem :: a -> Compiler (Item a)`
+        signature = " ".join(node_text(inner, src).split())
+    elif signature == name and inner.type in _HEADS.get(lang.name, ()):  # the head as written
+        signature = _head(inner, lang.name, src) or name
     if lang.name == "julia" and inner.type in ("function_definition", "macro_definition") and target is not None:
         call = target.parent  # the head as written (`show(io::IO, f::File)`); `@check(ex)` for a macro
         while call is not None and call.type != "call_expression":
@@ -242,6 +246,26 @@ def _define(node: Node, inner: Node, kind: str, lang: Lang, src: bytes, parents:
         name, signature = ("@" + name, "@" + head) if inner.type == "macro_definition" else (name, head)
     return Definition(name, kind, node.start_point[0] + 1, end, signature[:SIGNATURE_CHARS], parents,
                       _exported(node, inner, lang, name, src))
+
+
+# Definitions whose signature is their head as written: MATLAB's `y = run(x)`, OCaml's `norm
+# x`, PowerShell's `Invoke-Deploy([string]$Target)`.
+_HEADS = {"matlab": ("function_definition",), "ocaml": ("value_definition",), "powershell": ("function_statement",)}
+
+
+def _head(node: Node, language: str, src: bytes) -> str:
+    """A definition's head: its first line without the keyword (MATLAB, PowerShell: up to its
+    body's `{`), or an OCaml binding up to its `=`."""
+    if language == "ocaml":
+        binding = next((c for c in node.named_children if c.type == "let_binding"), None)
+        body = binding.child_by_field_name("body") if binding is not None else None
+        if binding is None or body is None:
+            return ""
+        text = src[binding.start_byte:body.start_byte].decode("utf-8", "replace")
+        return " ".join(text.split()).rstrip("= ")[:SIGNATURE_CHARS]
+    first = node_text(node, src).split("\n", 1)[0].split("{", 1)[0]
+    words = first.split(None, 1)
+    return " ".join((words[1] if len(words) > 1 else "").split())[:SIGNATURE_CHARS]
 
 
 def julia_head(node: Node | None) -> Node | None:
