@@ -1254,6 +1254,26 @@ def test_matlab_calls_reach_function_files_and_local_functions(index: Index, tmp
     assert [r.name for r in graph.refs(graph.document("Shape.m"), "extends")] == ["handle"]
 
 
+def test_dart_chained_calls_and_what_functions_return(index: Index, tmp_path: Path) -> None:
+    """Dart's grammar writes a call as a name and selectors, no call node, and a call on what a
+    call gives (`Navigator.of(context).push(route)`, Flutter's most common shape) was no call at
+    all; `r?.go()` neither. Both are read now, and a function's return type says what its call
+    gives: `Router.of('x').push('/a').go()` reaches Router.push and Router.go (0.9), as `r?.go()`
+    does after `final r = Router()`."""
+    graph = _graph_of(index, tmp_path / "dart", {
+        "lib/router.dart": (
+            "class Router {\n  static Router of(String name) => Router();\n"
+            "  Router push(String route) {\n    return this;\n  }\n  void go() {}\n}\n"),
+        "lib/app.dart": (
+            "import 'router.dart';\n\nvoid main() {\n  Router.of('x').push('/a').go();\n"
+            "  final r = Router();\n  r?.go();\n}\n"),
+    })
+    assert _callers(graph, "Router.push") == {("lib/app.dart", 4, "main", 0.9)}
+    assert _callers(graph, "Router.go") == {("lib/app.dart", 4, "main", 0.9), ("lib/app.dart", 6, "main", 0.9)}
+    (main,) = graph.targets("main")
+    assert [e.call for e in graph.callees(main)][:3] == ["Router.of", "Router.of('x').push", "Router.of('x').push('/a').go"]
+
+
 def test_perl_calls_through_use_and_package_names(index: Index, tmp_path: Path) -> None:
     """Mojolicious's subs had no callers: Perl's calls were not read. `use My::Util qw(trim)`
     makes `trim()` My/Util.pm's (0.95), `My::Util::md5()` and `My::App->new` reach the sub of

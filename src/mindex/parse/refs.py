@@ -122,8 +122,17 @@ def references(tree: Parsed, defs: list[Definition]) -> list[Ref]:
                 name = "@" + name
             elif lang.name == "matlab" and (call := first["call.name"].parent) is not None \
                     and call.parent is not None and call.parent.type == "field_expression":
-                before = src[call.parent.start_byte:call.start_byte]  # `pkg.sub.f(x)`: all before `f(x)`
-                receiver = " ".join(before.decode("utf-8", "replace").split()).rstrip(". ")[:RECEIVER_CHARS]
+                before = src[call.parent.start_byte:min(call.start_byte, call.parent.start_byte + 4 * RECEIVER_CHARS)]
+                receiver = " ".join(before.decode("utf-8", "replace").split()).rstrip(". ")[:RECEIVER_CHARS]  # `a.b.f(x)`
+            elif lang.name == "dart" and not receiver and (link := first["call.name"].parent) is not None \
+                    and (step := link.parent) is not None and step.type == "selector":  # `a.b(x).c()`: `a.b(x)`
+                head = step
+                while head.prev_sibling is not None and head.prev_sibling.type == "selector":
+                    head = head.prev_sibling
+                start = head.prev_sibling.start_byte if head.prev_sibling is not None else head.start_byte
+                before = src[start:min(step.start_byte, start + 4 * RECEIVER_CHARS)]
+                chain = re.sub(r"\s*(\??\.)\s*", r"\1", " ".join(before.decode("utf-8", "replace").split()))
+                receiver = chain.rstrip("?.")[:RECEIVER_CHARS]  # `events\n  .map(f)` as `events.map(f)`
             elif lang.name == "haskell":  # `M.f x`: the module's node holds its dot
                 receiver = receiver.rstrip(".")
             elif lang.name == "powershell":  # `$this.M()` as `this.M()`, `[Kit.T]::M()` as `Kit.T.M()`

@@ -4,6 +4,12 @@
 (_ (identifier) @call.receiver . (selector (unconditional_assignable_selector (identifier) @call.name))
    . (selector (argument_part)))
 (_ (this) . (selector (unconditional_assignable_selector (identifier) @call.name)) . (selector (argument_part)))
+(_ (identifier) @call.receiver . (selector (conditional_assignable_selector (identifier) @call.name))
+   . (selector (argument_part)))
+; A call on what a call or a property gives, `Navigator.of(context).push(route)`, `x.y().z?.w()`:
+; refs.py reads the receiver, all the chain before the name.
+(_ (selector) . (selector [(unconditional_assignable_selector (identifier) @call.name)
+                           (conditional_assignable_selector (identifier) @call.name)]) . (selector (argument_part)))
 (import_specification (configurable_uri (uri (string_literal) @import.module)) . (identifier)? @import.alias)
 (superclass (type_identifier) @extends.name)
 (mixins (type_identifier) @implements.name)
@@ -13,3 +19,5 @@
 (formal_parameter (type_identifier) @type.name (identifier) @type.var)
 (local_variable_declaration (initialized_variable_definition (type_identifier) @type.name . (identifier) @type.var))
 (initialized_variable_definition (identifier) @type.var . (identifier) @type.class . (selector (argument_part)))
+; What a function says it returns (`Navigator of(...)`, `Future<int> load()`: a Future).
+(function_signature . (type_identifier) @returns.name)
