@@ -342,7 +342,7 @@ class CodeGraph:
                 return Resolution([], f"outside the index: nothing here defines {written}")  # `Math.max()`
         if not receiver and family in SEEN_NAMES and callable_ and not self.files[doc_id][1].endswith(".ipynb"):
             # Python sees its file's names, its imports and the builtins (a notebook's kernel more:
-            # `%run`, other cells); Haskell its imports and the Prelude
+            # `%run`, other cells); Haskell, OCaml and MATLAB likewise (`SEEN_NAMES`)
             return Resolution([], "not defined in this file or imported" + SEEN_NAMES[family])
         tail = receiver.rsplit("::", 1)[-1]
         # `a::b::f()` names a module's function; `WalkDir::new(x).into_iter().f()` calls a method
@@ -419,13 +419,13 @@ class CodeGraph:
         included header's source."""
         source, path, _ = self.files[doc_id]
         if language in FOLDER_PACKAGES:
-            jvm = FAMILY.get(language or "") == "java" or language == "java"  # a Groovy test of a Java class
+            jvm = language in ("java", "groovy")  # a Groovy test of a Java class, in one package
             here, suffix = package_of(path), (".java", ".groovy") if jvm else posixpath.splitext(path)[1]
             if same := [s for s in callable_ if s.source == source and s.name == name
                         and s.path.endswith(suffix) and package_of(s.path) == here]:
                 return Resolution([(s, 0.9) for s in same], "same package")
-        if language == "matlab" and (own := [s for s in callable_ if s.name == name and s.path.endswith(f"/{name}.m")
-                                             or s.path == f"{name}.m"]):  # a function file's function, on the path
+        if language == "matlab" and (own := [s for s in callable_ if s.name == name and (  # a function file's, on the path
+                s.path.endswith(f"/{name}.m") or s.path == f"{name}.m")]):
             return Resolution([(s, 0.9) for s in own], f"the function of {own[0].path}")
         if language in INCLUDED_WHOLE:  # a function of a file included by the same file
             together = self._companions(doc_id)
