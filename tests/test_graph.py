@@ -1130,7 +1130,7 @@ def test_julia_modules_included_files_macros_and_methods_of_base(index: Index, t
     assert _callers(graph, "@check") == {("src/Kit.jl", 11, "Kit.run", 1.0)}
     assert _callers(graph, "check") == set()
     (show,) = graph.targets("Base.show")
-    assert show.signature == "Base.show(io::IO, b::Box)"
+    assert show.signature == "Base.show(io::IO, b::Box)" and graph.targets("fmt")[0].signature == "fmt(b::Box)"
     assert [(e.path, e.line, e.confidence) for e in graph.callers(show)] == [("src/util.jl", 3, 0.6)]  # a guess
     assert [e.scope for e in heirs(graph, "AbstractBox", ("extends",))[0].edges] == ["Box"]
 
@@ -1259,17 +1259,21 @@ def test_dart_chained_calls_and_what_functions_return(index: Index, tmp_path: Pa
     call gives (`Navigator.of(context).push(route)`, Flutter's most common shape) was no call at
     all; `r?.go()` neither. Both are read now, and a function's return type says what its call
     gives: `Router.of('x').push('/a').go()` reaches Router.push and Router.go (0.9), as `r?.go()`
-    does after `final r = Router()`."""
+    does after `final r = Router()`; a named constructor is a definition (`Router.fromJson`) and
+    gives its class."""
     graph = _graph_of(index, tmp_path / "dart", {
         "lib/router.dart": (
             "class Router {\n  static Router of(String name) => Router();\n"
-            "  Router push(String route) {\n    return this;\n  }\n  void go() {}\n}\n"),
+            "  Router push(String route) {\n    return this;\n  }\n  void go() {}\n"
+            "  factory Router.fromJson(Map json) => Router();\n}\n"),
         "lib/app.dart": (
             "import 'router.dart';\n\nvoid main() {\n  Router.of('x').push('/a').go();\n"
-            "  final r = Router();\n  r?.go();\n}\n"),
+            "  final r = Router();\n  r?.go();\n  Router.fromJson({}).go();\n}\n"),
     })
     assert _callers(graph, "Router.push") == {("lib/app.dart", 4, "main", 0.9)}
-    assert _callers(graph, "Router.go") == {("lib/app.dart", 4, "main", 0.9), ("lib/app.dart", 6, "main", 0.9)}
+    assert _callers(graph, "Router.go") == {("lib/app.dart", 4, "main", 0.9), ("lib/app.dart", 6, "main", 0.9),
+                                            ("lib/app.dart", 7, "main", 0.9)}  # a named constructor gives a Router
+    assert _callers(graph, "Router.fromJson") == {("lib/app.dart", 7, "main", 0.9)}
     (main,) = graph.targets("main")
     assert [e.call for e in graph.callees(main)][:3] == ["Router.of", "Router.of('x').push", "Router.of('x').push('/a').go"]
 

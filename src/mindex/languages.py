@@ -104,7 +104,10 @@ LANGUAGES: tuple[Lang, ...] = (
          {"value_definition": "function", "type_definition": "type", "module_definition": "module"}, "language_ocaml",
          names={"value_definition": "=let_binding/pattern", "type_definition": "=type_binding/name",
                 "module_definition": "=module_binding/=module_name"}),
-    Lang("dart", "tree_sitter_dart", (".dart",), {"class_definition": "class", "function_signature": "function"}),
+    Lang("dart", "tree_sitter_dart", (".dart",), {"class_definition": "class", "function_signature": "function",
+                                                  # a named constructor, `User.fromJson(...)` (parse/code.py)
+                                                  "constructor_signature": "method", "constant_constructor_signature": "method",
+                                                  "factory_constructor_signature": "method"}),
     Lang("julia", "tree_sitter_julia", (".jl",),
          {"function_definition": "function", "struct_definition": "struct", "module_definition": "module",
           "abstract_definition": "type", "macro_definition": "macro"},

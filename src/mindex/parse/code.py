@@ -221,6 +221,9 @@ def _define(node: Node, inner: Node, kind: str, lang: Lang, src: bytes, parents:
     if lang.name == "julia" and inner.type in ("function_definition", "macro_definition"):
         target = julia_head(next((c for c in inner.named_children if c.type == "signature"), None))
     name = (node_text(target, src) if target is not None else None) if path is not None else _name(inner, src)
+    if lang.name == "dart" and inner.type.endswith("constructor_signature"):  # `User.fromJson`: `fromJson`
+        named = [c for c in inner.named_children if c.type == "identifier"]  # `User(...)`: the class's own
+        name = node_text(named[1], src) if len(named) > 1 else None
     if not name or (found := _refine(lang, inner, kind, name)) is None:
         return None
     kind, name = found, name.replace(":", ".") if lang.name == "lua" else name
@@ -239,10 +242,7 @@ def _define(node: Node, inner: Node, kind: str, lang: Lang, src: bytes, parents:
     elif signature == name and inner.type in _HEADS.get(lang.name, ()):  # the head as written
         signature = _head(inner, lang.name, src) or name
     if lang.name == "julia" and inner.type in ("function_definition", "macro_definition") and target is not None:
-        call = target.parent  # the head as written (`show(io::IO, f::File)`); `@check(ex)` for a macro
-        while call is not None and call.type != "call_expression":
-            call = call.parent
-        head = " ".join(node_text(call if call is not None else target, src).split())
+        head = julia_written(target, src)  # the head as written (`show(io::IO, f::File)`); `@check(ex)` for a macro
         name, signature = ("@" + name, "@" + head) if inner.type == "macro_definition" else (name, head)
     return Definition(name, kind, node.start_point[0] + 1, end, signature[:SIGNATURE_CHARS], parents,
                       _exported(node, inner, lang, name, src))
@@ -280,6 +280,14 @@ def julia_head(node: Node | None) -> Node | None:
     if callee.type in ("field_expression", "parametrized_type_expression") and callee.named_children:
         callee = callee.named_children[-1 if callee.type == "field_expression" else 0]
     return callee if callee.type == "identifier" else None
+
+
+def julia_written(head: Node, src: bytes) -> str:
+    """A Julia method head as written, on one line: the call its name is in (`norm2(p::Point)`)."""
+    call = head.parent
+    while call is not None and call.type != "call_expression":
+        call = call.parent
+    return " ".join(node_text(call if call is not None else head, src).split())
 
 
 def julia_extended(head: Node, src: bytes) -> str:
@@ -377,10 +385,11 @@ def module_constants(root: Node, lang: Lang, src: bytes) -> list[Definition]:
     found: list[Definition] = []
 
     def add(name_node: Node | None, kind: str, span: Node, exported: bool, parents: tuple[str, ...] = (),
-            dotted: bool = False) -> None:
+            dotted: bool = False, signature: str = "") -> None:
         if name_node is not None and (name_node.type == "identifier" or dotted):
             name = node_text(name_node, src)
-            found.append(Definition(name, kind, span.start_point[0] + 1, last_line(span, src), name, parents, exported))
+            found.append(Definition(name, kind, span.start_point[0] + 1, last_line(span, src),
+                                    signature[:SIGNATURE_CHARS] or name, parents, exported))
 
     if lang.name == "python":
         for child in root.named_children:
@@ -415,7 +424,8 @@ def module_constants(root: Node, lang: Lang, src: bytes) -> list[Definition]:
                 continue
             if (head := julia_head(node.named_children[0] if node.named_children else None)) is not None:
                 parents = (_name(scope, src) or "?",) if scope.type == "module_definition" else ()
-                add(head, "function", node, True, (extended,) if (extended := julia_extended(head, src)) else parents)
+                add(head, "function", node, True, (extended,) if (extended := julia_extended(head, src)) else parents,
+                    signature=julia_written(head, src))
     elif lang.name == "java":
         for node in walk(root):
             if node.type != "field_declaration":

@@ -21,3 +21,7 @@
 (initialized_variable_definition (identifier) @type.var . (identifier) @type.class . (selector (argument_part)))
 ; What a function says it returns (`Navigator of(...)`, `Future<int> load()`: a Future).
 (function_signature . (type_identifier) @returns.name)
+; A named constructor gives its class: `User.fromJson(json).toJson()`.
+(constructor_signature (identifier) @returns.name . (identifier))
+(constant_constructor_signature (identifier) @returns.name . (identifier))
+(factory_constructor_signature (identifier) @returns.name . (identifier))
