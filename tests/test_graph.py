@@ -1259,8 +1259,8 @@ def test_dart_chained_calls_and_what_functions_return(index: Index, tmp_path: Pa
     call gives (`Navigator.of(context).push(route)`, Flutter's most common shape) was no call at
     all; `r?.go()` neither. Both are read now, and a function's return type says what its call
     gives: `Router.of('x').push('/a').go()` reaches Router.push and Router.go (0.9), as `r?.go()`
-    does after `final r = Router()`; a named constructor is a definition (`Router.fromJson`) and
-    gives its class."""
+    does after `final r = Router.of('y')`; a named constructor is a definition
+    (`Router.fromJson`) and gives its class."""
     graph = _graph_of(index, tmp_path / "dart", {
         "lib/router.dart": (
             "class Router {\n  static Router of(String name) => Router();\n"
@@ -1268,7 +1268,7 @@ def test_dart_chained_calls_and_what_functions_return(index: Index, tmp_path: Pa
             "  factory Router.fromJson(Map json) => Router();\n}\n"),
         "lib/app.dart": (
             "import 'router.dart';\n\nvoid main() {\n  Router.of('x').push('/a').go();\n"
-            "  final r = Router();\n  r?.go();\n  Router.fromJson({}).go();\n}\n"),
+            "  final r = Router.of('y');\n  r?.go();\n  Router.fromJson({}).go();\n}\n"),
     })
     assert _callers(graph, "Router.push") == {("lib/app.dart", 4, "main", 0.9)}
     assert _callers(graph, "Router.go") == {("lib/app.dart", 4, "main", 0.9), ("lib/app.dart", 6, "main", 0.9),

@@ -206,6 +206,9 @@ def _holds(first: dict[str, Node], variable: str, line: int, scope: str, src: by
     In Go and JavaScript a call is a function's (a class is made by `new` or a literal), and
     a type is written as one (`go_type`, `ts_type`)."""
     python = language == "python"
+    if "type.member" in first:  # Dart's `final r = Router.of(x)`: no call node, the call's parts
+        return [Ref("result", _text(first["type.member"], src), _text(first["type.head"], src)[:RECEIVER_CHARS],
+                    variable, line, scope)]
     if "type.new" in first:
         callee = first["type.new"]
         if python and (bound := class_named(_text(callee, src))):

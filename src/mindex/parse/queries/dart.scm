@@ -19,6 +19,9 @@
 (formal_parameter (type_identifier) @type.name (identifier) @type.var)
 (local_variable_declaration (initialized_variable_definition (type_identifier) @type.name . (identifier) @type.var))
 (initialized_variable_definition (identifier) @type.var . (identifier) @type.class . (selector (argument_part)))
+; `final r = Router.of(x)`: what `of` returns (refs.py makes it a `result` reference)
+(initialized_variable_definition (identifier) @type.var . (identifier) @type.head
+  . (selector (unconditional_assignable_selector (identifier) @type.member)) . (selector (argument_part)) .)
 ; What a function says it returns (`Navigator of(...)`, `Future<int> load()`: a Future).
 (function_signature . (type_identifier) @returns.name)
 ; A named constructor gives its class: `User.fromJson(json).toJson()`.
