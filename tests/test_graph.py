@@ -1260,7 +1260,8 @@ def test_dart_chained_calls_and_what_functions_return(index: Index, tmp_path: Pa
     all; `r?.go()` neither. Both are read now, and a function's return type says what its call
     gives: `Router.of('x').push('/a').go()` reaches Router.push and Router.go (0.9), as `r?.go()`
     does after `final r = Router.of('y')`; a named constructor is a definition
-    (`Router.fromJson`) and gives its class."""
+    (`Router.fromJson`) and gives its class; Flutter's `context.read<Router>()` and
+    `context.watch<Router>()` give a Router."""
     graph = _graph_of(index, tmp_path / "dart", {
         "lib/router.dart": (
             "class Router {\n  static Router of(String name) => Router();\n"
@@ -1269,10 +1270,15 @@ def test_dart_chained_calls_and_what_functions_return(index: Index, tmp_path: Pa
         "lib/app.dart": (
             "import 'router.dart';\n\nvoid main() {\n  Router.of('x').push('/a').go();\n"
             "  final r = Router.of('y');\n  r?.go();\n  Router.fromJson({}).go();\n}\n"),
+        "lib/page.dart": (
+            "import 'router.dart';\n\nvoid onTap(BuildContext context) {\n  context.read<Router>().go();\n"
+            "  context.watch<Router>().push('/b');\n  context.read<Router>().missing();\n}\n"),
     })
-    assert _callers(graph, "Router.push") == {("lib/app.dart", 4, "main", 0.9)}
+    provided = ("lib/page.dart", 5, "onTap", 0.9)  # Flutter's provider idiom gives the T it is asked for
+    assert _callers(graph, "Router.push") == {("lib/app.dart", 4, "main", 0.9), provided}
     assert _callers(graph, "Router.go") == {("lib/app.dart", 4, "main", 0.9), ("lib/app.dart", 6, "main", 0.9),
-                                            ("lib/app.dart", 7, "main", 0.9)}  # a named constructor gives a Router
+                                            ("lib/app.dart", 7, "main", 0.9),  # a named constructor gives a Router
+                                            ("lib/page.dart", 4, "onTap", 0.9)}
     assert _callers(graph, "Router.fromJson") == {("lib/app.dart", 7, "main", 0.9)}
     (main,) = graph.targets("main")
     assert [e.call for e in graph.callees(main)][:3] == ["Router.of", "Router.of('x').push", "Router.of('x').push('/a').go"]

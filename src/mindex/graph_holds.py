@@ -38,6 +38,9 @@ BUILT_IN_RESULTS = frozenset({"open", "sorted", "enumerate", "zip", "range", "ma
 # What every Java object's `getClass()` and `toString()` return, whatever class it is (no
 # override changes it): a call on their result is the JDK's (`e.getClass().getName()`).
 JAVA_OBJECT_RESULTS = {"getClass": "Class", "toString": "String"}
+# Flutter's provider idiom, which gives the T it is asked for: `context.read<CounterBloc>()`,
+# `context.watch<T>()` (`BlocProvider.of<T>(context)` the grammar reads as comparisons)
+DART_PROVIDED = re.compile(r"[\w.]+\.(?:read|watch)<(\w+)>\(\)")
 
 # Functions outside the index that give back their argument, or a copy of it (`copy.copy(self)`)
 SAME_AS_ARGUMENT = frozenset({"copy", "deepcopy", "cast", "replace"})
@@ -173,6 +176,8 @@ class Holds:
         # `f()?.g()` (its `?` takes what a Result holds)
         language = self.graph.files.get(ref.document_id, ("", "", None))[2]
         unwrapped = receiver.rstrip("!") if language == "rust" else receiver.rstrip("!?")
+        if language == "dart" and (provided := DART_PROVIDED.fullmatch(unwrapped)):
+            return provided[1], 0.9
         if unwrapped.endswith(")") and receiver not in SELF_WORDS and (called := call_of(unwrapped)) is not None:
             qualifier, name, arity = called
             if qualifier == "new":  # `new Builder(x).build()`: a Builder
