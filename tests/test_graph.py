@@ -1138,7 +1138,8 @@ def test_julia_modules_included_files_macros_and_methods_of_base(index: Index, t
 def test_haskell_applications_imports_where_functions_and_the_prelude(index: Index, tmp_path: Path) -> None:
     """Haskell had no reference query (hakyll's functions had no callers). A function applied
     (`clamp 0 10 x`, `U.norm x`), passed qualified (`map U.norm xs`) or on the function's side
-    of `$` and `.` is a call; a plain argument is a value. `import Kit.Util (clamp)`,
+    of `$` and `.` is a call; a plain name passed on is a call when the file defines it (`map
+    norm xs`) or imports it by name, else a value (`xs`). `import Kit.Util (clamp)`,
     `import qualified Kit.Util as U` and `import Kit` are read as Haskell reads them (the last
     brings every name), a `where` function is its own (1.0), and a name neither the file nor an
     import gives is the Prelude's (`print`), never a guess at the index's definitions of it;
@@ -1146,7 +1147,8 @@ def test_haskell_applications_imports_where_functions_and_the_prelude(index: Ind
     graph = _graph_of(index, tmp_path / "hs", {
         "src/Kit/Util.hs": (
             "module Kit.Util (norm, clamp) where\n\nnorm :: Int -> Int\nnorm x = clamp 0 10 x\n\n"
-            "clamp :: Int -> Int -> Int -> Int\nclamp lo hi = max lo . min hi\n\nprint :: Int -> Int\nprint = id\n"),
+            "clamp :: Int -> Int -> Int -> Int\nclamp lo hi = max lo . min hi\n\nprint :: Int -> Int\nprint = id\n\n"
+            "normAll :: [Int] -> [Int]\nnormAll xs = map norm xs\n"),
         "src/Kit.hs": (
             "module Kit (run) where\n\nimport qualified Kit.Util as U\nimport Kit.Util (clamp)\nimport Data.List (sortBy)\n\n"
             "run :: [Int] -> [Int]\nrun xs = map U.norm (go xs)\n  where go ys = sortBy compare . filter (> clamp 0 1 5) $ ys\n\n"
@@ -1154,7 +1156,7 @@ def test_haskell_applications_imports_where_functions_and_the_prelude(index: Ind
         "app/Main.hs": "module Main where\n\nimport Kit\n\nmain :: IO ()\nmain = print $ run [3, 1, 2]\n",
     })
     assert _callers(graph, "clamp") == {("src/Kit/Util.hs", 4, "norm", 1.0), ("src/Kit.hs", 9, "run.go", 0.95)}
-    assert _callers(graph, "norm") == {("src/Kit.hs", 8, "run", 0.95)}
+    assert _callers(graph, "norm") == {("src/Kit.hs", 8, "run", 0.95), ("src/Kit/Util.hs", 13, "normAll", 1.0)}
     assert _callers(graph, "run.go") == {("src/Kit.hs", 8, "run", 1.0)}
     assert _callers(graph, "run") == {("app/Main.hs", 6, "main", 0.95)}
     (main,) = graph.targets("main")

@@ -45,7 +45,7 @@ Progress = Callable[[str, int, int], None]
 # assigned to properties (`exports.f = function`); 9: a Python decorator without arguments calls
 # what it names; 8: a markdown heading as it reads (links, entities, escapes); 7: prose chunked
 # by heading; loops' items, callbacks' parameters, `_Private()` (6: holds)
-PARSER_VERSION = "59"
+PARSER_VERSION = "60"
 BATCH_DOCUMENTS = 64
 BATCH_CHUNKS = 2000
 # A large first index (`BULK_FILES`) on SQLite commits batches of at least this share of

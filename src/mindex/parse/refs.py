@@ -100,6 +100,7 @@ def references(tree: Parsed, defs: list[Definition]) -> list[Ref]:
     found: list[Ref] = []
     held: list[tuple[dict[str, Node], int, str]] = []
     items: list[Ref] = []
+    passed: list[Ref] = []  # Haskell's plain names passed on (`map norm xs`): calls if the file knows them
     for caps in matches:
         first = {key: nodes[0] for key, nodes in caps.items() if nodes}
         anchor = first.get("call.name") or next(iter(first.values()))  # a chain's `.f(` on a line of its own
@@ -140,7 +141,7 @@ def references(tree: Parsed, defs: list[Definition]) -> list[Ref]:
                 if first["call.name"].type == "type_spec":  # `[Kit.Box[int]]::new()` makes a Box
                     name = name.split("[", 1)[0].rsplit(".", 1)[-1]
             arity = _arity(first["call.name"]) if lang.name in OVERLOADED else ""
-            found.append(Ref("call", name, receiver, arity, line, scope))
+            (passed if "_passed" in first else found).append(Ref("call", name, receiver, arity, line, scope))
         elif "import.tree" in first:
             statement = first["import.tree"]
             for module, name, alias in statement_imports(lang.name, statement, src):
@@ -192,6 +193,9 @@ def references(tree: Parsed, defs: list[Definition]) -> list[Ref]:
         holding = {(r.qualifier, r.line) for r in kept if r.kind == "type" and r.alias}  # `x: list[T] = []`: once
         found.extend(r for r in kept if ((r.alias or (r.qualifier, r.line) not in holding) if r.kind == "type"
                                          else (r.alias, r.line) not in written))
+    if passed:  # a function of the file, or one it imports by name; any other name is a value (a parameter)
+        known = {d.name for d in defs} | {r.alias for r in found if r.kind == "import" and r.name not in ("", "*")}
+        found += [r for r in passed if r.name in known]
     if lang.name in ("elixir", "julia"):  # `def list(opts) do`, `f(x) = ...`: a head is a call node, and no call
         heads = {(d.start_line, d.name.lstrip("@")) for d in defs}
         found = [r for r in found if r.kind != "call" or (r.qualifier and lang.name == "elixir")
