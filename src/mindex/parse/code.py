@@ -112,6 +112,14 @@ def node_text(node: Node, src: bytes) -> str:
     return _bytes(node, src).decode("utf-8", "replace")
 
 
+def one_line(node: Node | None, src: bytes) -> str:
+    """A node's text, its runs of white space as one space ('' for no node)."""
+    if node is None:
+        return ""
+    text = node_text(node, src)
+    return text if text.isidentifier() else " ".join(text.split())  # most are plain names
+
+
 def _name(node: Node, src: bytes) -> str | None:
     for fieldname in ("name", "declarator", "type", "definition"):
         child = node.child_by_field_name(fieldname)
@@ -238,7 +246,7 @@ def _define(node: Node, inner: Node, kind: str, lang: Lang, src: bytes, parents:
     end = last_line(body_after(inner) or node, src) if lang.name == "dart" else last_line(node, src)
     signature = _signature(inner, name, src)
     if lang.name == "haskell" and inner.type == "signature":  # `makeItem :: a -> Compiler (Item a)`
-        signature = " ".join(node_text(inner, src).split())
+        signature = one_line(inner, src)
     elif signature == name and inner.type in _HEADS.get(lang.name, ()):  # the head as written
         signature = _head(inner, lang.name, src) or name
     if lang.name == "julia" and inner.type in ("function_definition", "macro_definition") and target is not None:
@@ -287,7 +295,7 @@ def julia_written(head: Node, src: bytes) -> str:
     call = head.parent
     while call is not None and call.type != "call_expression":
         call = call.parent
-    return " ".join(node_text(call if call is not None else head, src).split())
+    return one_line(call if call is not None else head, src)
 
 
 def julia_extended(head: Node, src: bytes) -> str:

@@ -10,16 +10,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from mindex.parse.code import one_line
+
 if TYPE_CHECKING:
     from tree_sitter import Node
-
-
-def _text(node: Node | None, src: bytes) -> str:
-    """A node's text, its runs of white space as one space."""
-    if node is None:
-        return ""
-    text = src[node.start_byte : node.end_byte].decode("utf-8", "replace")
-    return text if text.isidentifier() else " ".join(text.split())
 
 
 def statement_imports(language: str, statement: Node, src: bytes) -> list[tuple[str, str, str]]:
@@ -30,7 +24,7 @@ def statement_imports(language: str, statement: Node, src: bytes) -> list[tuple[
         return solidity_imports(statement, src)
     if language == "haskell":
         return haskell_imports(statement, src)
-    return rust_use(_text(statement, src))
+    return rust_use(one_line(statement, src))
 
 
 def scala_imports(statement: Node, src: bytes) -> list[tuple[str, str, str]]:
@@ -41,15 +35,15 @@ def scala_imports(statement: Node, src: bytes) -> list[tuple[str, str, str]]:
     path: list[str] = []
     for child in [*statement.children, None]:  # None: the end, as a comma
         if child is not None and child.type == "identifier":
-            path.append(_text(child, src))
+            path.append(one_line(child, src))
             continue
         module = ".".join(path)
         if child is not None and child.type == "namespace_wildcard":
             out.append((module, "*", "*"))
         elif child is not None and child.type == "namespace_selectors":
             for chosen in child.named_children:
-                name = _text(chosen.child_by_field_name("name") if "renamed" in chosen.type else chosen, src)
-                alias = _text(chosen.child_by_field_name("alias"), src) if "renamed" in chosen.type else name
+                name = one_line(chosen.child_by_field_name("name") if "renamed" in chosen.type else chosen, src)
+                alias = one_line(chosen.child_by_field_name("alias"), src) if "renamed" in chosen.type else name
                 if chosen.type == "namespace_wildcard":
                     out.append((module, "*", "*"))
                 elif alias != "_" and chosen.type in ("identifier", "arrow_renamed_identifier", "as_renamed_identifier"):
@@ -68,16 +62,16 @@ def solidity_imports(directive: Node, src: bytes) -> list[tuple[str, str, str]]:
     "./x.sol"` → ("./x.sol", *, ""): every name; `import * as M from "./x.sol"` or `import
     "./x.sol" as M` → ("./x.sol", "", M): the file as a module."""
     source = directive.child_by_field_name("source")
-    module = _text(source, src).strip("\"'") if source is not None else ""
+    module = one_line(source, src).strip("\"'") if source is not None else ""
     names: list[list[str]] = []
     for at, child in enumerate(directive.named_children):
         field = directive.field_name_for_named_child(at)
         if field == "import_name":
-            names.append([_text(child, src)] * 2)
+            names.append([one_line(child, src)] * 2)
         elif field == "alias" and names:
-            names[-1][1] = _text(child, src)
+            names[-1][1] = one_line(child, src)
         elif field == "alias":
-            return [(module, "", _text(child, src))]
+            return [(module, "", one_line(child, src))]
     return [(module, name, alias) for name, alias in names] or [(module, "*", "")]
 
 
@@ -125,9 +119,9 @@ def haskell_imports(statement: Node, src: bytes) -> list[tuple[str, str, str]]:
     module_node = statement.child_by_field_name("module")
     if module_node is None:
         return []
-    module = _text(module_node, src)
+    module = one_line(module_node, src)
     alias_node = statement.child_by_field_name("alias")
-    alias = _text(alias_node, src) if alias_node is not None else module
+    alias = one_line(alias_node, src) if alias_node is not None else module
     words = {child.type for child in statement.children if not child.is_named}
     listed = statement.child_by_field_name("names")
     found = [(module, "", alias)]  # `M.f` (or `Data.Map.f`)
@@ -138,5 +132,5 @@ def haskell_imports(statement: Node, src: bytes) -> list[tuple[str, str, str]]:
     for item in listed.named_children:
         name = item.child_by_field_name("variable")
         if name is not None:
-            found.append((module, _text(name, src), _text(name, src)))
+            found.append((module, one_line(name, src), one_line(name, src)))
     return found

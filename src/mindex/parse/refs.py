@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING
 
 from mindex.languages import OVERLOADED, PYTHON_BUILTIN_CLASSES, Lang
 from mindex.models import RECEIVER_CHARS, Reference as Ref
-from mindex.parse.code import CLASS_KINDS, Definition, Parsed, node_text
+from mindex.parse.code import CLASS_KINDS, Definition, Parsed, one_line
 from mindex.parse.imports import statement_imports
 
 if TYPE_CHECKING:
@@ -45,12 +45,11 @@ HEIRS = CLASS_KINDS | {"trait", "protocol", "record"}  # what a supertype is wri
 DECLARED = frozenset({"java", "groovy", "csharp", "kotlin", "swift", "dart"})
 
 
-def _text(node: Node | None, src: bytes) -> str:
-    """A node's text, its runs of white space as one space."""
-    if node is None:
-        return ""
-    text = node_text(node, src)
-    return text if text.isidentifier() else " ".join(text.split())  # most are plain names
+def _written(src: bytes, start: int, end: int) -> str:
+    """The source between two offsets on one line, its runs of white space as one space: a
+    receiver where the grammar has no node for it (MATLAB's `a.b.f(x)`, Dart's chains); read
+    up to four receivers' length, as a receiver is kept to one."""
+    return " ".join(src[start:min(end, start + 4 * RECEIVER_CHARS)].decode("utf-8", "replace").split())
 
 
 def _scopes(defs: list[Definition], lines: int) -> list[str]:
@@ -107,7 +106,7 @@ def references(tree: Parsed, defs: list[Definition]) -> list[Ref]:
         line = anchor.start_point[0] + 1
         scope = scopes[line - 1] if line - 1 < len(scopes) else ""
         if "call.name" in first:
-            receiver, name = _text(first.get("call.receiver"), src), _text(first["call.name"], src)
+            receiver, name = one_line(first.get("call.receiver"), src), one_line(first["call.name"], src)
             if len(receiver) > RECEIVER_CHARS:
                 receiver = receiver[:RECEIVER_CHARS]
             if lang.name == "php":  # `$this->f()`, `parent::f()`, `$c->pool->f()` as `c.pool`; `new \A\B()`
@@ -123,16 +122,14 @@ def references(tree: Parsed, defs: list[Definition]) -> list[Ref]:
                 name = "@" + name
             elif lang.name == "matlab" and (call := first["call.name"].parent) is not None \
                     and call.parent is not None and call.parent.type == "field_expression":
-                before = src[call.parent.start_byte:min(call.start_byte, call.parent.start_byte + 4 * RECEIVER_CHARS)]
-                receiver = " ".join(before.decode("utf-8", "replace").split()).rstrip(". ")[:RECEIVER_CHARS]  # `a.b.f(x)`
+                receiver = _written(src, call.parent.start_byte, call.start_byte).rstrip(". ")[:RECEIVER_CHARS]  # `a.b.f(x)`
             elif lang.name == "dart" and not receiver and (link := first["call.name"].parent) is not None \
                     and (step := link.parent) is not None and step.type == "selector":  # `a.b(x).c()`: `a.b(x)`
                 head = step
                 while head.prev_sibling is not None and head.prev_sibling.type == "selector":
                     head = head.prev_sibling
                 start = head.prev_sibling.start_byte if head.prev_sibling is not None else head.start_byte
-                before = src[start:min(step.start_byte, start + 4 * RECEIVER_CHARS)]
-                chain = re.sub(r"\s*(\??\.)\s*", r"\1", " ".join(before.decode("utf-8", "replace").split()))
+                chain = re.sub(r"\s*(\??\.)\s*", r"\1", _written(src, start, step.start_byte))
                 receiver = chain.rstrip("?.")[:RECEIVER_CHARS]  # `events\n  .map(f)` as `events.map(f)`
             elif lang.name == "haskell":  # `M.f x`: the module's node holds its dot
                 receiver = receiver.rstrip(".")
@@ -151,13 +148,13 @@ def references(tree: Parsed, defs: list[Definition]) -> list[Ref]:
         elif "alias.of" in first:
             found.extend(_aliases(first["alias.of"], line, src))
         elif "returns.name" in first:
-            annotation = _text(first["returns.name"], src)
+            annotation = one_line(first["returns.name"], src)
             own = _RUST_REF.sub("", annotation).strip() in SELF_TYPES  # `-> Self`, `: static`: its own class
             if returned := "Self" if own else type_written(annotation, lang.name):  # and what it holds: `-> list[Param]`
                 found.append(Ref("returns", returned, "", elements_of(annotation) if lang.name == "python" else "",
                                  line, scope))
-        elif ("type.var" in first and ("_var" not in first or _text(first["_var"], src) == "var")) or (
-                "type.attr" in first and ("_self" not in first or _text(first["_self"], src) == "self")):
+        elif ("type.var" in first and ("_var" not in first or one_line(first["_var"], src) == "var")) or (
+                "type.attr" in first and ("_self" not in first or one_line(first["_self"], src) == "self")):
             held.append((first, line, scope))  # once every call's receiver is known
         elif "item.of" in first:
             if (item := _item(first, line, scope, src)) is not None:
@@ -166,7 +163,7 @@ def references(tree: Parsed, defs: list[Definition]) -> list[Ref]:
             items.extend(_callback(first, scopes, src))
         elif "extends.name" in first or "implements.name" in first:
             kind = "extends" if "extends.name" in first else "implements"
-            supertype = _text(first[f"{kind}.name"], src)
+            supertype = one_line(first[f"{kind}.name"], src)
             name = re.split(r"\.|::|\\", supertype.split("{")[0] if lang.name == "julia" else supertype)[-1]  # `T{X}`
             found.append(Ref(kind, name, "", "", line, scope if lang.name == "python" else _heir(defs, line) or scope))
     if held or items:  # what a name holds, for the names some call is made on only
@@ -177,9 +174,9 @@ def references(tree: Parsed, defs: list[Definition]) -> list[Ref]:
                 receivers.add(item.name)
         kept: dict[Ref, None] = {}  # in order, `x: list = []` once
         this = "this." if lang.name in TYPED_JS or lang.name == "php" else "self."
-        named = [(_text(first["type.var"], src).lstrip("$") if "type.var" in first else this + _text(first["type.attr"], src),
+        named = [(one_line(first["type.var"], src).lstrip("$") if "type.var" in first else this + one_line(first["type.attr"], src),
                   first, line, scope) for first, line, scope in held]
-        receivers.update(_text(first["type.same"], src) for variable, first, _, _ in named  # `self.pool = pool`
+        receivers.update(one_line(first["type.same"], src) for variable, first, _, _ in named  # `self.pool = pool`
                          if "type.same" in first and variable in receivers)
         fields = {receiver.rpartition(".")[2] for receiver in receivers if "." in receiver}  # `v.logger.Info()`:
         receivers.update([receiver.partition(".")[0] for receiver in receivers if "." in receiver])  # v, and its field
@@ -211,27 +208,27 @@ def _holds(first: dict[str, Node], variable: str, line: int, scope: str, src: by
     a type is written as one (`go_type`, `ts_type`)."""
     python = language == "python"
     if "type.member" in first:  # Dart's `final r = Router.of(x)`: no call node, the call's parts
-        return [Ref("result", _text(first["type.member"], src), _text(first["type.head"], src)[:RECEIVER_CHARS],
+        return [Ref("result", one_line(first["type.member"], src), one_line(first["type.head"], src)[:RECEIVER_CHARS],
                     variable, line, scope)]
     if "type.new" in first:
         callee = first["type.new"]
-        if python and (bound := class_named(_text(callee, src))):
+        if python and (bound := class_named(one_line(callee, src))):
             return [Ref("type", bound, variable, "", line, scope)]
         field, operand = _MEMBER.get(callee.type, (None, None))
-        called = _text(callee.child_by_field_name(field) if field else callee, src)
-        receiver = _text(callee.child_by_field_name(operand), src) if operand else ""
+        called = one_line(callee.child_by_field_name(field) if field else callee, src)
+        receiver = one_line(callee.child_by_field_name(operand), src) if operand else ""
         return [Ref("result", called, receiver[:RECEIVER_CHARS], variable, line, scope)]
     if "type.same" in first:  # `self.pool = pool`: what the name holds there
-        return [Ref("same", _text(first["type.same"], src), variable, "", line, scope)]
+        return [Ref("same", one_line(first["type.same"], src), variable, "", line, scope)]
     if "type.class" in first:
-        written = _text(first["type.class"], src)
+        written = one_line(first["type.class"], src)
         bound = (class_named(written) if python else written.rsplit(".", 1)[-1] if language in TYPED_JS or language == "go"
                  else type_written(written, language))
         if python and written == "open":  # `with open(p) as f`: what the builtin returns
             return [Ref("result", written, "", variable, line, scope)]
         return [Ref("type", bound, variable, "", line, scope)] if bound else []
     literal = first.get("type.literal")
-    written = _text(first.get("type.name"), src)
+    written = one_line(first.get("type.name"), src)
     bound = LITERALS.get(literal.type) if literal is not None else type_written(written, language)
     held = elements_of(written) if python and written else ""  # what it holds: `xs: list[Param]`
     return [Ref("type", bound, variable, held, line, scope)] if bound else []
@@ -245,7 +242,7 @@ def _callback(first: dict[str, Node], scopes: list[str], src: bytes) -> list[Ref
     signature."""
     function = first["param.fn"]
     arguments = function.parent
-    callee = _text(first["param.callee"], src)
+    callee = one_line(first["param.callee"], src)
     if arguments is None or len(callee) > RECEIVER_CHARS:
         return []
     at = next(n for n, node in enumerate(arguments.named_children) if node.id == function.id)
@@ -258,7 +255,7 @@ def _callback(first: dict[str, Node], scopes: list[str], src: bytes) -> list[Ref
     for n, parameter in enumerate(listed):
         name = parameter if parameter.type == "identifier" else parameter.child_by_field_name("pattern")
         if name is not None and name.type == "identifier" and parameter.child_by_field_name("type") is None:
-            found.append(Ref("param", callee, _text(name, src), f"{at}.{n}", line, scope))
+            found.append(Ref("param", callee, one_line(name, src), f"{at}.{n}", line, scope))
     return found
 
 
@@ -276,43 +273,43 @@ def _item(first: dict[str, Node], line: int, scope: str, src: bytes) -> Ref | No
         names = first["item.pair"].named_children
         if len(names) != 2 or any(n.type != "identifier" for n in names):
             return None
-        variable = _text(names[1], src)
+        variable = one_line(names[1], src)
         function, arguments = of.child_by_field_name("function"), of.child_by_field_name("arguments")
         if function is None or arguments is None:
             return None
-        if function.type == "attribute" and _text(function.child_by_field_name("attribute"), src) == "items" \
+        if function.type == "attribute" and one_line(function.child_by_field_name("attribute"), src) == "items" \
                 and not arguments.named_children:
             taken = _iterated(function.child_by_field_name("object"), src)
             return Ref("item", taken[0], variable, "values", line, scope) if taken and not taken[1] else None
-        if _text(function, src) == "enumerate" and arguments.named_children:
+        if one_line(function, src) == "enumerate" and arguments.named_children:
             taken = _iterated(arguments.named_children[0], src)
             return Ref("item", taken[0], variable, taken[1], line, scope) if taken else None
         return None
     taken = _iterated(of, src)
-    return Ref("item", taken[0], _text(first["item.var"], src), taken[1], line, scope) if taken else None
+    return Ref("item", taken[0], one_line(first["item.var"], src), taken[1], line, scope) if taken else None
 
 
 def _iterated(node: Node | None, src: bytes) -> tuple[str, str] | None:
     """(name, how its items are taken) of an iterable (see `_item`); None for others."""
     if node is None:
         return None
-    if node.type == "identifier" or (node.type == "attribute" and _text(node, src).startswith("self.")
-                                     and _text(node, src).count(".") == 1):
-        return _text(node, src), ""
+    if node.type == "identifier" or (node.type == "attribute" and one_line(node, src).startswith("self.")
+                                     and one_line(node, src).count(".") == 1):
+        return one_line(node, src), ""
     if node.type != "call":
         return None
     function, arguments = node.child_by_field_name("function"), node.child_by_field_name("arguments")
     if function is None or arguments is None:
         return None
-    if function.type == "attribute" and _text(function.child_by_field_name("attribute"), src) in ("values", "keys"):
+    if function.type == "attribute" and one_line(function.child_by_field_name("attribute"), src) in ("values", "keys"):
         taken = _iterated(function.child_by_field_name("object"), src)
         if taken and not taken[1] and not arguments.named_children:
-            return taken[0], _text(function.child_by_field_name("attribute"), src)
+            return taken[0], one_line(function.child_by_field_name("attribute"), src)
         return None
-    if function.type == "identifier" and _text(function, src) in _SAME_ITEMS and arguments.named_children:
+    if function.type == "identifier" and one_line(function, src) in _SAME_ITEMS and arguments.named_children:
         return _iterated(arguments.named_children[0], src)
     if function.type in ("identifier", "attribute"):
-        called = _text(function, src)
+        called = one_line(function, src)
         return (called, "()") if len(called) <= RECEIVER_CHARS else None
     return None
 
@@ -473,18 +470,18 @@ def _aliases(statement: Node, line: int, src: bytes) -> list[Ref]:
         left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
         if left is None or left.type != "identifier" or node.child_by_field_name("type") is not None:
             return []
-        bound.append(_text(left, src))
+        bound.append(one_line(left, src))
         node = right
     if node is None or node.type != "identifier":
         return []
-    name = _text(node, src)
+    name = one_line(node, src)
     return [Ref("alias", name, "", alias, line, "") for alias in bound if alias != name]
 
 
 def _import(lang: Lang, first: dict[str, Node], line: int, scope: str, src: bytes) -> Ref:
-    module = _text(first["import.module"], src).strip("\"'<>`")
-    name = _text(first.get("import.name"), src)
-    alias = _text(first.get("import.alias"), src)
+    module = one_line(first["import.module"], src).strip("\"'<>`")
+    name = one_line(first.get("import.name"), src)
+    alias = one_line(first.get("import.alias"), src)
     if lang.name == "python":
         if not name and not alias:
             alias = module.split(".")[0]  # `import a.b` binds `a`
@@ -520,7 +517,7 @@ def _import(lang: Lang, first: dict[str, Node], line: int, scope: str, src: byte
     elif lang.name == "elixir":  # `alias MyApp.Repo`: the module, as its last part
         alias = alias or module.rpartition(".")[2]
     elif lang.name == "ruby":  # `require 'a/b'`: a file, no name; `require_relative` beside this one
-        relative = _text(first.get("_require"), src) == "require_relative"
+        relative = one_line(first.get("_require"), src) == "require_relative"
         module, alias = ("./" + module if relative and not module.startswith(".") else module), ""
     else:
         alias = alias or name
